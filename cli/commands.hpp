@@ -1,0 +1,18 @@
+// Each subcommand registers itself on the app and returns the function that runs it.
+#pragma once
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+#include "generators/task.hpp"
+
+namespace popebench::cli {
+
+using Runner = std::function<int()>;
+Runner register_generate(CLI::App& app);
+
+// Task options shared by generate, train and reproduce: one definition, one validation.
+void add_task_options(CLI::App& cmd, TaskConfig& task, int64_t* counts /* [3] train,val,test */);
+void finish_task_options(TaskConfig& task, const int64_t* counts);
+
+}  // namespace popebench::cli

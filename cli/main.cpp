@@ -1,0 +1,44 @@
+// popebench: one CLI for datasets, training, evaluation and benchmarks.
+// Errors the user can fix are reported on one line, "popebench: error: ...", with exit code 2.
+#include <cstdio>
+#include <map>
+
+#include "cli/commands.hpp"
+#include "common/files.hpp"
+#include "common/version.hpp"
+
+int main(int argc, char** argv) {
+  using namespace popebench;
+  CLI::App app{"popebench: positional-embedding benchmarks (PoPE vs RoPE and friends)"};
+  app.set_version_flag("--version", std::string(kPopebenchVersion) + " (" + git_commit() + ")");
+  app.require_subcommand(1);
+  std::map<CLI::App*, cli::Runner> runners;
+  auto add = [&](cli::Runner r) { runners[app.get_subcommands({}).back()] = std::move(r); };
+  add(cli::register_generate(app));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "popebench: error: %s (see --help)\n", e.what());
+    return 2;
+  }
+  try {
+    for (auto& [sub, run] : runners)
+      if (sub->parsed()) return run();
+  } catch (const UserError& e) {
+    std::fprintf(stderr, "popebench: error: %s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "popebench: error: out of memory\n");
+    return 3;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "popebench: internal error: %s\n", e.what());
+    return 4;
+  }
+  return 1;
+}

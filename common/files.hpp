@@ -1,0 +1,27 @@
+// File helpers shared by datasets, checkpoints and run JSON: every output is written to a
+// temporary name in the same directory and renamed when complete, so an interrupted job never
+// leaves a half-written file under the final name.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace popebench {
+
+// Errors meant for the user: the CLI prints what() on one line and exits non-zero.
+struct UserError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// 64-bit FNV-1a: simple, fully specified, fast enough for the sizes here (~1 GB/s).
+uint64_t fnv1a64(const void* data, size_t n, uint64_t h = 0xcbf29ce484222325ull);
+std::string hex64(uint64_t v);
+
+// Writes `content` to `path` atomically (tmp file + fsync-free rename).
+void write_file_atomic(const std::string& path, std::string_view content);
+std::string read_file(const std::string& path);
+bool file_exists(const std::string& path);
+void make_dirs(const std::string& path);
+
+}  // namespace popebench

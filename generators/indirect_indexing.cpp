@@ -1,0 +1,159 @@
+#include "generators/indirect_indexing.hpp"
+
+#include <cstdlib>
+
+#include "common/files.hpp"
+#include "generators/vocab.hpp"
+
+namespace popebench {
+
+static int decimal_digits(int v) {
+  int d = 1;
+  while (v >= 10) { v /= 10; ++d; }
+  return d;
+}
+
+void IndirectIndexingConfig::validate() const {
+  auto bad = [](const std::string& m) { throw UserError(m); };
+  if (min_len < 1) bad("min length must be at least 1 (got " + std::to_string(min_len) + ")");
+  if (max_len < min_len)
+    bad("max length " + std::to_string(max_len) + " is below min length " + std::to_string(min_len));
+  if (max_shift < 0) bad("max shift must be >= 0 (got " + std::to_string(max_shift) + ")");
+  if (max_shift == 0 && !allow_zero_shift) bad("max shift 0 leaves no shift to draw unless --allow-zero-shift");
+  // Every shift in the range must be reachable in every string, so the re-draw always ends fast.
+  if (max_shift > min_len - 1)
+    bad("shift range +-" + std::to_string(max_shift) + " is wider than the shortest string (" +
+        std::to_string(min_len) + ") allows: need max shift <= min length - 1");
+  if (alphabet > vocab::kLetters)
+    bad("alphabet size " + std::to_string(alphabet) + " exceeds the vocabulary's " +
+        std::to_string(vocab::kLetters) + " letters");
+  if (alphabet < max_len)
+    bad("alphabet size " + std::to_string(alphabet) + " is smaller than max length " +
+        std::to_string(max_len) + ": letters are drawn without replacement");
+}
+
+int IndirectIndexingConfig::width() const { return max_len + 6 + decimal_digits(max_shift); }
+int IndirectIndexingConfig::vocab_size() const { return vocab::vocab_size(alphabet); }
+
+void to_json(nlohmann::json& j, const IndirectIndexingConfig& c) {
+  j = {{"min_len", c.min_len}, {"max_len", c.max_len}, {"max_shift", c.max_shift},
+       {"alphabet", c.alphabet}, {"allow_zero_shift", c.allow_zero_shift}};
+}
+void from_json(const nlohmann::json& j, IndirectIndexingConfig& c) {
+  c.min_len = j.at("min_len");
+  c.max_len = j.at("max_len");
+  c.max_shift = j.at("max_shift");
+  c.alphabet = j.at("alphabet");
+  c.allow_zero_shift = j.at("allow_zero_shift");
+}
+
+void to_json(nlohmann::json& j, const SplitStats& s) {
+  nlohmann::json lh = nlohmann::json::object(), sh = nlohmann::json::object();
+  for (auto [k, v] : s.length_hist) lh[std::to_string(k)] = v;
+  for (auto [k, v] : s.shift_hist) sh[std::to_string(k)] = v;
+  j = {{"length_hist", lh}, {"shift_hist", sh}};
+}
+
+IndirectIndexingExample draw_indirect_indexing(Pcg32& rng, const IndirectIndexingConfig& c) {
+  IndirectIndexingExample ex;
+  int L = static_cast<int>(rng.uniform_int(c.min_len, c.max_len));
+  ex.str_len = L;
+  // Partial Fisher-Yates over the alphabet: the first L entries are a uniform draw without
+  // replacement, in uniform order.
+  std::array<uint16_t, vocab::kLetters> pool;
+  for (int i = 0; i < c.alphabet; ++i) pool[i] = vocab::symbol(i);
+  for (int i = 0; i < L; ++i) {
+    int j = i + static_cast<int>(rng.bounded(static_cast<uint32_t>(c.alphabet - i)));
+    std::swap(pool[i], pool[j]);
+  }
+  int src, shift;
+  for (;;) {
+    src = static_cast<int>(rng.bounded(static_cast<uint32_t>(L)));
+    shift = static_cast<int>(rng.uniform_int(-c.max_shift, c.max_shift));
+    if (shift == 0 && !c.allow_zero_shift) continue;
+    if (src + shift >= 0 && src + shift < L) break;
+  }
+  ex.source_pos = src;
+  ex.shift = shift;
+  auto& t = ex.tokens;
+  t.reserve(c.width());
+  t.assign(pool.begin(), pool.begin() + L);
+  t.push_back(vocab::kComma);
+  t.push_back(pool[src]);
+  t.push_back(vocab::kComma);
+  // The sign is always written, also for zero (as '+'), so every shift has one format.
+  t.push_back(shift < 0 ? vocab::kMinus : vocab::kPlus);
+  std::string digits = std::to_string(std::abs(shift));
+  for (char d : digits) t.push_back(static_cast<uint16_t>(vocab::kDigit0 + (d - '0')));
+  t.push_back(vocab::kComma);
+  t.push_back(pool[src + shift]);
+  return ex;
+}
+
+Dataset generate_indirect_indexing(const IndirectIndexingConfig& c, uint64_t seed, int split_id,
+                                   size_t count, SplitStats* stats) {
+  c.validate();
+  static const Stream kSplitStreams[] = {Stream::kTrain, Stream::kVal, Stream::kTest};
+  if (split_id < 0 || split_id > 2) throw UserError("split id must be 0 (train), 1 (val) or 2 (test)");
+  Pcg32 rng = make_stream(seed, kSplitStreams[split_id]);
+  Dataset d;
+  d.width = c.width();
+  d.vocab_size = c.vocab_size();
+  d.tokens.assign(count * d.width, vocab::kPad);
+  d.lengths.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    IndirectIndexingExample ex = draw_indirect_indexing(rng, c);
+    std::copy(ex.tokens.begin(), ex.tokens.end(), d.tokens.begin() + i * d.width);
+    d.lengths[i] = static_cast<uint16_t>(ex.tokens.size());
+    if (stats) {
+      stats->length_hist[ex.str_len]++;
+      stats->shift_hist[ex.shift]++;
+    }
+  }
+  return d;
+}
+
+std::string to_text(const uint16_t* tokens, int len) {
+  std::string s;
+  for (int i = 0; i < len; ++i) {
+    if (vocab::is_symbol(tokens[i]) && tokens[i] - vocab::kFirstSymbol >= vocab::kLetters)
+      throw UserError("text format holds at most 52 distinct symbols; use the binary format");
+    s += vocab::token_text(tokens[i]);
+  }
+  return s;
+}
+
+std::vector<uint16_t> parse_text(const std::string& line) {
+  std::vector<uint16_t> out;
+  for (char ch : line) {
+    int t = vocab::char_token(ch);
+    if (t < 0) throw UserError(std::string("unexpected character '") + ch + "' in line: " + line);
+    out.push_back(static_cast<uint16_t>(t));
+  }
+  // Grammar: letters+ , letter , sign digits+ , letter
+  size_t n = out.size(), i = 0;
+  auto fail = [&]() { throw UserError("malformed Indirect Indexing line: " + line); };
+  while (i < n && vocab::is_symbol(out[i])) ++i;
+  if (i == 0 || i + 6 > n || out[i] != vocab::kComma || !vocab::is_symbol(out[i + 1]) ||
+      out[i + 2] != vocab::kComma || (out[i + 3] != vocab::kPlus && out[i + 3] != vocab::kMinus))
+    fail();
+  size_t j = i + 4;
+  while (j < n && out[j] >= vocab::kDigit0 && out[j] < vocab::kFirstSymbol) ++j;
+  if (j == i + 4 || j + 2 != n || out[j] != vocab::kComma || !vocab::is_symbol(out[j + 1])) fail();
+  return out;
+}
+
+std::map<int, double> expected_shift_distribution(const IndirectIndexingConfig& c) {
+  std::map<int, double> p;
+  int nlen = c.max_len - c.min_len + 1;
+  for (int L = c.min_len; L <= c.max_len; ++L) {
+    double total = 0;
+    for (int k = -c.max_shift; k <= c.max_shift; ++k)
+      if (k != 0 || c.allow_zero_shift) total += std::max(0, L - std::abs(k));
+    for (int k = -c.max_shift; k <= c.max_shift; ++k)
+      if (k != 0 || c.allow_zero_shift) p[k] += std::max(0, L - std::abs(k)) / total / nlen;
+  }
+  return p;
+}
+
+}  // namespace popebench

@@ -1,0 +1,61 @@
+// Indirect Indexing (SPEC §1): "string,source,shift,target" — find the source character in the
+// string, move by the signed shift, answer the character there.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/rng.hpp"
+#include "generators/dataset.hpp"
+
+namespace popebench {
+
+struct IndirectIndexingConfig {
+  int min_len = 20;     // string length range, inclusive
+  int max_len = 40;
+  int max_shift = 15;   // shift drawn from [-max_shift, +max_shift]
+  int alphabet = 52;    // distinct symbols; every string uses each at most once
+  bool allow_zero_shift = false;  // SPEC choice: the paper does not say; excluded by default
+
+  // Throws UserError naming the first bad parameter.
+  void validate() const;
+  int width() const;  // longest full sequence: max_len + 6 + digits(max_shift)
+  int vocab_size() const;
+};
+void to_json(nlohmann::json& j, const IndirectIndexingConfig& c);
+void from_json(const nlohmann::json& j, IndirectIndexingConfig& c);
+
+// One example, as drawn; the tokens are the record the model sees.
+struct IndirectIndexingExample {
+  int str_len = 0, source_pos = 0, shift = 0;
+  std::vector<uint16_t> tokens;  // full sequence, target last
+};
+
+// Draws one example. The (source, shift) pair is re-drawn together until the target is inside
+// the string, so it is uniform over the valid pairs of the drawn length.
+IndirectIndexingExample draw_indirect_indexing(Pcg32& rng, const IndirectIndexingConfig& c);
+
+// Statistics gathered while generating, written to the manifest and checked by the tests.
+struct SplitStats {
+  std::map<int, uint64_t> length_hist;  // string length -> count
+  std::map<int, uint64_t> shift_hist;   // shift -> count
+};
+void to_json(nlohmann::json& j, const SplitStats& s);
+
+// Generates `count` examples from the split's own stream (derive_seed(seed, split_id)).
+Dataset generate_indirect_indexing(const IndirectIndexingConfig& c, uint64_t seed, int split_id,
+                                   size_t count, SplitStats* stats = nullptr);
+
+// Text form (paper's): "TzbkWoKDyscBepYvfwxEVQtgPa,c,-8,b". Parsing checks the grammar only.
+std::string to_text(const uint16_t* tokens, int len);
+std::vector<uint16_t> parse_text(const std::string& line);  // throws UserError
+
+// Expected probability of each shift under the re-draw rule, for string length L:
+// P(k | L) = (L - |k|) / sum_k' (L - |k'|); averaged over the uniform length distribution.
+std::map<int, double> expected_shift_distribution(const IndirectIndexingConfig& c);
+
+}  // namespace popebench

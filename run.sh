@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# One entry point for a fresh Debian 12 machine:
+#   ./run.sh main [options]   install what is missing, build, run the main job
+#   ./run.sh test             install what is missing, build, run the whole test suite (CTest)
+#   ./run.sh build            install what is missing and build only
+# The build goes to ./build (override with BUILD_DIR). CUDA is used when nvcc is found.
+set -euo pipefail
+cd "$(dirname "$0")"
+BUILD_DIR=${BUILD_DIR:-build}
+PKGS=(g++ make cmake git libeigen3-dev libcli11-dev nlohmann-json3-dev catch2)
+
+install_missing() {
+  local missing=()
+  for p in "${PKGS[@]}" "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+  local sudo=()
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "run.sh: installing ${missing[*]} needs root (run as root or install sudo)" >&2; exit 1; }
+    sudo=(sudo)
+  fi
+  echo "run.sh: installing ${missing[*]}" >&2
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+build() {
+  install_missing "$@"
+  cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-} >/dev/null
+  cmake --build "$BUILD_DIR" -j"$(nproc)"
+}
+
+cmd=${1:-}
+shift || true
+case "$cmd" in
+  build) build ;;
+  test)
+    build
+    cd "$BUILD_DIR" && ctest --output-on-failure -j"$(nproc)" "$@" ;;
+  main)
+    build
+    # The main job: generate the paper's datasets, then the reproduction (see README).
+    "$BUILD_DIR"/popebench generate --task indirect-indexing --out data/indirect_indexing --seed 0 "$@" ;;
+  *) echo "usage: ./run.sh main|test|build" >&2; exit 2 ;;
+esac
