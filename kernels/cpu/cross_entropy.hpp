@@ -1,0 +1,36 @@
+// Cross-entropy on one position per example (the answer position), mean over the batch.
+#pragma once
+#include <cmath>
+#include <cstdint>
+
+namespace popebench::cpu {
+
+// logits (B, V), targets (B) -> returns mean loss; probs (B, V) softmax saved for the backward;
+// correct (B) gets 1 where the arg-max (lowest index on ties) equals the target.
+template <typename T>
+T cross_entropy_fwd(const T* logits, const int32_t* targets, T* probs, int32_t* correct, int B, int V) {
+  T total = 0;
+  for (int b = 0; b < B; ++b) {
+    const T* l = logits + static_cast<size_t>(b) * V;
+    T* p = probs + static_cast<size_t>(b) * V;
+    int arg = 0;
+    for (int v = 1; v < V; ++v)
+      if (l[v] > l[arg]) arg = v;
+    T m = l[arg], s = 0;
+    for (int v = 0; v < V; ++v) s += (p[v] = std::exp(l[v] - m));
+    for (int v = 0; v < V; ++v) p[v] /= s;
+    total += m + std::log(s) - l[targets[b]];
+    if (correct) correct[b] = arg == targets[b];
+  }
+  return total / B;
+}
+
+// -> dlogits (B, V) = (softmax - onehot) / B
+template <typename T>
+void cross_entropy_bwd(const T* probs, const int32_t* targets, T* dlogits, int B, int V) {
+  for (int b = 0; b < B; ++b)
+    for (int v = 0; v < V; ++v)
+      dlogits[static_cast<size_t>(b) * V + v] = (probs[static_cast<size_t>(b) * V + v] - (v == targets[b])) / B;
+}
+
+}  // namespace popebench::cpu

@@ -1,0 +1,68 @@
+// PoPE (SPEC §3): d-dim q, k -> 2d-dim "polar" vectors whose dot product is the PoPE score
+//   a(t, s) = sum_c mu_q[t,c] mu_k[s,c] cos((s - t) theta_c + delta_c),
+// with mu = softplus(x), queries [mu cos(t theta), mu sin(t theta)],
+// keys [mu cos(s theta + delta), mu sin(s theta + delta)], delta clamped to [-2 pi, 0].
+// Layout of the 2d output: the d cosine parts, then the d sine parts.
+// The CPU reference materialises these 2d vectors; the CUDA kernel never stores them.
+#pragma once
+#include <algorithm>
+#include <cmath>
+
+namespace popebench::cpu {
+
+constexpr double kPopeDeltaMin = -2.0 * M_PI, kPopeDeltaMax = 0.0;
+
+template <typename T> inline T softplus(T x) { return x > T(20) ? x : std::log1p(std::exp(x)); }
+template <typename T> inline T sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
+inline double clamp_delta(double d) { return std::clamp(d, kPopeDeltaMin, kPopeDeltaMax); }
+
+// x (B, H, T, D) -> y (B, H, T, 2D). delta (H, D) for keys, nullptr for queries.
+template <typename T>
+void pope_fwd(const T* x, T* y, int B, int H, int Tn, int D, const double* theta, const T* delta,
+              double pos_scale = 1.0) {
+#pragma omp parallel for schedule(static)
+  for (int bh = 0; bh < B * H; ++bh) {
+    const int h = bh % H;
+    for (int t = 0; t < Tn; ++t) {
+      const T* xr = x + (static_cast<size_t>(bh) * Tn + t) * D;
+      T* yr = y + (static_cast<size_t>(bh) * Tn + t) * 2 * D;
+      for (int c = 0; c < D; ++c) {
+        double a = t * pos_scale * theta[c] + (delta ? clamp_delta(double(delta[h * D + c])) : 0.0);
+        T mu = softplus(xr[c]);
+        yr[c] = mu * T(std::cos(a));
+        yr[D + c] = mu * T(std::sin(a));
+      }
+    }
+  }
+}
+
+// dy (B, H, T, 2D) -> dx (B, H, T, D) overwritten; ddelta (H, D) accumulated when delta given.
+// The clamp passes the gradient where delta lies inside [-2 pi, 0] (bounds included), as
+// torch.clamp does; outside, delta gets no gradient.
+template <typename T>
+void pope_bwd(const T* dy, const T* x, T* dx, int B, int H, int Tn, int D, const double* theta,
+              const T* delta, T* ddelta, double pos_scale = 1.0) {
+  for (int bh = 0; bh < B * H; ++bh) {  // sequential: ddelta sums over (b, t) in a fixed order
+    const int h = bh % H;
+    for (int t = 0; t < Tn; ++t) {
+      const T* xr = x + (static_cast<size_t>(bh) * Tn + t) * D;
+      const T* dr = dy + (static_cast<size_t>(bh) * Tn + t) * 2 * D;
+      T* o = dx + (static_cast<size_t>(bh) * Tn + t) * D;
+      for (int c = 0; c < D; ++c) {
+        double a = t * pos_scale * theta[c] + (delta ? clamp_delta(double(delta[h * D + c])) : 0.0);
+        T cs = T(std::cos(a)), sn = T(std::sin(a));
+        T dmu = dr[c] * cs + dr[D + c] * sn;
+        o[c] = dmu * sigmoid(xr[c]);
+        if (delta) {
+          double d = double(delta[h * D + c]);
+          if (d >= kPopeDeltaMin && d <= kPopeDeltaMax) {
+            T mu = softplus(xr[c]);
+            ddelta[h * D + c] += mu * (-dr[c] * sn + dr[D + c] * cs);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace popebench::cpu

@@ -1,0 +1,134 @@
+#include "models/config.hpp"
+
+#include <cmath>
+
+#include "common/files.hpp"
+
+namespace popebench {
+
+namespace {
+[[noreturn]] void bad(const std::string& m) { throw UserError(m); }
+}  // namespace
+
+void ModelConfig::validate() const {
+  if (n_layer < 1) bad("n_layer must be >= 1");
+  if (d_model < 1 || n_head < 1) bad("d_model and n_head must be >= 1");
+  if (d_model % n_head != 0)
+    bad("n_head " + std::to_string(n_head) + " does not divide d_model " + std::to_string(d_model));
+  if (head_dim() % 2 != 0) bad("head dim " + std::to_string(head_dim()) + " must be even (RoPE pairs channels)");
+  if (mlp_ratio < 1) bad("mlp_ratio must be >= 1");
+  if (init_std <= 0) bad("init_std must be > 0");
+}
+
+void PEConfig::validate() const {
+  if (kind != "none" && kind != "rope" && kind != "pope")
+    bad("unknown positional embedding '" + kind + "' (known: none, rope, pope)");
+  if (!(base > 1)) bad("PE base must be > 1");
+  if (delta_init != "uniform" && delta_init != "zero")
+    bad("unknown delta init '" + delta_init + "' (known: uniform, zero)");
+}
+
+void OptimConfig::validate() const {
+  if (!(lr > 0) || lr_min < 0 || lr_min > lr) bad("need 0 <= lr_min <= lr and lr > 0");
+  if (warmup_steps < 0) bad("warmup steps must be >= 0");
+  if (beta1 < 0 || beta1 >= 1 || beta2 < 0 || beta2 >= 1) bad("Adam betas must be in [0, 1)");
+  if (!(eps > 0)) bad("Adam eps must be > 0");
+  if (weight_decay < 0 || grad_clip < 0) bad("weight decay and grad clip must be >= 0");
+}
+
+void TrainConfig::validate() const {
+  if (steps < 1) bad("steps must be >= 1 (got " + std::to_string(steps) + ")");
+  if (batch < 1) bad("batch must be >= 1 (got " + std::to_string(batch) + ")");
+  if (eval_every < 0 || eval_examples < 0 || checkpoint_every < 0) bad("intervals must be >= 0");
+  if (eval_batch < 1) bad("eval batch must be >= 1");
+  if (device != "auto" && device != "cpu" && device != "cuda")
+    bad("unknown device '" + device + "' (known: auto, cpu, cuda)");
+}
+
+void RunConfig::validate() const {
+  task.validate();
+  model.validate();
+  pe.validate();
+  optim.validate();
+  train.validate();
+  if (model.vocab_size != task.vocab_size()) bad("model vocabulary does not match the task's");
+  if (model.max_len < task.width()) bad("model max_len is shorter than the task's sequences");
+  if (task.n_train < 1) bad("the training split is empty");
+  if (optim.warmup_steps > train.steps) bad("warmup (" + std::to_string(optim.warmup_steps) + ") is longer than the run (" + std::to_string(train.steps) + " steps)");
+}
+
+void to_json(nlohmann::json& j, const ModelConfig& c) {
+  j = {{"n_layer", c.n_layer}, {"d_model", c.d_model}, {"n_head", c.n_head}, {"mlp_ratio", c.mlp_ratio},
+       {"vocab_size", c.vocab_size}, {"max_len", c.max_len}, {"init_std", c.init_std},
+       {"norm", "rmsnorm_prenorm"}, {"activation", "gelu_erf"}, {"bias", false}, {"tied_embeddings", false}};
+}
+void from_json(const nlohmann::json& j, ModelConfig& c) {
+  c.n_layer = j.at("n_layer");
+  c.d_model = j.at("d_model");
+  c.n_head = j.at("n_head");
+  c.mlp_ratio = j.at("mlp_ratio");
+  c.vocab_size = j.at("vocab_size");
+  c.max_len = j.at("max_len");
+  c.init_std = j.at("init_std");
+}
+void to_json(nlohmann::json& j, const PEConfig& c) {
+  j = {{"kind", c.kind}, {"base", c.base}, {"delta_init", c.delta_init},
+       {"rope_pairing", "half_split"}, {"delta_clamp", {-2 * M_PI, 0.0}}};
+}
+void from_json(const nlohmann::json& j, PEConfig& c) {
+  c.kind = j.at("kind");
+  c.base = j.at("base");
+  c.delta_init = j.at("delta_init");
+}
+void to_json(nlohmann::json& j, const OptimConfig& c) {
+  j = {{"name", "adamw"}, {"lr", c.lr}, {"lr_min", c.lr_min}, {"warmup_steps", c.warmup_steps},
+       {"schedule", "linear_warmup_cosine"}, {"beta1", c.beta1}, {"beta2", c.beta2}, {"eps", c.eps},
+       {"weight_decay", c.weight_decay}, {"weight_decay_on", "matrices"}, {"grad_clip", c.grad_clip}};
+}
+void from_json(const nlohmann::json& j, OptimConfig& c) {
+  c.lr = j.at("lr");
+  c.lr_min = j.at("lr_min");
+  c.warmup_steps = j.at("warmup_steps");
+  c.beta1 = j.at("beta1");
+  c.beta2 = j.at("beta2");
+  c.eps = j.at("eps");
+  c.weight_decay = j.at("weight_decay");
+  c.grad_clip = j.at("grad_clip");
+}
+void to_json(nlohmann::json& j, const TrainConfig& c) {
+  j = {{"seed", c.seed}, {"data_seed", c.data_seed}, {"steps", c.steps}, {"batch", c.batch},
+       {"eval_every", c.eval_every}, {"eval_examples", c.eval_examples}, {"eval_batch", c.eval_batch},
+       {"checkpoint_every", c.checkpoint_every}, {"device", c.device},
+       {"batch_sampling", "uniform_with_replacement"}, {"loss", "answer_position_only"}};
+}
+void from_json(const nlohmann::json& j, TrainConfig& c) {
+  c.seed = j.at("seed");
+  c.data_seed = j.at("data_seed");
+  c.steps = j.at("steps");
+  c.batch = j.at("batch");
+  c.eval_every = j.at("eval_every");
+  c.eval_examples = j.at("eval_examples");
+  c.eval_batch = j.at("eval_batch");
+  c.checkpoint_every = j.at("checkpoint_every");
+  c.device = j.at("device");
+}
+void to_json(nlohmann::json& j, const RunConfig& c) {
+  j = {{"task", c.task}, {"model", c.model}, {"pe", c.pe}, {"optim", c.optim}, {"train", c.train}};
+}
+void from_json(const nlohmann::json& j, RunConfig& c) {
+  c.task = j.at("task");
+  c.model = j.at("model");
+  c.pe = j.at("pe");
+  c.optim = j.at("optim");
+  c.train = j.at("train");
+}
+
+double lr_at(const OptimConfig& o, int64_t step, int64_t total_steps) {
+  if (step < o.warmup_steps) return o.lr * double(step + 1) / double(o.warmup_steps);
+  int64_t decay = total_steps - o.warmup_steps;
+  if (decay <= 0) return o.lr;
+  double p = std::min(1.0, double(step - o.warmup_steps) / double(decay));
+  return o.lr_min + 0.5 * (o.lr - o.lr_min) * (1.0 + std::cos(M_PI * p));
+}
+
+}  // namespace popebench

@@ -1,0 +1,76 @@
+// One config struct per concern; each serialises to the run JSON, so a run records everything
+// that made it. Defaults are the paper's (SPEC §2-§4); SPEC's "choices" are fields here.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "generators/task.hpp"
+
+namespace popebench {
+
+struct ModelConfig {
+  int n_layer = 8, d_model = 512, n_head = 8;
+  int mlp_ratio = 4;      // MLP hidden = mlp_ratio * d_model (SPEC choice: 4x)
+  int vocab_size = 66;    // set from the task
+  int max_len = 48;       // longest sequence the model is built for (set from the task)
+  double init_std = 0.02; // GPT-2 init; residual projections get init_std / sqrt(2 n_layer)
+  int head_dim() const { return d_model / n_head; }
+  void validate() const;
+};
+
+struct PEConfig {
+  std::string kind = "pope";          // none | rope | pope
+  double base = 10000;                // frequency base for rope and pope
+  std::string delta_init = "uniform"; // pope: uniform in [-2 pi, 0] (task default) or zero
+  void validate() const;
+};
+
+struct OptimConfig {
+  double lr = 2e-4, lr_min = 2e-5;  // peak, and the end of the cosine decay
+  int warmup_steps = 4000;
+  double beta1 = 0.9, beta2 = 0.99, eps = 1e-8;
+  double weight_decay = 0.01;       // on weight matrices only (SPEC choice)
+  double grad_clip = 1.0;           // global norm; 0 disables
+  void validate() const;
+};
+
+struct TrainConfig {
+  uint64_t seed = 0;       // model init and batch sampling
+  uint64_t data_seed = 0;  // the dataset (as `popebench generate --seed`)
+  int64_t steps = 100000;
+  int batch = 64;
+  int64_t eval_every = 2000;   // steps between validation evaluations (0: only at the end)
+  int64_t eval_examples = 0;   // validation examples per evaluation during training (0: all)
+  int eval_batch = 256;
+  int64_t checkpoint_every = 5000;  // steps between checkpoints (0: only at the end)
+  std::string device = "auto";      // auto | cpu | cuda
+  void validate() const;
+};
+
+struct RunConfig {
+  TaskConfig task;
+  ModelConfig model;
+  PEConfig pe;
+  OptimConfig optim;
+  TrainConfig train;
+  void validate() const;  // also ties the model's vocab and length to the task
+};
+
+void to_json(nlohmann::json& j, const ModelConfig& c);
+void from_json(const nlohmann::json& j, ModelConfig& c);
+void to_json(nlohmann::json& j, const PEConfig& c);
+void from_json(const nlohmann::json& j, PEConfig& c);
+void to_json(nlohmann::json& j, const OptimConfig& c);
+void from_json(const nlohmann::json& j, OptimConfig& c);
+void to_json(nlohmann::json& j, const TrainConfig& c);
+void from_json(const nlohmann::json& j, TrainConfig& c);
+void to_json(nlohmann::json& j, const RunConfig& c);
+void from_json(const nlohmann::json& j, RunConfig& c);
+
+// Learning rate at a step (0-based): linear warmup to lr over warmup_steps, then cosine to
+// lr_min at total_steps. Shared by the CPU and CUDA trainers.
+double lr_at(const OptimConfig& o, int64_t step, int64_t total_steps);
+
+}  // namespace popebench

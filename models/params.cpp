@@ -1,0 +1,42 @@
+#include "models/params.hpp"
+
+#include <cmath>
+
+#include "common/files.hpp"
+
+namespace popebench {
+
+ParamLayout ParamLayout::build(const ModelConfig& m, size_t pe_params_per_layer) {
+  ParamLayout L;
+  auto add = [&](const std::string& name, int rows, int cols, ParamKind kind, double std) {
+    L.views.push_back({name, L.total, rows, cols, kind, std});
+    L.total += static_cast<size_t>(rows) * cols;
+    return L.views.back().offset;
+  };
+  const int C = m.d_model, H = m.mlp_ratio * m.d_model;
+  const double resid_std = m.init_std / std::sqrt(2.0 * m.n_layer);
+  L.wte = add("wte", m.vocab_size, C, ParamKind::kEmbedding, m.init_std);
+  for (int l = 0; l < m.n_layer; ++l) {
+    std::string p = "layer" + std::to_string(l) + ".";
+    LayerParams lp{};
+    lp.ln1 = add(p + "ln1", 1, C, ParamKind::kNormGain, 0);
+    lp.w_qkv = add(p + "w_qkv", 3 * C, C, ParamKind::kMatrix, m.init_std);
+    lp.w_o = add(p + "w_o", C, C, ParamKind::kMatrix, resid_std);
+    lp.ln2 = add(p + "ln2", 1, C, ParamKind::kNormGain, 0);
+    lp.w_fc = add(p + "w_fc", H, C, ParamKind::kMatrix, m.init_std);
+    lp.w_proj = add(p + "w_proj", C, H, ParamKind::kMatrix, resid_std);
+    lp.pe = pe_params_per_layer ? add(p + "pe", 1, static_cast<int>(pe_params_per_layer), ParamKind::kPeParam, 0) : 0;
+    L.layers.push_back(lp);
+  }
+  L.lnf = add("lnf", 1, C, ParamKind::kNormGain, 0);
+  L.w_head = add("w_head", m.vocab_size, C, ParamKind::kMatrix, m.init_std);
+  return L;
+}
+
+const ParamView& ParamLayout::find(const std::string& name) const {
+  for (const auto& v : views)
+    if (v.name == name) return v;
+  throw UserError("no parameter named " + name);
+}
+
+}  // namespace popebench

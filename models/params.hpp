@@ -1,0 +1,40 @@
+// All parameters of a model live in one contiguous buffer; this layout names the views into it.
+// The optimizer, gradient clipping, checkpoints and the GPU copy treat the buffer as one array.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "models/config.hpp"
+
+namespace popebench {
+
+enum class ParamKind { kEmbedding, kMatrix, kNormGain, kPeParam };
+
+struct ParamView {
+  std::string name;       // e.g. "layer3.w_qkv"
+  size_t offset = 0;      // in elements
+  int rows = 0, cols = 0; // a vector has rows == 1
+  ParamKind kind = ParamKind::kMatrix;
+  double init_std = 0;    // kMatrix / kEmbedding: N(0, init_std)
+  size_t size() const { return static_cast<size_t>(rows) * cols; }
+  bool decays() const { return kind == ParamKind::kMatrix; }  // SPEC §4 choice
+};
+
+// Offsets of one transformer block's parameters.
+struct LayerParams {
+  size_t ln1, w_qkv, w_o, ln2, w_fc, w_proj, pe;  // pe: per-layer PE params (PoPE delta), if any
+};
+
+struct ParamLayout {
+  std::vector<ParamView> views;
+  size_t total = 0;
+  size_t wte = 0, lnf = 0, w_head = 0;
+  std::vector<LayerParams> layers;
+
+  // pe_params_per_layer: e.g. n_head * head_dim for PoPE's delta, 0 for RoPE.
+  static ParamLayout build(const ModelConfig& m, size_t pe_params_per_layer);
+  const ParamView& find(const std::string& name) const;
+};
+
+}  // namespace popebench

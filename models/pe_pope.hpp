@@ -1,0 +1,46 @@
+// PoPE (SPEC §3): softplus magnitudes, D frequencies theta_c = base^(-c/D), a learnable key
+// phase delta per head and component (clamped to [-2 pi, 0]). The attention scale stays
+// 1/sqrt(D), the head dim before the 2D expansion; the transformer takes it from head_dim.
+#pragma once
+#include <cmath>
+#include <vector>
+
+#include "kernels/cpu/pope.hpp"
+#include "models/positional.hpp"
+
+namespace popebench {
+
+inline std::vector<double> pope_thetas(int head_dim, double base) {
+  std::vector<double> th(head_dim);
+  for (int c = 0; c < head_dim; ++c) th[c] = std::pow(base, -double(c) / head_dim);
+  return th;
+}
+
+template <typename T>
+class PoPE final : public PositionalEmbedding<T> {
+ public:
+  PoPE(int head_dim, double base, bool delta_uniform)
+      : theta_(pope_thetas(head_dim, base)), delta_uniform_(delta_uniform) {}
+  std::string name() const override { return "pope"; }
+  int qk_dim(int head_dim) const override { return 2 * head_dim; }
+  size_t params_per_layer(int n_head, int head_dim) const override { return size_t(n_head) * head_dim; }
+  void init_layer_params(T* p, int n_head, int head_dim, Pcg32& rng) const override {
+    for (int i = 0; i < n_head * head_dim; ++i)
+      p[i] = delta_uniform_ ? T(cpu::kPopeDeltaMin * rng.uniform01()) : T(0);
+  }
+  void fwd(const T* q, const T* k, T* qo, T* ko, const T* delta, const PEShape& s) const override {
+    cpu::pope_fwd(q, qo, s.B, s.H, s.T, s.D, theta_.data(), static_cast<const T*>(nullptr));
+    cpu::pope_fwd(k, ko, s.B, s.H, s.T, s.D, theta_.data(), delta);
+  }
+  void bwd(const T* dqo, const T* dko, const T* q, const T* k, const T* delta, T* dq, T* dk, T* ddelta,
+           const PEShape& s) const override {
+    cpu::pope_bwd(dqo, q, dq, s.B, s.H, s.T, s.D, theta_.data(), static_cast<const T*>(nullptr), static_cast<T*>(nullptr));
+    cpu::pope_bwd(dko, k, dk, s.B, s.H, s.T, s.D, theta_.data(), delta, ddelta);
+  }
+
+ private:
+  std::vector<double> theta_;
+  bool delta_uniform_;
+};
+
+}  // namespace popebench

@@ -1,0 +1,36 @@
+// RoPE (SPEC §3): theta_c = base^(-2c/D), c < D/2, half-split pairing (kernels/cpu/rope.hpp).
+#pragma once
+#include <cmath>
+#include <vector>
+
+#include "kernels/cpu/rope.hpp"
+#include "models/positional.hpp"
+
+namespace popebench {
+
+inline std::vector<double> rope_thetas(int head_dim, double base) {
+  std::vector<double> th(head_dim / 2);
+  for (int c = 0; c < head_dim / 2; ++c) th[c] = std::pow(base, -2.0 * c / head_dim);
+  return th;
+}
+
+template <typename T>
+class RoPE final : public PositionalEmbedding<T> {
+ public:
+  RoPE(int head_dim, double base) : theta_(rope_thetas(head_dim, base)) {}
+  std::string name() const override { return "rope"; }
+  void fwd(const T* q, const T* k, T* qo, T* ko, const T*, const PEShape& s) const override {
+    cpu::rope_fwd(q, qo, s.B * s.H, s.T, s.D, s.D, theta_.data());
+    cpu::rope_fwd(k, ko, s.B * s.H, s.T, s.D, s.D, theta_.data());
+  }
+  void bwd(const T* dqo, const T* dko, const T*, const T*, const T*, T* dq, T* dk, T*,
+           const PEShape& s) const override {
+    cpu::rope_bwd(dqo, dq, s.B * s.H, s.T, s.D, s.D, theta_.data());
+    cpu::rope_bwd(dko, dk, s.B * s.H, s.T, s.D, s.D, theta_.data());
+  }
+
+ private:
+  std::vector<double> theta_;
+};
+
+}  // namespace popebench

@@ -1,0 +1,40 @@
+// Positional embeddings behind one interface. A PE that acts on q and k (RoPE, PoPE) transforms
+// them before the attention op; one that biases scores (ALiBi) supplies slopes; one that adds to
+// the token embedding would add a hook here. Adding a PE = one file (models/pe_*.hpp) with its
+// forward/backward and a line in make_positional_embedding, plus its tests.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "common/rng.hpp"
+#include "models/config.hpp"
+
+namespace popebench {
+
+struct PEShape {
+  int B, H, T, D;  // D = head dim of q and k before the transform
+};
+
+template <typename T>
+class PositionalEmbedding {
+ public:
+  virtual ~PositionalEmbedding() = default;
+  virtual std::string name() const = 0;
+  // Width of q and k after the transform, i.e. what the attention dot product sees.
+  virtual int qk_dim(int head_dim) const { return head_dim; }
+  // Learnable parameters per layer (PoPE: delta per head and component).
+  virtual size_t params_per_layer(int /*n_head*/, int /*head_dim*/) const { return 0; }
+  virtual void init_layer_params(T* /*p*/, int /*n_head*/, int /*head_dim*/, Pcg32& /*rng*/) const {}
+  // q, k (B, H, T, D) -> qo, ko (B, H, T, qk_dim). lp: this layer's PE params (or nullptr).
+  virtual void fwd(const T* q, const T* k, T* qo, T* ko, const T* lp, const PEShape& s) const = 0;
+  // dqo, dko -> dq, dk overwritten; dlp accumulated.
+  virtual void bwd(const T* dqo, const T* dko, const T* q, const T* k, const T* lp, T* dq, T* dk,
+                   T* dlp, const PEShape& s) const = 0;
+  // ALiBi-style per-head score slopes (H), or nullptr.
+  virtual const double* score_slopes() const { return nullptr; }
+};
+
+template <typename T>
+std::unique_ptr<PositionalEmbedding<T>> make_positional_embedding(const PEConfig& pe, const ModelConfig& m);
+
+}  // namespace popebench

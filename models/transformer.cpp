@@ -1,0 +1,187 @@
+#include "models/transformer.hpp"
+
+#include <cmath>
+
+#include "kernels/cpu/attention.hpp"
+#include "kernels/cpu/cross_entropy.hpp"
+#include "kernels/cpu/embedding.hpp"
+#include "kernels/cpu/gelu.hpp"
+#include "kernels/cpu/linear.hpp"
+#include "kernels/cpu/rmsnorm.hpp"
+
+namespace popebench {
+
+template <typename T>
+struct Transformer<T>::Acts {
+  struct Layer {
+    std::vector<T> resid_in;   // (B, T, C) block input
+    std::vector<T> ln1, ln1_rstd, q, k, v, qp, kp, probs, atth, att, resid_mid, ln2, ln2_rstd, fc, gelu;
+    // ln1, ln2 (B, T, C); rstd (B*T); q, k, v, atth (B, H, T, D); qp, kp (B, H, T, Dqk);
+    // probs (B, H, T, T); att (B, T, C); fc, gelu (B, T, mlp)
+  };
+  std::vector<Layer> layers;
+  std::vector<T> resid_out;        // (B, T, C) output of the last block
+  std::vector<T> hf_in, hf, lnf_rstd;  // (B, C), (B, C), (B,) at answer positions
+  std::vector<T> logits, probs;    // (B, V)
+  std::vector<int32_t> correct;    // (B,)
+};
+
+namespace {
+// (B, T, 3C) slice `which` -> (B, H, T, D), and the reverse (accumulating into the 3C row).
+template <typename T>
+void split_heads(const T* qkv, T* out, int which, int B, int Tn, int H, int D, int row) {
+  for (int b = 0; b < B; ++b)
+    for (int t = 0; t < Tn; ++t)
+      for (int h = 0; h < H; ++h) {
+        const T* src = qkv + (static_cast<size_t>(b) * Tn + t) * row + which * H * D + h * D;
+        std::copy(src, src + D, out + ((static_cast<size_t>(b) * H + h) * Tn + t) * D);
+      }
+}
+template <typename T>
+void merge_heads(const T* in, T* out, int which, int B, int Tn, int H, int D, int row) {
+  for (int b = 0; b < B; ++b)
+    for (int t = 0; t < Tn; ++t)
+      for (int h = 0; h < H; ++h) {
+        const T* src = in + ((static_cast<size_t>(b) * H + h) * Tn + t) * D;
+        std::copy(src, src + D, out + (static_cast<size_t>(b) * Tn + t) * row + which * H * D + h * D);
+      }
+}
+}  // namespace
+
+template <typename T>
+Transformer<T>::Transformer(const ModelConfig& m, const PEConfig& pe)
+    : m_(m), pe_(make_positional_embedding<T>(pe, m)), a_(std::make_unique<Acts>()) {
+  m_.validate();
+  layout_ = ParamLayout::build(m_, pe_->params_per_layer(m_.n_head, m_.head_dim()));
+}
+template <typename T>
+Transformer<T>::~Transformer() = default;
+
+template <typename T>
+void Transformer<T>::init_params(T* p, uint64_t seed) const {
+  Pcg32 rng = make_stream(seed, Stream::kInit);
+  for (const auto& v : layout_.views) {
+    T* w = p + v.offset;
+    switch (v.kind) {
+      case ParamKind::kEmbedding:
+      case ParamKind::kMatrix:
+        for (size_t i = 0; i < v.size(); ++i) w[i] = T(v.init_std * rng.normal());
+        break;
+      case ParamKind::kNormGain:
+        std::fill(w, w + v.size(), T(1));
+        break;
+      case ParamKind::kPeParam:
+        pe_->init_layer_params(w, m_.n_head, m_.head_dim(), rng);
+        break;
+    }
+  }
+}
+
+template <typename T>
+T Transformer<T>::forward(const T* P, const Batch& b) {
+  batch_ = b;
+  const int B = b.B, Tn = b.T, C = m_.d_model, H = m_.n_head, D = m_.head_dim(), F = m_.mlp_ratio * C,
+            V = m_.vocab_size, Dq = pe_->qk_dim(D), N = B * Tn;
+  const size_t NC = static_cast<size_t>(N) * C, heads = static_cast<size_t>(B) * H * Tn;
+  const T scale = T(1.0 / std::sqrt(double(D)));  // SPEC §2: head dim before any PoPE expansion
+  const PEShape ps{B, H, Tn, D};
+  const cpu::AttentionShape as{B, H, Tn, Dq, D};
+  auto& A = *a_;
+  A.layers.resize(m_.n_layer);
+  std::vector<T> x(NC), qkv(NC * 3), tmp(NC);
+  cpu::embedding_fwd(b.tokens.data(), P + layout_.wte, x.data(), N, C);
+  for (int l = 0; l < m_.n_layer; ++l) {
+    auto& L = A.layers[l];
+    const auto& lp = layout_.layers[l];
+    L.resid_in = x;
+    L.ln1.resize(NC); L.ln1_rstd.resize(N);
+    cpu::rmsnorm_fwd(x.data(), P + lp.ln1, L.ln1.data(), L.ln1_rstd.data(), N, C);
+    cpu::linear_fwd(L.ln1.data(), P + lp.w_qkv, qkv.data(), N, C, 3 * C);
+    L.q.resize(heads * D); L.k.resize(heads * D); L.v.resize(heads * D);
+    split_heads(qkv.data(), L.q.data(), 0, B, Tn, H, D, 3 * C);
+    split_heads(qkv.data(), L.k.data(), 1, B, Tn, H, D, 3 * C);
+    split_heads(qkv.data(), L.v.data(), 2, B, Tn, H, D, 3 * C);
+    L.qp.resize(heads * Dq); L.kp.resize(heads * Dq);
+    const T* pe_params = pe_->params_per_layer(H, D) ? P + lp.pe : nullptr;
+    pe_->fwd(L.q.data(), L.k.data(), L.qp.data(), L.kp.data(), pe_params, ps);
+    L.probs.resize(heads * Tn); L.atth.resize(heads * D); L.att.resize(NC);
+    cpu::attention_fwd(L.qp.data(), L.kp.data(), L.v.data(), L.atth.data(), L.probs.data(), as, scale,
+                       pe_->score_slopes());
+    merge_heads(L.atth.data(), L.att.data(), 0, B, Tn, H, D, C);
+    cpu::linear_fwd(L.att.data(), P + lp.w_o, tmp.data(), N, C, C);
+    for (size_t i = 0; i < NC; ++i) x[i] += tmp[i];
+    L.resid_mid = x;
+    L.ln2.resize(NC); L.ln2_rstd.resize(N);
+    cpu::rmsnorm_fwd(x.data(), P + lp.ln2, L.ln2.data(), L.ln2_rstd.data(), N, C);
+    L.fc.resize(static_cast<size_t>(N) * F); L.gelu.resize(static_cast<size_t>(N) * F);
+    cpu::linear_fwd(L.ln2.data(), P + lp.w_fc, L.fc.data(), N, C, F);
+    cpu::gelu_fwd(L.fc.data(), L.gelu.data(), L.fc.size());
+    cpu::linear_fwd(L.gelu.data(), P + lp.w_proj, tmp.data(), N, F, C);
+    for (size_t i = 0; i < NC; ++i) x[i] += tmp[i];
+  }
+  A.resid_out = std::move(x);
+  // Only the answer positions reach the head: the final norm and the logits are computed there.
+  A.hf_in.resize(static_cast<size_t>(B) * C); A.hf.resize(A.hf_in.size()); A.lnf_rstd.resize(B);
+  for (int r = 0; r < B; ++r) {
+    const T* src = A.resid_out.data() + (static_cast<size_t>(r) * Tn + b.answer_pos[r]) * C;
+    std::copy(src, src + C, A.hf_in.data() + static_cast<size_t>(r) * C);
+  }
+  cpu::rmsnorm_fwd(A.hf_in.data(), P + layout_.lnf, A.hf.data(), A.lnf_rstd.data(), B, C);
+  A.logits.resize(static_cast<size_t>(B) * V); A.probs.resize(A.logits.size()); A.correct.resize(B);
+  cpu::linear_fwd(A.hf.data(), P + layout_.w_head, A.logits.data(), B, C, V);
+  return cpu::cross_entropy_fwd(A.logits.data(), b.targets.data(), A.probs.data(), A.correct.data(), B, V);
+}
+
+template <typename T>
+void Transformer<T>::backward(const T* P, T* G) {
+  const Batch& b = batch_;
+  const int B = b.B, Tn = b.T, C = m_.d_model, H = m_.n_head, D = m_.head_dim(), F = m_.mlp_ratio * C,
+            V = m_.vocab_size, Dq = pe_->qk_dim(D), N = B * Tn;
+  const size_t NC = static_cast<size_t>(N) * C, heads = static_cast<size_t>(B) * H * Tn;
+  const T scale = T(1.0 / std::sqrt(double(D)));
+  const PEShape ps{B, H, Tn, D};
+  const cpu::AttentionShape as{B, H, Tn, Dq, D};
+  auto& A = *a_;
+  std::vector<T> dlogits(static_cast<size_t>(B) * V), dhf(static_cast<size_t>(B) * C), dhf_in(dhf.size(), T(0));
+  cpu::cross_entropy_bwd(A.probs.data(), b.targets.data(), dlogits.data(), B, V);
+  cpu::linear_bwd(dlogits.data(), A.hf.data(), P + layout_.w_head, dhf.data(), G + layout_.w_head, B, C, V);
+  cpu::rmsnorm_bwd(dhf.data(), A.hf_in.data(), P + layout_.lnf, A.lnf_rstd.data(), dhf_in.data(), G + layout_.lnf, B, C);
+  std::vector<T> dx(NC, T(0));  // gradient of the residual stream
+  for (int r = 0; r < B; ++r) {
+    T* dst = dx.data() + (static_cast<size_t>(r) * Tn + b.answer_pos[r]) * C;
+    for (int c = 0; c < C; ++c) dst[c] += dhf_in[static_cast<size_t>(r) * C + c];
+  }
+  std::vector<T> dgelu(static_cast<size_t>(N) * F), dln(NC), datt(NC), datth(heads * D), dqp(heads * Dq),
+      dkp(heads * Dq), dq(heads * D), dk(heads * D), dv(heads * D), dqkv(NC * 3);
+  for (int l = m_.n_layer - 1; l >= 0; --l) {
+    auto& L = A.layers[l];
+    const auto& lp = layout_.layers[l];
+    cpu::linear_bwd(dx.data(), L.gelu.data(), P + lp.w_proj, dgelu.data(), G + lp.w_proj, N, F, C);
+    cpu::gelu_bwd(dgelu.data(), L.fc.data(), dgelu.data(), dgelu.size());
+    cpu::linear_bwd(dgelu.data(), L.ln2.data(), P + lp.w_fc, dln.data(), G + lp.w_fc, N, C, F);
+    cpu::rmsnorm_bwd(dln.data(), L.resid_mid.data(), P + lp.ln2, L.ln2_rstd.data(), dx.data(), G + lp.ln2, N, C);
+    cpu::linear_bwd(dx.data(), L.att.data(), P + lp.w_o, datt.data(), G + lp.w_o, N, C, C);
+    split_heads(datt.data(), datth.data(), 0, B, Tn, H, D, C);
+    cpu::attention_bwd(datth.data(), L.qp.data(), L.kp.data(), L.v.data(), L.probs.data(), dqp.data(), dkp.data(),
+                       dv.data(), as, scale);
+    const bool has_pe = pe_->params_per_layer(H, D) > 0;
+    pe_->bwd(dqp.data(), dkp.data(), L.q.data(), L.k.data(), has_pe ? P + lp.pe : nullptr, dq.data(), dk.data(),
+             has_pe ? G + lp.pe : nullptr, ps);
+    merge_heads(dq.data(), dqkv.data(), 0, B, Tn, H, D, 3 * C);
+    merge_heads(dk.data(), dqkv.data(), 1, B, Tn, H, D, 3 * C);
+    merge_heads(dv.data(), dqkv.data(), 2, B, Tn, H, D, 3 * C);
+    cpu::linear_bwd(dqkv.data(), L.ln1.data(), P + lp.w_qkv, dln.data(), G + lp.w_qkv, N, C, 3 * C);
+    cpu::rmsnorm_bwd(dln.data(), L.resid_in.data(), P + lp.ln1, L.ln1_rstd.data(), dx.data(), G + lp.ln1, N, C);
+  }
+  cpu::embedding_bwd(b.tokens.data(), dx.data(), G + layout_.wte, N, C);
+}
+
+template <typename T>
+const std::vector<int32_t>& Transformer<T>::correct() const { return a_->correct; }
+template <typename T>
+const std::vector<T>& Transformer<T>::logits() const { return a_->logits; }
+
+template class Transformer<float>;
+template class Transformer<double>;
+
+}  // namespace popebench

@@ -1,0 +1,47 @@
+// The decoder-only transformer of SPEC §2 on the CPU: token embedding, pre-norm RMSNorm blocks
+// (causal multi-head attention with a positional embedding, GELU MLP), final RMSNorm, output
+// head read at each example's answer position. Forward and backward by hand, in T = float
+// (training) or double (gradient checks). This is the reference the CUDA path is tested against.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "models/batch.hpp"
+#include "models/config.hpp"
+#include "models/params.hpp"
+#include "models/positional.hpp"
+
+namespace popebench {
+
+template <typename T>
+class Transformer {
+ public:
+  Transformer(const ModelConfig& m, const PEConfig& pe);
+  ~Transformer();
+  const ModelConfig& config() const { return m_; }
+  const ParamLayout& layout() const { return layout_; }
+  const PositionalEmbedding<T>& pe() const { return *pe_; }
+
+  // Fills params (layout().total) from the seed: N(0, std) matrices, unit norm gains, PE init.
+  void init_params(T* params, uint64_t seed) const;
+  // Mean cross-entropy at the answer positions; caches what backward needs.
+  T forward(const T* params, const Batch& b);
+  // Gradient of the last forward's loss, accumulated into grads (layout().total).
+  void backward(const T* params, T* grads);
+
+  const std::vector<int32_t>& correct() const;  // (B,) 1 where arg-max == target
+  const std::vector<T>& logits() const;         // (B, V) at the answer positions
+
+ private:
+  struct Acts;
+  ModelConfig m_;
+  ParamLayout layout_;
+  std::unique_ptr<PositionalEmbedding<T>> pe_;
+  std::unique_ptr<Acts> a_;
+  Batch batch_;
+};
+
+extern template class Transformer<float>;
+extern template class Transformer<double>;
+
+}  // namespace popebench
