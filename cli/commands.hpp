@@ -10,6 +10,10 @@ namespace popebench::cli {
 
 using Runner = std::function<int()>;
 Runner register_generate(CLI::App& app);
+Runner register_train(CLI::App& app);
+Runner register_eval(CLI::App& app);
+// preset: the value of --preset found on the command line before parsing (presets set defaults).
+Runner register_reproduce(CLI::App& app, const std::string& preset);
 
 // Task options shared by generate, train and reproduce: one definition, one validation.
 void add_task_options(CLI::App& cmd, TaskConfig& task, int64_t* counts /* [3] train,val,test */);

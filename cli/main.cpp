@@ -4,6 +4,7 @@
 #include <map>
 
 #include "cli/commands.hpp"
+#include "cli/run_options.hpp"
 #include "common/files.hpp"
 #include "common/version.hpp"
 
@@ -15,6 +16,10 @@ int main(int argc, char** argv) {
   std::map<CLI::App*, cli::Runner> runners;
   auto add = [&](cli::Runner r) { runners[app.get_subcommands({}).back()] = std::move(r); };
   add(cli::register_generate(app));
+  add(cli::register_train(app));
+  add(cli::register_eval(app));
+  add(cli::register_reproduce(app, cli::prescan_option(argc, argv, "--preset")));
+  cli::g_command_line = cli::command_line(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

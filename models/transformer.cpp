@@ -24,6 +24,11 @@ struct Transformer<T>::Acts {
   std::vector<T> hf_in, hf, lnf_rstd;  // (B, C), (B, C), (B,) at answer positions
   std::vector<T> logits, probs;    // (B, V)
   std::vector<int32_t> correct;    // (B,)
+  // Scratch reused across steps: fresh allocations cost page faults and zeroing on every step
+  // (28% of a small CPU step before they were kept here; bench/NOTES.md).
+  std::vector<T> x, qkv, tmp;                                       // (B, T, C), (B, T, 3C), (B, T, C)
+  std::vector<T> dlogits, dhf, dhf_in, dx, dgelu, dln, datt, datth; // see backward
+  std::vector<T> dqp, dkp, dq, dk, dv, dqkv;
 };
 
 namespace {
@@ -88,7 +93,12 @@ T Transformer<T>::forward(const T* P, const Batch& b) {
   const cpu::AttentionShape as{B, H, Tn, Dq, D};
   auto& A = *a_;
   A.layers.resize(m_.n_layer);
-  std::vector<T> x(NC), qkv(NC * 3), tmp(NC);
+  auto& x = A.x;
+  auto& qkv = A.qkv;
+  auto& tmp = A.tmp;
+  x.resize(NC);
+  qkv.resize(NC * 3);
+  tmp.resize(NC);
   cpu::embedding_fwd(b.tokens.data(), P + layout_.wte, x.data(), N, C);
   for (int l = 0; l < m_.n_layer; ++l) {
     auto& L = A.layers[l];
@@ -119,7 +129,7 @@ T Transformer<T>::forward(const T* P, const Batch& b) {
     cpu::linear_fwd(L.gelu.data(), P + lp.w_proj, tmp.data(), N, F, C);
     for (size_t i = 0; i < NC; ++i) x[i] += tmp[i];
   }
-  A.resid_out = std::move(x);
+  A.resid_out = x;
   // Only the answer positions reach the head: the final norm and the logits are computed there.
   A.hf_in.resize(static_cast<size_t>(B) * C); A.hf.resize(A.hf_in.size()); A.lnf_rstd.resize(B);
   for (int r = 0; r < B; ++r) {
@@ -142,17 +152,33 @@ void Transformer<T>::backward(const T* P, T* G) {
   const PEShape ps{B, H, Tn, D};
   const cpu::AttentionShape as{B, H, Tn, Dq, D};
   auto& A = *a_;
-  std::vector<T> dlogits(static_cast<size_t>(B) * V), dhf(static_cast<size_t>(B) * C), dhf_in(dhf.size(), T(0));
+  auto& dlogits = A.dlogits;  // (B, V)
+  auto& dhf = A.dhf;          // (B, C)
+  auto& dhf_in = A.dhf_in;    // (B, C)
+  dlogits.resize(static_cast<size_t>(B) * V);
+  dhf.resize(static_cast<size_t>(B) * C);
+  dhf_in.assign(dhf.size(), T(0));
   cpu::cross_entropy_bwd(A.probs.data(), b.targets.data(), dlogits.data(), B, V);
   cpu::linear_bwd(dlogits.data(), A.hf.data(), P + layout_.w_head, dhf.data(), G + layout_.w_head, B, C, V);
   cpu::rmsnorm_bwd(dhf.data(), A.hf_in.data(), P + layout_.lnf, A.lnf_rstd.data(), dhf_in.data(), G + layout_.lnf, B, C);
-  std::vector<T> dx(NC, T(0));  // gradient of the residual stream
+  auto& dx = A.dx;  // (B, T, C) gradient of the residual stream
+  dx.assign(NC, T(0));
   for (int r = 0; r < B; ++r) {
     T* dst = dx.data() + (static_cast<size_t>(r) * Tn + b.answer_pos[r]) * C;
     for (int c = 0; c < C; ++c) dst[c] += dhf_in[static_cast<size_t>(r) * C + c];
   }
-  std::vector<T> dgelu(static_cast<size_t>(N) * F), dln(NC), datt(NC), datth(heads * D), dqp(heads * Dq),
-      dkp(heads * Dq), dq(heads * D), dk(heads * D), dv(heads * D), dqkv(NC * 3);
+  auto &dgelu = A.dgelu, &dln = A.dln, &datt = A.datt, &datth = A.datth, &dqp = A.dqp, &dkp = A.dkp, &dq = A.dq,
+       &dk = A.dk, &dv = A.dv, &dqkv = A.dqkv;
+  dgelu.resize(static_cast<size_t>(N) * F);  // (B, T, F)
+  dln.resize(NC);                            // (B, T, C)
+  datt.resize(NC);                           // (B, T, C)
+  datth.resize(heads * D);                   // (B, H, T, D)
+  dqp.resize(heads * Dq);                    // (B, H, T, Dqk)
+  dkp.resize(heads * Dq);
+  dq.resize(heads * D);                      // (B, H, T, D)
+  dk.resize(heads * D);
+  dv.resize(heads * D);
+  dqkv.resize(NC * 3);                       // (B, T, 3C)
   for (int l = m_.n_layer - 1; l >= 0; --l) {
     auto& L = A.layers[l];
     const auto& lp = layout_.layers[l];

@@ -1,0 +1,53 @@
+#include <cstdio>
+
+#include <omp.h>
+
+#include "cli/commands.hpp"
+#include "cli/run_options.hpp"
+#include "common/files.hpp"
+#include "generators/dataset_io.hpp"
+#include "models/checkpoint.hpp"
+
+namespace popebench::cli {
+
+Runner register_eval(CLI::App& app) {
+  struct State {
+    std::string checkpoint, data, out, device = "auto";
+    int threads = 0;
+  };
+  auto st = std::make_shared<State>();
+  auto* cmd = app.add_subcommand("eval", "Evaluate a checkpoint on a dataset's validation and test splits");
+  cmd->add_option("--checkpoint", st->checkpoint, "Checkpoint written by `popebench train`")->required();
+  cmd->add_option("--data", st->data, "Dataset directory (default: regenerate the run's own data)");
+  cmd->add_option("--out", st->out, "Write the result JSON here (default: print only)");
+  cmd->add_option("--device", st->device, "auto, cpu or cuda")->default_val("auto");
+  cmd->add_option("--threads", st->threads, "CPU threads (0: all cores)")->default_val(0);
+  return [st]() {
+    if (st->threads > 0) omp_set_num_threads(st->threads);
+    Checkpoint ck = load_checkpoint(st->checkpoint);
+    RunConfig cfg;
+    try {
+      cfg = ck.config;
+    } catch (const nlohmann::json::exception& e) {
+      throw UserError(st->checkpoint + ": checkpoint config is malformed");
+    }
+    RunConfig data_cfg = cfg;
+    Splits data = load_data(data_cfg, st->data);
+    if (data_cfg.model.vocab_size != cfg.model.vocab_size || data_cfg.task.width() > cfg.model.max_len)
+      throw UserError(st->data + ": its vocabulary or sequence length does not fit the checkpoint's model");
+    auto be = make_backend(cfg, st->device);
+    if (ck.params.size() != be->layout().total) throw UserError(st->checkpoint + ": parameter count does not match its config");
+    be->set_state(ck.params, ck.m, ck.v);
+    EvalResult val = evaluate(*be, data.val, cfg.train.eval_batch), test = evaluate(*be, data.test, cfg.train.eval_batch);
+    nlohmann::json out = {{"schema", "popebench.eval"}, {"schema_version", 1}, {"checkpoint", st->checkpoint},
+                          {"step", ck.step}, {"config", ck.config}, {"data", data.source},
+                          {"val", val}, {"test", test},
+                          {"environment", environment_json(be->device_name(), omp_get_max_threads(), g_command_line)}};
+    if (!st->out.empty()) write_file_atomic(st->out, out.dump(2) + "\n");
+    std::printf("step %lld  val acc %.2f%% (loss %.4f)  test acc %.2f%% (loss %.4f)\n", static_cast<long long>(ck.step),
+                100 * val.acc, val.loss, 100 * test.acc, test.loss);
+    return 0;
+  };
+}
+
+}  // namespace popebench::cli

@@ -1,0 +1,41 @@
+#include <cstdio>
+
+#include "cli/commands.hpp"
+#include "cli/run_options.hpp"
+
+namespace popebench::cli {
+
+Runner register_train(CLI::App& app) {
+  struct State {
+    RunOptions run;
+    std::string out, checkpoint;
+    bool resume = false;
+  };
+  auto st = std::make_shared<State>();
+  auto* cmd = app.add_subcommand("train", "Train one model and write its run JSON (results/SCHEMA.md)");
+  add_run_options(*cmd, st->run);
+  cmd->add_option("--out", st->out, "Run JSON to write")->required();
+  cmd->add_option("--checkpoint", st->checkpoint, "Checkpoint file (default: OUT.ckpt)");
+  cmd->add_flag("--resume", st->resume, "Continue from the checkpoint if it exists (the config must match)");
+  return [st]() {
+    finish_run_options(st->run);
+    TrainOptions o;
+    o.cfg = st->run.cfg;
+    o.data_dir = st->run.data_dir;
+    o.out_json = st->out;
+    o.checkpoint = st->checkpoint;
+    o.resume = st->resume;
+    o.threads = st->run.threads;
+    o.log_every = st->run.log_every;
+    o.command = g_command_line;
+    auto run = train(o);
+    std::printf("%s  %s seed %llu  val acc %.2f%%  test acc %.2f%%  (%.1f steps/s)  -> %s\n",
+                run["environment"]["device"].get<std::string>().c_str(), o.cfg.pe.kind.c_str(),
+                static_cast<unsigned long long>(o.cfg.train.seed), 100 * run["final"]["val"]["acc"].get<double>(),
+                100 * run["final"]["test"]["acc"].get<double>(), run["timing"]["steps_per_s"].get<double>(),
+                st->out.c_str());
+    return 0;
+  };
+}
+
+}  // namespace popebench::cli

@@ -1,0 +1,82 @@
+#include "cli/run_options.hpp"
+
+#include "cli/commands.hpp"
+#include "common/files.hpp"
+
+namespace popebench::cli {
+
+std::string g_command_line;
+
+std::string command_line(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) s += (i ? " " : "") + std::string(argv[i]);
+  return s;
+}
+
+std::string prescan_option(int argc, char** argv, const std::string& name) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == name && i + 1 < argc) return argv[i + 1];
+    if (a.rfind(name + "=", 0) == 0) return a.substr(name.size() + 1);
+  }
+  return "";
+}
+
+void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
+  auto& c = r.cfg;
+  size_t before = cmd.get_options().size();
+  add_task_options(cmd, c.task, r.counts);
+  for (size_t i = before; i < cmd.get_options().size(); ++i) r.task_opts.push_back(cmd.get_options()[i]);
+  cmd.add_option("--data", r.data_dir, "Dataset directory from `popebench generate` (default: generate in memory)");
+  auto* g = "Model";
+  cmd.add_option("--layers", c.model.n_layer, "Transformer blocks")->default_val(c.model.n_layer)->group(g);
+  cmd.add_option("--d-model", c.model.d_model, "Model width")->default_val(c.model.d_model)->group(g);
+  cmd.add_option("--heads", c.model.n_head, "Attention heads (must divide d-model)")->default_val(c.model.n_head)->group(g);
+  cmd.add_option("--mlp-ratio", c.model.mlp_ratio, "MLP hidden width / d-model")->default_val(c.model.mlp_ratio)->group(g);
+  cmd.add_option("--init-std", c.model.init_std, "Std of the normal init")->default_val(c.model.init_std)->group(g);
+  g = "Positional embedding";
+  if (with_pe_and_seed)
+    cmd.add_option("--pe", c.pe.kind, "none, rope or pope")->default_val(c.pe.kind)->group(g);
+  cmd.add_option("--pe-base", c.pe.base, "Frequency base")->default_val(c.pe.base)->group(g);
+  cmd.add_option("--delta-init", c.pe.delta_init, "PoPE phase bias init: uniform in [-2pi,0] or zero")
+      ->default_val(c.pe.delta_init)->group(g);
+  g = "Optimizer";
+  cmd.add_option("--lr", c.optim.lr, "Peak learning rate")->default_val(c.optim.lr)->group(g);
+  cmd.add_option("--lr-min", c.optim.lr_min, "Learning rate at the end of the cosine")->default_val(c.optim.lr_min)->group(g);
+  cmd.add_option("--warmup", c.optim.warmup_steps, "Linear warmup steps")->default_val(c.optim.warmup_steps)->group(g);
+  cmd.add_option("--beta1", c.optim.beta1, "Adam beta1")->default_val(c.optim.beta1)->group(g);
+  cmd.add_option("--beta2", c.optim.beta2, "Adam beta2")->default_val(c.optim.beta2)->group(g);
+  cmd.add_option("--adam-eps", c.optim.eps, "Adam epsilon")->default_val(c.optim.eps)->group(g);
+  cmd.add_option("--weight-decay", c.optim.weight_decay, "Decoupled weight decay on matrices")->default_val(c.optim.weight_decay)->group(g);
+  cmd.add_option("--grad-clip", c.optim.grad_clip, "Global gradient-norm clip (0: off)")->default_val(c.optim.grad_clip)->group(g);
+  g = "Training";
+  if (with_pe_and_seed)
+    cmd.add_option("--seed", c.train.seed, "Seed of init and batch sampling")->default_val(c.train.seed)->group(g);
+  cmd.add_option("--data-seed", c.train.data_seed, "Seed of the generated dataset (without --data)")->default_val(c.train.data_seed)->group(g);
+  cmd.add_option("--steps", c.train.steps, "Optimizer steps")->default_val(c.train.steps)->group(g);
+  cmd.add_option("--batch", c.train.batch, "Batch size")->default_val(c.train.batch)->group(g);
+  cmd.add_option("--eval-every", c.train.eval_every, "Steps between validation points (0: end only)")->default_val(c.train.eval_every)->group(g);
+  cmd.add_option("--eval-examples", c.train.eval_examples, "Validation examples per point (0: all)")->default_val(c.train.eval_examples)->group(g);
+  cmd.add_option("--eval-batch", c.train.eval_batch, "Evaluation batch size")->default_val(c.train.eval_batch)->group(g);
+  cmd.add_option("--checkpoint-every", c.train.checkpoint_every, "Steps between checkpoints (0: end only)")->default_val(c.train.checkpoint_every)->group(g);
+  cmd.add_option("--device", c.train.device, "auto, cpu or cuda")->default_val(c.train.device)->group(g);
+  cmd.add_option("--threads", r.threads, "CPU threads (0: all cores)")->default_val(0)->group(g);
+  cmd.add_option("--log-every", r.log_every, "Progress line every N steps when stderr is not a terminal")->default_val(r.log_every)->group(g);
+}
+
+void finish_run_options(RunOptions& r) {
+  if (!r.data_dir.empty())
+    for (auto* o : r.task_opts)
+      if (o->count() > 0)
+        throw UserError(o->get_name() + " cannot be combined with --data: the dataset's manifest defines the task");
+  if (r.threads < 0) throw UserError("--threads must be >= 0");
+  finish_task_options(r.cfg.task, r.counts);
+  r.cfg.model.vocab_size = r.cfg.task.vocab_size();
+  r.cfg.model.max_len = r.cfg.task.width();
+  r.cfg.model.validate();
+  r.cfg.pe.validate();
+  r.cfg.optim.validate();
+  r.cfg.train.validate();
+}
+
+}  // namespace popebench::cli

@@ -1,0 +1,40 @@
+// What the training loop needs from a device. The CPU backend (models/cpu_backend.cpp) and the
+// CUDA backend implement it; the loop, schedule, data, checkpoints and JSON are shared.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/batch.hpp"
+#include "models/config.hpp"
+#include "models/params.hpp"
+
+namespace popebench {
+
+struct StepResult {
+  double loss = 0;
+  double grad_norm = 0;  // before clipping
+  int correct = 0;       // arg-max hits in the batch
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string device_name() const = 0;
+  virtual const ParamLayout& layout() const = 0;
+  // Parameters and AdamW moments, each layout().total floats, for init and checkpoints.
+  virtual void get_state(std::vector<float>& params, std::vector<float>& m, std::vector<float>& v) = 0;
+  virtual void set_state(const std::vector<float>& params, const std::vector<float>& m, const std::vector<float>& v) = 0;
+  // Forward, backward, global-norm clipping and one AdamW update at learning rate lr;
+  // step is the 1-based optimizer step.
+  virtual StepResult train_step(const Batch& b, double lr, long step) = 0;
+  // Forward only: mean loss over the batch; correct (B,) filled.
+  virtual double eval_batch(const Batch& b, std::vector<int32_t>& correct) = 0;
+  // Sequence length every batch must be padded to (static shapes, e.g. CUDA graphs); 0: any.
+  virtual int static_len() const { return 0; }
+};
+
+// device: "cpu", "cuda" or "auto" (the GPU when one is usable, else the CPU with a notice).
+std::unique_ptr<Backend> make_backend(const RunConfig& cfg, const std::string& device);
+
+}  // namespace popebench

@@ -1,0 +1,76 @@
+// The CPU backend: the float reference transformer plus AdamW over the one parameter buffer.
+#include <cstdio>
+
+#include "common/files.hpp"
+#include "kernels/cpu/adamw.hpp"
+#include "kernels/device.hpp"
+#include "models/backend.hpp"
+#include "models/transformer.hpp"
+
+namespace popebench {
+
+namespace {
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(const RunConfig& cfg)
+      : cfg_(cfg), model_(cfg.model, cfg.pe), p_(model_.layout().total), g_(p_.size()), m_(p_.size(), 0.f), v_(p_.size(), 0.f) {
+    model_.init_params(p_.data(), cfg.train.seed);
+  }
+  std::string device_name() const override { return "cpu"; }
+  const ParamLayout& layout() const override { return model_.layout(); }
+  void get_state(std::vector<float>& p, std::vector<float>& m, std::vector<float>& v) override {
+    p = p_;
+    m = m_;
+    v = v_;
+  }
+  void set_state(const std::vector<float>& p, const std::vector<float>& m, const std::vector<float>& v) override {
+    p_ = p;
+    m_ = m;
+    v_ = v;
+  }
+  StepResult train_step(const Batch& b, double lr, long step) override {
+    StepResult r;
+    std::fill(g_.begin(), g_.end(), 0.f);
+    r.loss = model_.forward(p_.data(), b);
+    for (int c : model_.correct()) r.correct += c;
+    model_.backward(p_.data(), g_.data());
+    r.grad_norm = std::sqrt(cpu::sum_squares(g_.data(), g_.size()));
+    const auto& o = cfg_.optim;
+    double scale = (o.grad_clip > 0 && r.grad_norm > o.grad_clip) ? o.grad_clip / r.grad_norm : 1.0;
+    for (const auto& view : model_.layout().views)
+      cpu::adamw_update(p_.data() + view.offset, g_.data() + view.offset, m_.data() + view.offset,
+                        v_.data() + view.offset, view.size(), lr, view.decays() ? o.weight_decay : 0.0, o.beta1,
+                        o.beta2, o.eps, step, scale);
+    return r;
+  }
+  double eval_batch(const Batch& b, std::vector<int32_t>& correct) override {
+    double loss = model_.forward(p_.data(), b);
+    correct = model_.correct();
+    return loss;
+  }
+
+ private:
+  RunConfig cfg_;
+  Transformer<float> model_;
+  std::vector<float> p_, g_, m_, v_;  // params, grads, Adam m and v: (layout().total,) each
+};
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend(const RunConfig& cfg);  // kernels/cuda, when built
+
+std::unique_ptr<Backend> make_backend(const RunConfig& cfg, const std::string& device) {
+  if (device == "cpu") return std::make_unique<CpuBackend>(cfg);
+  DeviceInfo info = query_device();
+  bool usable = info.cuda_built && info.cuda_devices > 0;
+  if (device == "cuda" && !usable) throw UserError("--device cuda: no usable GPU (" + info.error + ")");
+#ifdef POPEBENCH_HAVE_CUDA_BACKEND
+  if (usable) return make_cuda_backend(cfg);
+#else
+  if (usable) info.error = "this build has no CUDA training backend";
+  if (device == "cuda") throw UserError("--device cuda: " + info.error);
+#endif
+  if (info.cuda_built) std::fprintf(stderr, "popebench: no usable GPU (%s); training on the CPU\n", info.error.c_str());
+  return std::make_unique<CpuBackend>(cfg);
+}
+
+}  // namespace popebench

@@ -1,0 +1,65 @@
+#include "models/summary.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "common/files.hpp"
+#include "common/version.hpp"
+
+namespace popebench {
+
+PaperValue paper_indirect_indexing(const std::string& pe) {
+  if (pe == "rope") return {11.16, 2.45, true};
+  if (pe == "pope") return {94.82, 2.91, true};
+  return {};
+}
+
+nlohmann::json summarise_runs(const std::vector<nlohmann::json>& runs, const std::string& title) {
+  std::map<std::string, std::vector<const nlohmann::json*>> by_pe;
+  for (const auto& r : runs) {
+    if (r.value("status", "") != "complete") throw UserError("summary: a run is not complete");
+    by_pe[r["config"]["pe"]["kind"].get<std::string>()].push_back(&r);
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& [pe, rs] : by_pe) {
+    std::vector<double> acc;
+    nlohmann::json seeds = nlohmann::json::array(), accs = nlohmann::json::array();
+    for (const auto* r : rs) {
+      acc.push_back(100.0 * (*r)["final"]["test"]["acc"].get<double>());
+      seeds.push_back((*r)["config"]["train"]["seed"]);
+      accs.push_back(acc.back());
+    }
+    double mean = 0, var = 0;
+    for (double a : acc) mean += a / acc.size();
+    for (double a : acc) var += (a - mean) * (a - mean);
+    // Sample std (n - 1), the usual "mean +- std over seeds"; 0 for a single run.
+    double sd = acc.size() > 1 ? std::sqrt(var / (acc.size() - 1)) : 0.0;
+    nlohmann::json row = {{"pe", pe}, {"n", acc.size()}, {"seeds", seeds}, {"test_acc", accs},
+                          {"mean", mean}, {"std", sd}};
+    PaperValue p = paper_indirect_indexing(pe);
+    row["paper"] = p.present ? nlohmann::json{{"mean", p.mean}, {"std", p.std}} : nlohmann::json(nullptr);
+    rows.push_back(row);
+  }
+  return {{"schema", "popebench.summary"}, {"schema_version", 1}, {"title", title}, {"metric", "test accuracy %"},
+          {"std", "sample (n-1)"}, {"rows", rows}, {"popebench_version", kPopebenchVersion},
+          {"git_commit", git_commit()}};
+}
+
+std::string summary_markdown(const nlohmann::json& s) {
+  std::string out = "| PE | runs | test accuracy % (ours) | paper |\n| --- | --- | --- | --- |\n";
+  char buf[256];
+  for (const auto& r : s["rows"]) {
+    std::string paper = "-";
+    if (!r["paper"].is_null()) {
+      std::snprintf(buf, sizeof buf, "%.2f ± %.2f", r["paper"]["mean"].get<double>(), r["paper"]["std"].get<double>());
+      paper = buf;
+    }
+    std::snprintf(buf, sizeof buf, "| %s | %d | %.2f ± %.2f | %s |\n", r["pe"].get<std::string>().c_str(),
+                  r["n"].get<int>(), r["mean"].get<double>(), r["std"].get<double>(), paper.c_str());
+    out += buf;
+  }
+  return out;
+}
+
+}  // namespace popebench

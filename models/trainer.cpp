@@ -1,0 +1,237 @@
+#include "models/trainer.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <thread>
+#include <unistd.h>
+
+#include <omp.h>
+
+#include "common/files.hpp"
+#include "common/rng.hpp"
+#include "common/version.hpp"
+#include "generators/dataset_io.hpp"
+#include "models/checkpoint.hpp"
+
+namespace popebench {
+
+using Clock = std::chrono::steady_clock;
+static double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+void to_json(nlohmann::json& j, const EvalResult& e) { j = {{"loss", e.loss}, {"acc", e.acc}, {"n", e.n}}; }
+
+Splits load_data(RunConfig& cfg, const std::string& dir) {
+  Splits s;
+  if (dir.empty()) {
+    s.train = generate_split(cfg.task, cfg.train.data_seed, Split::kTrain);
+    s.val = generate_split(cfg.task, cfg.train.data_seed, Split::kVal);
+    s.test = generate_split(cfg.task, cfg.train.data_seed, Split::kTest);
+    s.source = {{"kind", "generated"}, {"seed", cfg.train.data_seed}};
+    return s;
+  }
+  DatasetDir info = open_dataset_dir(dir);
+  cfg.task = info.task;
+  cfg.train.data_seed = info.seed;
+  cfg.model.vocab_size = info.task.vocab_size();
+  cfg.model.max_len = info.task.width();
+  s.train = load_split(dir, info, Split::kTrain);
+  s.val = load_split(dir, info, Split::kVal);
+  s.test = load_split(dir, info, Split::kTest);
+  nlohmann::json sums;
+  for (const char* sp : {"train", "val", "test"}) sums[sp] = info.manifest["splits"][sp]["checksum"];
+  s.source = {{"kind", "directory"}, {"dir", dir}, {"seed", info.seed}, {"checksums", sums}};
+  return s;
+}
+
+EvalResult evaluate(Backend& be, const Dataset& d, int eval_batch, size_t limit) {
+  EvalResult r;
+  size_t n = limit ? std::min(limit, d.size()) : d.size();
+  double loss_sum = 0;
+  size_t hits = 0;
+  std::vector<int32_t> correct;
+  for (size_t i = 0; i < n; i += eval_batch) {
+    std::vector<size_t> idx;
+    for (size_t j = i; j < std::min(n, i + eval_batch); ++j) idx.push_back(j);
+    Batch b = make_batch(d, idx, be.static_len());
+    loss_sum += be.eval_batch(b, correct) * idx.size();
+    for (int c : correct) hits += c;
+  }
+  r.n = n;
+  r.loss = n ? loss_sum / n : 0;
+  r.acc = n ? double(hits) / n : 0;
+  return r;
+}
+
+nlohmann::json environment_json(const std::string& device, int threads, const std::string& command) {
+  char host[256] = "unknown";
+  gethostname(host, sizeof host - 1);
+  std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return {{"popebench_version", kPopebenchVersion}, {"git_commit", git_commit()}, {"compiler", compiler_id()},
+          {"device", device}, {"threads", threads}, {"host", host}, {"date", date}, {"command", command}};
+}
+
+namespace {
+
+class Progress {
+ public:
+  Progress(int64_t total, int64_t log_every) : total_(total), every_(log_every), tty_(isatty(2)) {}
+  void update(int64_t step, double loss, double val_acc, double steps_per_s) {
+    bool show = tty_ ? seconds_since(last_) > 0.5 : (every_ > 0 && step % every_ == 0);
+    if (!show && step != total_) return;
+    last_ = Clock::now();
+    double left = steps_per_s > 0 ? (total_ - step) / steps_per_s : 0;
+    char acc[32] = "-";
+    if (val_acc >= 0) std::snprintf(acc, sizeof acc, "%.2f%%", 100 * val_acc);
+    std::fprintf(stderr, "%sstep %lld/%lld  loss %.4f  val acc %s  %.1f steps/s  %.0f s left%s", tty_ ? "\r" : "",
+                 static_cast<long long>(step), static_cast<long long>(total_), loss, acc, steps_per_s, left,
+                 tty_ ? "   " : "\n");
+    if (tty_ && step == total_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  int64_t total_, every_;
+  bool tty_;
+  Clock::time_point last_ = Clock::now() - std::chrono::seconds(10);
+};
+
+}  // namespace
+
+nlohmann::json train(TrainOptions opt) {
+  RunConfig& cfg = opt.cfg;
+  if (opt.out_json.empty()) throw UserError("no output path for the run JSON (--out)");
+  if (opt.checkpoint.empty()) opt.checkpoint = opt.out_json + ".ckpt";
+  int threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  omp_set_num_threads(threads);
+  Splits data = load_data(cfg, opt.data_dir);
+  cfg.validate();
+  const nlohmann::json cfg_json = cfg;
+
+  auto be = make_backend(cfg, cfg.train.device);
+  Pcg32 sampler = make_stream(cfg.train.seed, Stream::kBatches);
+  int64_t step = 0;
+  nlohmann::json curve = nlohmann::json::array();
+  double prior_train_s = 0, prior_eval_s = 0;
+  nlohmann::json resumed = nullptr;
+
+  double loss_sum = 0, last_loss = 0;
+  int64_t loss_n = 0, hits = 0;
+  auto save = [&](double train_s, double eval_s) {
+    Checkpoint ck;
+    ck.config = cfg_json;
+    // The running train-loss sums go in too, so the next curve point is the same after a resume.
+    ck.extra = {{"curve", curve}, {"train_s", train_s}, {"eval_s", eval_s},
+                {"loss_sum", loss_sum}, {"loss_n", loss_n}, {"hits", hits}};
+    ck.step = step;
+    ck.rng_state = sampler.state();
+    ck.rng_inc = sampler.inc();
+    be->get_state(ck.params, ck.m, ck.v);
+    save_checkpoint(opt.checkpoint, ck);
+  };
+
+  if (file_exists(opt.checkpoint)) {
+    if (!opt.resume)
+      throw UserError("checkpoint " + opt.checkpoint + " exists: pass --resume to continue it, or remove it");
+    Checkpoint ck = load_checkpoint(opt.checkpoint);
+    if (ck.config != cfg_json)
+      throw UserError("checkpoint " + opt.checkpoint + " was made with a different config; refusing to resume");
+    if (ck.params.size() != be->layout().total) throw UserError(opt.checkpoint + ": parameter count does not match the model");
+    be->set_state(ck.params, ck.m, ck.v);
+    sampler.set_state(ck.rng_state, ck.rng_inc);
+    step = ck.step;
+    curve = ck.extra.at("curve");
+    prior_train_s = ck.extra.at("train_s");
+    prior_eval_s = ck.extra.at("eval_s");
+    loss_sum = ck.extra.at("loss_sum");
+    loss_n = ck.extra.at("loss_n");
+    hits = ck.extra.at("hits");
+    resumed = step;
+    std::fprintf(stderr, "popebench: resuming %s at step %lld\n", opt.checkpoint.c_str(), static_cast<long long>(step));
+  }
+
+
+  const auto& T = cfg.train;
+  const auto t_start = Clock::now();
+  double eval_s = 0, train_s = 0;
+  auto eval_point = [&](double train_loss, double train_acc) {
+    auto t0 = Clock::now();
+    EvalResult v = evaluate(*be, data.val, T.eval_batch, T.eval_examples);
+    eval_s += seconds_since(t0);
+    curve.push_back({{"step", step}, {"lr", lr_at(cfg.optim, std::max<int64_t>(step - 1, 0), T.steps)},
+                     {"train_loss", train_loss}, {"train_acc", train_acc}, {"val_loss", v.loss},
+                     {"val_acc", v.acc}, {"val_n", v.n}, {"elapsed_s", prior_train_s + train_s + prior_eval_s + eval_s}});
+    return v.acc;
+  };
+
+  Progress progress(T.steps, opt.log_every);
+  double last_val_acc = curve.empty() ? -1.0 : curve.back()["val_acc"].get<double>();
+  if (step == 0 && T.eval_every > 0) last_val_acc = eval_point(std::nan(""), std::nan(""));
+  const int64_t start_step = step;
+  std::vector<size_t> idx(T.batch);
+  auto t_train = Clock::now();
+  while (step < T.steps) {
+    for (auto& i : idx) i = sampler.bounded(static_cast<uint32_t>(data.train.size()));
+    Batch b = make_batch(data.train, idx, be->static_len());
+    double lr = lr_at(cfg.optim, step, T.steps);
+    StepResult r = be->train_step(b, lr, static_cast<long>(step + 1));
+    if (!std::isfinite(r.loss) || !std::isfinite(r.grad_norm)) {
+      nlohmann::json run = {{"schema", "popebench.run"}, {"schema_version", 1}, {"status", "diverged"},
+                            {"config", cfg_json}, {"data", data.source}, {"curve", curve},
+                            {"environment", environment_json(be->device_name(), threads, opt.command)},
+                            {"diverged_at_step", step + 1}};
+      write_file_atomic(opt.out_json, run.dump(2) + "\n");
+      throw UserError("loss became " + std::string(std::isnan(r.loss) ? "NaN" : "infinite") + " at step " +
+                      std::to_string(step + 1) + "; the last good checkpoint is kept at " + opt.checkpoint);
+    }
+    ++step;
+    loss_sum += r.loss;
+    last_loss = r.loss;
+    hits += r.correct;
+    ++loss_n;
+    const bool last = step == T.steps;
+    if ((T.eval_every > 0 && step % T.eval_every == 0) || last) {
+      train_s += seconds_since(t_train);
+      last_val_acc = eval_point(loss_sum / loss_n, double(hits) / (loss_n * T.batch));
+      loss_sum = 0;
+      loss_n = hits = 0;
+      t_train = Clock::now();
+    }
+    if ((T.checkpoint_every > 0 && step % T.checkpoint_every == 0) && !last) {
+      train_s += seconds_since(t_train);
+      save(prior_train_s + train_s, prior_eval_s + eval_s);
+      t_train = Clock::now();
+    }
+    double elapsed = train_s + seconds_since(t_train);
+    progress.update(step, last_loss, last_val_acc, elapsed > 0 ? (step - start_step) / elapsed : 0);
+  }
+  train_s += seconds_since(t_train);
+
+  auto t0 = Clock::now();
+  EvalResult val = evaluate(*be, data.val, T.eval_batch), test = evaluate(*be, data.test, T.eval_batch);
+  eval_s += seconds_since(t0);
+  save(prior_train_s + train_s, prior_eval_s + eval_s);
+  const double total_train = prior_train_s + train_s;
+  nlohmann::json run = {
+      {"schema", "popebench.run"},
+      {"schema_version", 1},
+      {"status", "complete"},
+      {"config", cfg_json},
+      {"data", data.source},
+      {"environment", environment_json(be->device_name(), threads, opt.command)},
+      {"curve", curve},
+      {"final", {{"step", step}, {"val", val}, {"test", test}}},
+      {"timing", {{"wall_s", seconds_since(t_start) + prior_train_s + prior_eval_s},
+                  {"train_s", total_train},
+                  {"eval_s", prior_eval_s + eval_s},
+                  {"steps_per_s", total_train > 0 ? T.steps / total_train : 0.0}}},
+      {"resumed_from_step", resumed},
+      {"checkpoint", opt.checkpoint},
+  };
+  write_file_atomic(opt.out_json, run.dump(2) + "\n");
+  return run;
+}
+
+}  // namespace popebench

@@ -1,0 +1,47 @@
+// The training loop shared by every backend: data, batch sampling, schedule, evaluation,
+// learning curve, checkpoints, resume, progress and the run JSON (results/SCHEMA.md).
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "generators/dataset.hpp"
+#include "models/backend.hpp"
+#include "models/config.hpp"
+
+namespace popebench {
+
+struct TrainOptions {
+  RunConfig cfg;
+  std::string data_dir;    // empty: generate the splits from cfg.train.data_seed in memory
+  std::string out_json;    // the run JSON
+  std::string checkpoint;  // empty: out_json + ".ckpt"
+  bool resume = false;     // continue from the checkpoint when it exists
+  int threads = 0;         // CPU threads (0: all cores)
+  int64_t log_every = 1000;  // progress line interval when stderr is not a terminal
+  std::string command;     // the command line, for provenance
+};
+
+// Trains, evaluates, writes the run JSON and the final checkpoint; returns the run JSON.
+// Throws UserError on bad input and on a diverged run (after writing its JSON).
+nlohmann::json train(TrainOptions opt);
+
+struct Splits {
+  Dataset train, val, test;
+  nlohmann::json source;  // where the data came from: generated (seed) or a directory (checksums)
+};
+// With a dataset directory, the task and data seed come from its manifest (cfg is updated).
+Splits load_data(RunConfig& cfg, const std::string& data_dir);
+
+struct EvalResult {
+  double loss = 0, acc = 0;
+  size_t n = 0;
+};
+// The first `limit` examples (0: all) in order, in batches of eval_batch.
+EvalResult evaluate(Backend& be, const Dataset& d, int eval_batch, size_t limit = 0);
+void to_json(nlohmann::json& j, const EvalResult& e);
+
+// popebench version, git commit, compiler, device, threads, host, time, command.
+nlohmann::json environment_json(const std::string& device, int threads, const std::string& command);
+
+}  // namespace popebench
