@@ -104,7 +104,12 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
         }
         std::fprintf(stderr, "popebench: training %s seed %llu -> %s\n", pe.c_str(),
                      static_cast<unsigned long long>(seed), o.out_json.c_str());
-        runs.push_back(train(o));
+        try {
+          runs.push_back(train(o));
+        } catch (const RunInterrupted& e) {
+          std::fprintf(stderr, "popebench: %s (rerun the same reproduce command to continue)\n", e.what());
+          return 130;
+        }
         std::fprintf(stderr, "popebench: %s seed %llu test acc %.2f%%\n", pe.c_str(),
                      static_cast<unsigned long long>(seed), 100 * runs.back()["final"]["test"]["acc"].get<double>());
       }

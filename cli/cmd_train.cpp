@@ -10,6 +10,7 @@ Runner register_train(CLI::App& app) {
     RunOptions run;
     std::string out, checkpoint;
     bool resume = false;
+    int64_t stop_at = 0;
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("train", "Train one model and write its run JSON (results/SCHEMA.md)");
@@ -17,6 +18,7 @@ Runner register_train(CLI::App& app) {
   cmd->add_option("--out", st->out, "Run JSON to write")->required();
   cmd->add_option("--checkpoint", st->checkpoint, "Checkpoint file (default: OUT.ckpt)");
   cmd->add_flag("--resume", st->resume, "Continue from the checkpoint if it exists (the config must match)");
+  cmd->add_option("--stop-at", st->stop_at, "Stop after this step with a checkpoint (continue with --resume)");
   return [st]() {
     finish_run_options(st->run);
     TrainOptions o;
@@ -28,7 +30,14 @@ Runner register_train(CLI::App& app) {
     o.threads = st->run.threads;
     o.log_every = st->run.log_every;
     o.command = g_command_line;
-    auto run = train(o);
+    o.stop_at = st->stop_at;
+    nlohmann::json run;
+    try {
+      run = train(o);
+    } catch (const RunInterrupted& e) {
+      std::fprintf(stderr, "popebench: %s\n", e.what());
+      return 130;
+    }
     std::printf("%s  %s seed %llu  val acc %.2f%%  test acc %.2f%%  (%.1f steps/s)  -> %s\n",
                 run["environment"]["device"].get<std::string>().c_str(), o.cfg.pe.kind.c_str(),
                 static_cast<unsigned long long>(o.cfg.train.seed), 100 * run["final"]["val"]["acc"].get<double>(),

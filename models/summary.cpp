@@ -6,6 +6,7 @@
 
 #include "common/files.hpp"
 #include "common/version.hpp"
+#include "models/run_json.hpp"
 
 namespace popebench {
 
@@ -16,18 +17,19 @@ PaperValue paper_indirect_indexing(const std::string& pe) {
 }
 
 nlohmann::json summarise_runs(const std::vector<nlohmann::json>& runs, const std::string& title) {
-  std::map<std::string, std::vector<const nlohmann::json*>> by_pe;
-  for (const auto& r : runs) {
-    if (r.value("status", "") != "complete") throw UserError("summary: a run is not complete");
-    by_pe[r["config"]["pe"]["kind"].get<std::string>()].push_back(&r);
+  std::map<std::string, std::vector<RunRecord>> by_pe;
+  for (const auto& j : runs) {
+    RunRecord r = read_run(j, "summary");
+    if (r.status != "complete") throw UserError("summary: the " + r.pe + " run of seed " + std::to_string(r.seed) + " is not complete");
+    by_pe[r.pe].push_back(r);
   }
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& [pe, rs] : by_pe) {
     std::vector<double> acc;
     nlohmann::json seeds = nlohmann::json::array(), accs = nlohmann::json::array();
-    for (const auto* r : rs) {
-      acc.push_back(100.0 * (*r)["final"]["test"]["acc"].get<double>());
-      seeds.push_back((*r)["config"]["train"]["seed"]);
+    for (const auto& r : rs) {
+      acc.push_back(100.0 * r.test_acc);
+      seeds.push_back(r.seed);
       accs.push_back(acc.back());
     }
     double mean = 0, var = 0;

@@ -1,6 +1,8 @@
 #include "models/trainer.hpp"
 
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -75,6 +77,10 @@ nlohmann::json environment_json(const std::string& device, int threads, const st
 }
 
 namespace {
+
+// SIGINT / SIGTERM: finish the current step, save a checkpoint, then stop.
+std::atomic<int> g_stop_signal{0};
+extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
 
 class Progress {
  public:
@@ -156,7 +162,8 @@ nlohmann::json train(TrainOptions opt) {
   const auto& T = cfg.train;
   const auto t_start = Clock::now();
   double eval_s = 0, train_s = 0;
-  auto eval_point = [&](double train_loss, double train_acc) {
+  // train_loss/train_acc: means since the previous point; null at step 0 (nothing trained yet).
+  auto eval_point = [&](nlohmann::json train_loss, nlohmann::json train_acc) {
     auto t0 = Clock::now();
     EvalResult v = evaluate(*be, data.val, T.eval_batch, T.eval_examples);
     eval_s += seconds_since(t0);
@@ -166,9 +173,16 @@ nlohmann::json train(TrainOptions opt) {
     return v.acc;
   };
 
+  g_stop_signal = 0;
+  auto old_int = std::signal(SIGINT, on_stop_signal), old_term = std::signal(SIGTERM, on_stop_signal);
+  struct Restore {
+    decltype(old_int) i, t;
+    ~Restore() { std::signal(SIGINT, i); std::signal(SIGTERM, t); }
+  } restore{old_int, old_term};
+
   Progress progress(T.steps, opt.log_every);
   double last_val_acc = curve.empty() ? -1.0 : curve.back()["val_acc"].get<double>();
-  if (step == 0 && T.eval_every > 0) last_val_acc = eval_point(std::nan(""), std::nan(""));
+  if (step == 0 && T.eval_every > 0) last_val_acc = eval_point(nullptr, nullptr);
   const int64_t start_step = step;
   std::vector<size_t> idx(T.batch);
   auto t_train = Clock::now();
@@ -206,6 +220,13 @@ nlohmann::json train(TrainOptions opt) {
     }
     double elapsed = train_s + seconds_since(t_train);
     progress.update(step, last_loss, last_val_acc, elapsed > 0 ? (step - start_step) / elapsed : 0);
+    if (!last && (g_stop_signal || (opt.stop_at > 0 && step >= opt.stop_at))) {
+      train_s += seconds_since(t_train);
+      save(prior_train_s + train_s, prior_eval_s + eval_s);
+      std::string why = g_stop_signal ? "interrupted" : "stopped as asked (--stop-at)";
+      throw RunInterrupted(why + " at step " + std::to_string(step) + "; checkpoint " + opt.checkpoint +
+                           " saved: run again with --resume to continue");
+    }
   }
   train_s += seconds_since(t_train);
 

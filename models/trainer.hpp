@@ -1,6 +1,7 @@
 // The training loop shared by every backend: data, batch sampling, schedule, evaluation,
 // learning curve, checkpoints, resume, progress and the run JSON (results/SCHEMA.md).
 #pragma once
+#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,12 @@ struct TrainOptions {
   int threads = 0;         // CPU threads (0: all cores)
   int64_t log_every = 1000;  // progress line interval when stderr is not a terminal
   std::string command;     // the command line, for provenance
+  int64_t stop_at = 0;     // > 0: stop after this step with a checkpoint and no run JSON (resume later)
+};
+
+// Thrown when a run stops early on purpose (stop_at, SIGINT/SIGTERM) after saving its checkpoint.
+struct RunInterrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // Trains, evaluates, writes the run JSON and the final checkpoint; returns the run JSON.

@@ -1,0 +1,40 @@
+#include "models/run_json.hpp"
+
+#include "common/files.hpp"
+
+namespace popebench {
+
+RunRecord read_run(const nlohmann::json& j, const std::string& what) {
+  try {
+    if (j.value("schema", "") != "popebench.run") throw UserError(what + ": not a popebench run JSON");
+    int v = j.at("schema_version");
+    if (v < 1 || v > kRunSchemaVersion)
+      throw UserError(what + ": run schema version " + std::to_string(v) + " is newer than this build reads (" +
+                      std::to_string(kRunSchemaVersion) + ")");
+    RunRecord r;
+    r.status = j.at("status");
+    r.pe = j.at("config").at("pe").at("kind");
+    r.seed = j.at("config").at("train").at("seed");
+    r.steps = j.at("config").at("train").at("steps");
+    if (r.status == "complete") {
+      const auto& f = j.at("final");
+      r.val_acc = f.at("val").at("acc");
+      r.test_acc = f.at("test").at("acc");
+      r.val_loss = f.at("val").at("loss");
+      r.test_loss = f.at("test").at("loss");
+      r.steps_per_s = j.at("timing").at("steps_per_s");
+    }
+    r.raw = j;
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError(what + ": malformed run JSON (" + std::string(e.what()) + ")");
+  }
+}
+
+RunRecord read_run_file(const std::string& path) {
+  auto j = nlohmann::json::parse(read_file(path), nullptr, false);
+  if (j.is_discarded()) throw UserError(path + ": not valid JSON");
+  return read_run(j, path);
+}
+
+}  // namespace popebench

@@ -1,0 +1,26 @@
+// Reading run JSON files back (results/SCHEMA.md). Every reader in the suite (summary, merge,
+// plots) goes through this, so a file written by an older version is read by the newer one.
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace popebench {
+
+constexpr int kRunSchemaVersion = 1;
+
+struct RunRecord {
+  std::string status;   // complete | diverged
+  std::string pe;
+  uint64_t seed = 0;
+  int64_t steps = 0;
+  double val_acc = 0, test_acc = 0, val_loss = 0, test_loss = 0;  // final; 0 when not complete
+  double steps_per_s = 0;
+  nlohmann::json raw;
+};
+
+// Throws UserError naming `what` when the document is not a run JSON this version can read.
+RunRecord read_run(const nlohmann::json& j, const std::string& what);
+RunRecord read_run_file(const std::string& path);
+
+}  // namespace popebench

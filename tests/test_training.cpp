@@ -1,0 +1,209 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <unistd.h>
+
+#include "common/files.hpp"
+#include "generators/dataset_io.hpp"
+#include "models/checkpoint.hpp"
+#include "models/run_json.hpp"
+#include "models/summary.hpp"
+#include "models/trainer.hpp"
+
+using namespace popebench;
+namespace fs = std::filesystem;
+
+namespace {
+std::string tmpdir(const std::string& name) {
+  auto p = fs::temp_directory_path() / ("popebench_train_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p.string();
+}
+RunConfig tiny_run(const std::string& pe) {
+  RunConfig c;
+  auto& ii = c.task.indirect_indexing;
+  ii.min_len = 5;
+  ii.max_len = 8;
+  ii.max_shift = 2;
+  ii.alphabet = 10;
+  c.task.n_train = 500;
+  c.task.n_val = 64;
+  c.task.n_test = 64;
+  c.model.n_layer = 2;
+  c.model.d_model = 32;
+  c.model.n_head = 2;
+  c.model.vocab_size = c.task.vocab_size();
+  c.model.max_len = c.task.width();
+  c.pe.kind = pe;
+  c.optim.lr = 3e-3;
+  c.optim.lr_min = 3e-4;
+  c.optim.warmup_steps = 5;
+  c.train.steps = 30;
+  c.train.batch = 16;
+  c.train.eval_every = 10;
+  c.train.eval_batch = 32;
+  c.train.checkpoint_every = 0;
+  c.train.device = "cpu";
+  return c;
+}
+TrainOptions opts(const RunConfig& c, const std::string& out) {
+  TrainOptions o;
+  o.cfg = c;
+  o.out_json = out;
+  o.threads = 1;
+  o.log_every = 0;
+  return o;
+}
+// The numbers of a run, without timings and paths.
+nlohmann::json numbers(const nlohmann::json& run) {
+  nlohmann::json curve = run["curve"];
+  for (auto& p : curve) p.erase("elapsed_s");
+  return {{"curve", curve}, {"final", run["final"]}};
+}
+void expect_error(const std::function<void()>& f, const std::string& part) {
+  try {
+    f();
+    FAIL("expected an error containing: " << part);
+  } catch (const UserError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains(part));
+  }
+}
+}  // namespace
+
+TEST_CASE("a tiny model overfits a handful of examples to 100%", "[train]") {
+  // Fails when a gradient is wrong or the optimizer does not descend: 8 fixed examples, so the
+  // model can only reach 100% by fitting them.
+  for (std::string pe : {"rope", "pope"}) {
+    RunConfig c = tiny_run(pe);
+    c.optim.weight_decay = 0;
+    auto be = make_backend(c, "cpu");
+    Dataset d = generate_split(c.task, 0, Split::kTrain);
+    std::vector<size_t> idx = {0, 1, 2, 3, 4, 5, 6, 7};
+    Batch b = make_batch(d, idx);
+    double first = 0, last = 0;
+    for (long s = 1; s <= 150; ++s) {
+      StepResult r = be->train_step(b, 3e-3, s);
+      if (s == 1) first = r.loss;
+      last = r.loss;
+    }
+    std::vector<int32_t> correct;
+    be->eval_batch(b, correct);
+    int hits = 0;
+    for (int x : correct) hits += x;
+    INFO("pe=" << pe << " loss " << first << " -> " << last);
+    CHECK(hits == 8);
+    CHECK(last < 0.05 * first);
+  }
+}
+
+TEST_CASE("the same seed and config give the same numbers twice", "[train]") {
+  std::string dir = tmpdir("det");
+  auto a = train(opts(tiny_run("pope"), dir + "/a.json"));
+  auto b = train(opts(tiny_run("pope"), dir + "/b.json"));
+  CHECK(numbers(a) == numbers(b));
+  RunConfig other = tiny_run("pope");
+  other.train.seed = 1;
+  auto c = train(opts(other, dir + "/c.json"));
+  CHECK(numbers(a) != numbers(c));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("resume from a checkpoint equals an uninterrupted run", "[train]") {
+  std::string dir = tmpdir("resume");
+  RunConfig c = tiny_run("pope");
+  c.train.checkpoint_every = 7;  // not aligned with eval points: the running sums must be saved
+  auto full = train(opts(c, dir + "/full.json"));
+  auto o = opts(c, dir + "/part.json");
+  o.stop_at = 13;
+  CHECK_THROWS_AS(train(o), RunInterrupted);
+  CHECK(file_exists(dir + "/part.json.ckpt"));
+  CHECK_FALSE(file_exists(dir + "/part.json"));
+  CHECK(load_checkpoint(dir + "/part.json.ckpt").step == 13);
+  o.stop_at = 0;
+  expect_error([&] { train(o); }, "pass --resume");
+  o.resume = true;
+  auto resumed = train(o);
+  CHECK(resumed["resumed_from_step"] == 13);
+  CHECK(numbers(resumed) == numbers(full));
+  // A different config is refused.
+  auto bad = o;
+  bad.cfg.optim.lr = 1e-3;
+  bad.out_json = dir + "/other.json";
+  bad.checkpoint = dir + "/part.json.ckpt";
+  expect_error([&] { train(bad); }, "different config");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("bad input is refused with a clear message", "[train]") {
+  std::string dir = tmpdir("bad");
+  RunConfig c = tiny_run("sinusoidal-typo");
+  expect_error([&] { train(opts(c, dir + "/x.json")); }, "unknown positional embedding");
+  c = tiny_run("rope");
+  c.model.n_head = 3;
+  expect_error([&] { train(opts(c, dir + "/x.json")); }, "does not divide");
+  c = tiny_run("rope");
+  auto o = opts(c, dir + "/x.json");
+  o.data_dir = dir + "/missing";
+  expect_error([&] { train(o); }, "no dataset at");
+  // A corrupt checkpoint.
+  o = opts(c, dir + "/y.json");
+  train(o);
+  std::string bytes = read_file(dir + "/y.json.ckpt");
+  bytes[bytes.size() / 2] ^= 0x10;
+  write_file_atomic(dir + "/y.json.ckpt", bytes);
+  expect_error([&] { load_checkpoint(dir + "/y.json.ckpt"); }, "checksum");
+  o.resume = true;
+  expect_error([&] { train(o); }, "checksum");
+  write_file_atomic(dir + "/z.ckpt", "not a checkpoint at all");
+  expect_error([&] { load_checkpoint(dir + "/z.ckpt"); }, "wrong magic");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("training from a dataset directory equals training on generated data", "[train]") {
+  std::string dir = tmpdir("datadir");
+  RunConfig c = tiny_run("rope");
+  GenerateOptions g;
+  g.task = c.task;
+  g.seed = c.train.data_seed;
+  write_dataset_dir(dir + "/data", g);
+  auto a = train(opts(c, dir + "/a.json"));
+  auto o = opts(c, dir + "/b.json");
+  o.data_dir = dir + "/data";
+  auto b = train(o);
+  CHECK(numbers(a) == numbers(b));
+  CHECK(b["data"]["kind"] == "directory");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("run JSON: written, read back, summarised", "[train][json]") {
+  std::string dir = tmpdir("json");
+  auto run = train(opts(tiny_run("pope"), dir + "/r.json"));
+  RunRecord r = read_run_file(dir + "/r.json");
+  CHECK(r.status == "complete");
+  CHECK(r.pe == "pope");
+  CHECK(r.steps == 30);
+  CHECK(r.test_acc == run["final"]["test"]["acc"].get<double>());
+  CHECK(run["curve"].size() == 4);  // steps 0, 10, 20, 30
+  CHECK(run["environment"]["git_commit"].is_string());
+  auto s = summarise_runs({run, run}, "t");
+  CHECK(s["rows"][0]["n"] == 2);
+  CHECK(s["rows"][0]["std"] == 0.0);
+  CHECK(s["rows"][0]["paper"]["mean"] == 94.82);
+  // Future versions are refused, foreign documents too.
+  auto future = run;
+  future["schema_version"] = kRunSchemaVersion + 1;
+  expect_error([&] { read_run(future, "f"); }, "newer than this build reads");
+  expect_error([&] { read_run(nlohmann::json{{"a", 1}}, "f"); }, "not a popebench run");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a run JSON written by version 0.1.0 is still read", "[train][json]") {
+  // tests/data/run_v1.json was written by `popebench train` at schema version 1 (see its
+  // environment block); keep it unchanged when the schema grows.
+  RunRecord r = read_run_file(std::string(POPEBENCH_SOURCE_DIR) + "/tests/data/run_v1.json");
+  CHECK(r.status == "complete");
+  CHECK(r.raw["schema_version"] == 1);
+  CHECK(r.test_acc >= 0);
+  CHECK(r.test_acc <= 1);
+}
