@@ -38,3 +38,8 @@ class Backend {
 std::unique_ptr<Backend> make_backend(const RunConfig& cfg, const std::string& device);
 
 }  // namespace popebench
+
+namespace popebench {
+// Test hook (CUDA builds): one batch's loss and gradient on the CUDA backend, no update.
+double cuda_loss_and_grad(Backend& be, const Batch& b, std::vector<float>& grads);
+}  // namespace popebench

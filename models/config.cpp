@@ -43,6 +43,7 @@ void TrainConfig::validate() const {
   if (eval_batch < 1) bad("eval batch must be >= 1");
   if (device != "auto" && device != "cpu" && device != "cuda")
     bad("unknown device '" + device + "' (known: auto, cpu, cuda)");
+  if (gpu_matmul != "tf32" && gpu_matmul != "fp32") bad("unknown GPU matmul mode '" + gpu_matmul + "' (known: tf32, fp32)");
 }
 
 void RunConfig::validate() const {
@@ -98,7 +99,7 @@ void from_json(const nlohmann::json& j, OptimConfig& c) {
 void to_json(nlohmann::json& j, const TrainConfig& c) {
   j = {{"seed", c.seed}, {"data_seed", c.data_seed}, {"steps", c.steps}, {"batch", c.batch},
        {"eval_every", c.eval_every}, {"eval_examples", c.eval_examples}, {"eval_batch", c.eval_batch},
-       {"checkpoint_every", c.checkpoint_every}, {"device", c.device},
+       {"checkpoint_every", c.checkpoint_every}, {"device", c.device}, {"gpu_matmul", c.gpu_matmul},
        {"batch_sampling", "uniform_with_replacement"}, {"loss", "answer_position_only"}};
 }
 void from_json(const nlohmann::json& j, TrainConfig& c) {
@@ -111,6 +112,7 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
   c.eval_batch = j.at("eval_batch");
   c.checkpoint_every = j.at("checkpoint_every");
   c.device = j.at("device");
+  c.gpu_matmul = j.value("gpu_matmul", "tf32");  // absent before 0.1.0's CUDA backend
 }
 void to_json(nlohmann::json& j, const RunConfig& c) {
   j = {{"task", c.task}, {"model", c.model}, {"pe", c.pe}, {"optim", c.optim}, {"train", c.train}};

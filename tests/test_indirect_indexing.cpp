@@ -118,7 +118,7 @@ TEST_CASE("zero shift appears when allowed", "[generator]") {
   CHECK(std::abs(st.shift_hist[0] - 20000 * p) < 5 * sd);
 }
 
-TEST_CASE("same seed gives the same bytes; seeds and splits differ", "[generator]") {
+TEST_CASE("same seed gives the same bytes and seeds and splits differ", "[generator]") {
   TaskConfig task;
   task.n_train = task.n_val = task.n_test = 2000;
   Dataset a = generate_split(task, 3, Split::kTrain);

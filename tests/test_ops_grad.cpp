@@ -89,7 +89,7 @@ TEST_CASE("causal attention backward matches finite differences", "[grad]") {
   }
 }
 
-TEST_CASE("rope backward matches finite differences, also on part of the channels", "[grad]") {
+TEST_CASE("rope backward matches finite differences also on part of the channels", "[grad]") {
   for (int n_rot : {8, 4}) {
     const int BH = 3, Tn = 7, D = 8;
     auto th = rope_thetas(D, 10000.0);

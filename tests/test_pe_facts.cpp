@@ -29,7 +29,7 @@ double score(const std::vector<double>& q, const std::vector<double>& k, int t, 
 }
 }  // namespace
 
-TEST_CASE("RoPE, one pair, theta = 30 degrees: score = cos(30 deg * distance)", "[pe][spec]") {
+TEST_CASE("RoPE with one pair and theta 30 degrees scores cos(30 deg * distance)", "[pe][spec]") {
   const double th = M_PI / 6;
   auto rope = [&](const double* x, double* y, int Tn, bool) { cpu::rope_fwd(x, y, 1, Tn, 2, 2, &th); };
   std::vector<double> v = {1, 0};
@@ -75,7 +75,7 @@ TEST_CASE("PoPE score equals the closed-form sum", "[pe][spec]") {
   }
 }
 
-TEST_CASE("PoPE clamps delta to [-2 pi, 0] and passes no gradient outside", "[pe][spec]") {
+TEST_CASE("PoPE clamps delta to -2 pi..0 and passes no gradient outside", "[pe][spec]") {
   const int D = 2;
   auto th = pope_thetas(D, 10000);
   auto x = randn(3 * D, 5);
@@ -92,7 +92,7 @@ TEST_CASE("PoPE clamps delta to [-2 pi, 0] and passes no gradient outside", "[pe
   CHECK(dd[1] != 0.0);
 }
 
-TEST_CASE("frequencies follow SPEC: RoPE base^(-2c/d), PoPE base^(-c/d)", "[pe][spec]") {
+TEST_CASE("frequencies follow SPEC: RoPE base^(-2c/d) and PoPE base^(-c/d)", "[pe][spec]") {
   auto r = rope_thetas(64, 10000), p = pope_thetas(64, 10000);
   REQUIRE(r.size() == 32);
   REQUIRE(p.size() == 64);

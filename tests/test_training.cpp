@@ -176,7 +176,7 @@ TEST_CASE("training from a dataset directory equals training on generated data",
   fs::remove_all(dir);
 }
 
-TEST_CASE("run JSON: written, read back, summarised", "[train][json]") {
+TEST_CASE("run JSON is written then read back and summarised", "[train][json]") {
   std::string dir = tmpdir("json");
   auto run = train(opts(tiny_run("pope"), dir + "/r.json"));
   RunRecord r = read_run_file(dir + "/r.json");

@@ -1,0 +1,32 @@
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/kernels.hpp"
+
+namespace popebench::cuda {
+
+// Reads lr, step and the gradient norm from device memory, so a captured graph replays with the
+// values of the step (the host writes lr and step into pinned memory that a graph node copies).
+__global__ void adamw_kernel(float* p, const float* g, float* m, float* v, const uint8_t* decay, size_t n,
+                             const AdamWHyper* hyper, float wd, float beta1, float beta2, float eps, float clip) {
+  const float lr = hyper->lr, step = hyper->step, norm = hyper->grad_norm;
+  const float scale = (clip > 0.f && norm > clip) ? clip / norm : 1.f;
+  const float bc1 = 1.f - powf(beta1, step), bc2 = 1.f - powf(beta2, step);
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    float gi = g[i] * scale;
+    float mi = beta1 * m[i] + (1.f - beta1) * gi;
+    float vi = beta2 * v[i] + (1.f - beta2) * gi * gi;
+    m[i] = mi;
+    v[i] = vi;
+    float pi = p[i] * (1.f - lr * (decay[i] ? wd : 0.f));
+    p[i] = pi - lr * (mi / bc1) / (sqrtf(vi / bc2) + eps);
+  }
+}
+
+void adamw_update(float* p, const float* g, float* m, float* v, const uint8_t* decay_mask, size_t n,
+                  const AdamWHyper* hyper, float weight_decay, float beta1, float beta2, float eps, float grad_clip,
+                  cudaStream_t s) {
+  int blocks = static_cast<int>(std::min<size_t>((n + 255) / 256, 132 * 8));
+  adamw_kernel<<<blocks, 256, 0, s>>>(p, g, m, v, decay_mask, n, hyper, weight_decay, beta1, beta2, eps, grad_clip);
+  CUDA_CHECK_LAUNCH("adamw_update");
+}
+
+}  // namespace popebench::cuda

@@ -1,0 +1,426 @@
+// Fused causal attention with the positional embedding applied inside the kernel
+// (twin of kernels/cpu/attention.hpp + rope.hpp + pope.hpp). PoPE's 2D-wide queries and keys
+// exist only in shared memory: the kernels read the D-wide q, k from the qkv buffer and build
+// [mu cos, mu sin] tile by tile; nothing 2D-wide is written to global memory.
+//
+// Work split (all three kernels): blocks of 4 warps over tiles of 32 rows; the other side is
+// staged 32 rows at a time in shared memory, transformed by the PE as it is loaded. Dot products
+// over channels run with lanes over rows (one row per lane, channels looped), accumulations with
+// lanes over channels. Padding rows by one float keeps both patterns free of bank conflicts.
+// Backward: one kernel for dK, dV (and delta's per-key gradient), one for dQ; no atomics, so the
+// gradients are bit-identical between runs.
+//
+// Angles t * theta_c (+ delta) are formed in double and reduced mod 2 pi before sincosf: in fp32,
+// t * theta at t = 4096 carries an absolute error of ~5e-4 rad, in double ~1e-12.
+#include <cmath>
+
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/kernels.hpp"
+
+namespace popebench::cuda {
+
+namespace {
+
+constexpr int kTile = 32, kWarps = 4, kRowsPerWarp = kTile / kWarps;
+constexpr double kTwoPi = 6.283185307179586, kDeltaMin = -6.283185307179586;
+
+__device__ __forceinline__ void angle_sincos(int pos, double theta, double phase, float* sn, float* cs) {
+  double a = double(pos) * theta + phase;
+  a -= kTwoPi * rint(a * (1.0 / kTwoPi));
+  sincosf(float(a), sn, cs);
+}
+__device__ __forceinline__ float softplusf(float x) { return x > 20.f ? x : log1pf(expf(x)); }
+__device__ __forceinline__ float sigmoidf(float x) { return 1.f / (1.f + expf(-x)); }
+__device__ __forceinline__ double clamp_delta(float d) { return fmin(fmax(double(d), kDeltaMin), 0.0); }
+__device__ __forceinline__ bool delta_in_range(float d) { return double(d) >= kDeltaMin && double(d) <= 0.0; }
+
+template <int D, PEKind PE> struct Dims {
+  static constexpr int DQ = PE == PEKind::kPope ? 2 * D : D;  // width the dot product sees
+  static constexpr int NQ = DQ / 32, NV = D / 32;             // elements per lane
+  static constexpr int SQ = DQ + 1, SV = D + 1;               // padded smem row strides
+};
+
+// One warp writes the PE-transformed row (times mul) of x (D floats, global) at position pos.
+template <int D, PEKind PE, bool KEY>
+__device__ void load_transformed(const float* x, int pos, const double* theta, const float* delta_h, float mul,
+                                 float* dst, int lane) {
+  constexpr int DQ = Dims<D, PE>::DQ;
+  for (int e = lane; e < DQ; e += 32) {
+    float val;
+    if constexpr (PE == PEKind::kNone) {
+      val = x[e];
+    } else if constexpr (PE == PEKind::kRope) {
+      const int c = e < D / 2 ? e : e - D / 2;
+      float sn, cs;
+      angle_sincos(pos, theta[c], 0.0, &sn, &cs);
+      val = e < D / 2 ? x[c] * cs - x[c + D / 2] * sn : x[c] * sn + x[c + D / 2] * cs;
+    } else {
+      const int c = e < D ? e : e - D;
+      float sn, cs;
+      angle_sincos(pos, theta[c], KEY ? clamp_delta(delta_h[c]) : 0.0, &sn, &cs);
+      const float mu = softplusf(x[c]);
+      val = e < D ? mu * cs : mu * sn;
+    }
+    dst[e] = val * mul;
+  }
+}
+
+// Gradient through the PE for one row: g (DQ floats, smem) -> dx (D floats, global);
+// PoPE keys also write this row's contribution to d delta (ddelta_row, D floats).
+template <int D, PEKind PE, bool KEY>
+__device__ void pe_backward_row(const float* g, const float* x, int pos, const double* theta, const float* delta_h,
+                                float* dx, float* ddelta_row, int lane) {
+  for (int c = lane; c < D; c += 32) {
+    if constexpr (PE == PEKind::kNone) {
+      dx[c] = g[c];
+    } else if constexpr (PE == PEKind::kRope) {
+      const int cc = c < D / 2 ? c : c - D / 2;
+      float sn, cs;
+      angle_sincos(pos, theta[cc], 0.0, &sn, &cs);
+      dx[c] = c < D / 2 ? g[c] * cs + g[c + D / 2] * sn : -g[cc] * sn + g[c] * cs;
+    } else {
+      float sn, cs;
+      angle_sincos(pos, theta[c], KEY ? clamp_delta(delta_h[c]) : 0.0, &sn, &cs);
+      const float dmu = g[c] * cs + g[D + c] * sn;
+      dx[c] = dmu * sigmoidf(x[c]);
+      if (KEY) ddelta_row[c] = delta_in_range(delta_h[c]) ? softplusf(x[c]) * (-g[c] * sn + g[D + c] * cs) : 0.f;
+    }
+  }
+}
+
+struct Ptrs {
+  int T, H, C;  // C = H * D
+  __device__ const float* q(const float* qkv, int b, int t, int h, int D) const {
+    return qkv + (size_t(b) * T + t) * 3 * C + h * D;
+  }
+};
+
+template <int D, PEKind PE>
+__global__ void __launch_bounds__(128) attention_fwd_kernel(AttentionArgs a, const float* qkv, float* out, float* lse) {
+  using Dm = Dims<D, PE>;
+  extern __shared__ float smem[];
+  float* Qs = smem;                        // (32, SQ) queries of this block, transformed, times scale
+  float* Ks = Qs + kTile * Dm::SQ;         // (32, SQ) current key tile, transformed
+  float* Vs = Ks + kTile * Dm::SQ;         // (32, SV) current value tile
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kTile, T = a.T, C = a.H * D;
+  const Ptrs P{T, a.H, C};
+  const float* delta_h = a.delta ? a.delta + h * D : nullptr;
+  for (int i = 0; i < kRowsPerWarp; ++i) {
+    int r = w * kRowsPerWarp + i, t = q0 + r;
+    if (t < T) load_transformed<D, PE, false>(P.q(qkv, b, t, h, D), t, a.theta, nullptr, a.scale, Qs + r * Dm::SQ, lane);
+  }
+  float m[kRowsPerWarp], l[kRowsPerWarp], o[kRowsPerWarp][Dm::NV];
+#pragma unroll
+  for (int i = 0; i < kRowsPerWarp; ++i) {
+    m[i] = -INFINITY;
+    l[i] = 0.f;
+#pragma unroll
+    for (int k = 0; k < Dm::NV; ++k) o[i][k] = 0.f;
+  }
+  const int last_key = min(q0 + kTile, T) - 1;
+  for (int k0 = 0; k0 <= last_key; k0 += kTile) {
+    __syncthreads();
+    for (int i = 0; i < kRowsPerWarp; ++i) {
+      int j = w * kRowsPerWarp + i, s = k0 + j;
+      if (s < T) {
+        load_transformed<D, PE, true>(P.q(qkv, b, s, h, D) + C, s, a.theta, delta_h, 1.f, Ks + j * Dm::SQ, lane);
+        const float* v = P.q(qkv, b, s, h, D) + 2 * C;
+        for (int c = lane; c < D; c += 32) Vs[j * Dm::SV + c] = v[c];
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < kRowsPerWarp; ++i) {
+      const int r = w * kRowsPerWarp + i, t = q0 + r;
+      if (t >= T || k0 > t) continue;  // warp-uniform
+      const int s = k0 + lane;
+      float sc = -INFINITY;
+      if (s <= t) {
+        sc = 0.f;
+        const float* qr = Qs + r * Dm::SQ;
+        const float* kr = Ks + lane * Dm::SQ;
+#pragma unroll 16
+        for (int c = 0; c < Dm::DQ; ++c) sc += qr[c] * kr[c];
+      }
+      const float mn = fmaxf(m[i], warp_max(sc));
+      const float p = s <= t ? __expf(sc - mn) : 0.f;
+      const float corr = __expf(m[i] - mn);
+      l[i] = l[i] * corr + warp_sum(p);
+      m[i] = mn;
+#pragma unroll
+      for (int k = 0; k < Dm::NV; ++k) o[i][k] *= corr;
+      const int nk = min(kTile, t - k0 + 1);
+      for (int j = 0; j < nk; ++j) {
+        const float pj = __shfl_sync(0xffffffffu, p, j);
+#pragma unroll
+        for (int k = 0; k < Dm::NV; ++k) o[i][k] += pj * Vs[j * Dm::SV + lane + 32 * k];
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < kRowsPerWarp; ++i) {
+    const int t = q0 + w * kRowsPerWarp + i;
+    if (t >= T) continue;
+    float* orow = out + (size_t(b) * T + t) * C + h * D;
+#pragma unroll
+    for (int k = 0; k < Dm::NV; ++k) orow[lane + 32 * k] = o[i][k] / l[i];
+    if (lane == 0) lse[(size_t(b) * a.H + h) * T + t] = m[i] + logf(l[i]);
+  }
+}
+
+// Loads a tile of 32 query rows for the backward: transformed q (unscaled), dO, lse, and
+// Di = dO . O (the softmax backward's row term).
+template <int D, PEKind PE>
+__device__ void load_query_side(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
+                                const float* lse, int b, int h, int q0, float* Qs, float* dOs, float* Ls, float* Ds) {
+  using Dm = Dims<D, PE>;
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, T = a.T, C = a.H * D;
+  const Ptrs P{T, a.H, C};
+  for (int i = 0; i < kRowsPerWarp; ++i) {
+    const int r = w * kRowsPerWarp + i, t = q0 + r;
+    if (t >= T) continue;
+    load_transformed<D, PE, false>(P.q(qkv, b, t, h, D), t, a.theta, nullptr, 1.f, Qs + r * Dm::SQ, lane);
+    const float* dor = dout + (size_t(b) * T + t) * C + h * D;
+    const float* orow = out + (size_t(b) * T + t) * C + h * D;
+    float di = 0.f;
+    for (int c = lane; c < D; c += 32) {
+      dOs[r * Dm::SV + c] = dor[c];
+      di += dor[c] * orow[c];
+    }
+    di = warp_sum(di);
+    if (lane == 0) {
+      Ds[r] = di;
+      Ls[r] = lse[(size_t(b) * a.H + h) * T + t];
+    }
+  }
+}
+
+template <int D, PEKind PE>
+__device__ void load_key_side(const AttentionArgs& a, const float* qkv, int b, int h, int k0, float* Ks, float* Vs) {
+  using Dm = Dims<D, PE>;
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, T = a.T, C = a.H * D;
+  const Ptrs P{T, a.H, C};
+  const float* delta_h = a.delta ? a.delta + h * D : nullptr;
+  for (int i = 0; i < kRowsPerWarp; ++i) {
+    const int j = w * kRowsPerWarp + i, s = k0 + j;
+    if (s >= T) continue;
+    load_transformed<D, PE, true>(P.q(qkv, b, s, h, D) + C, s, a.theta, delta_h, 1.f, Ks + j * Dm::SQ, lane);
+    const float* v = P.q(qkv, b, s, h, D) + 2 * C;
+    for (int c = lane; c < D; c += 32) Vs[j * Dm::SV + c] = v[c];
+  }
+}
+
+template <int D, PEKind PE>
+__global__ void __launch_bounds__(128) attention_bwd_dkdv_kernel(AttentionArgs a, const float* qkv, const float* out,
+                                                                  const float* dout, const float* lse, float* dqkv,
+                                                                  float* ddelta_part) {
+  using Dm = Dims<D, PE>;
+  extern __shared__ float smem[];
+  float* Ks = smem;
+  float* Vs = Ks + kTile * Dm::SQ;
+  float* Qs = Vs + kTile * Dm::SV;
+  float* dOs = Qs + kTile * Dm::SQ;
+  float* Ls = dOs + kTile * Dm::SV;
+  float* Ds = Ls + kTile;
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int b = blockIdx.z, h = blockIdx.y, k0 = blockIdx.x * kTile, T = a.T, C = a.H * D;
+  load_key_side<D, PE>(a, qkv, b, h, k0, Ks, Vs);
+  float dk[kRowsPerWarp][Dm::NQ], dv[kRowsPerWarp][Dm::NV];
+#pragma unroll
+  for (int i = 0; i < kRowsPerWarp; ++i) {
+#pragma unroll
+    for (int k = 0; k < Dm::NQ; ++k) dk[i][k] = 0.f;
+#pragma unroll
+    for (int k = 0; k < Dm::NV; ++k) dv[i][k] = 0.f;
+  }
+  for (int q0 = k0; q0 < T; q0 += kTile) {
+    __syncthreads();
+    load_query_side<D, PE>(a, qkv, out, dout, lse, b, h, q0, Qs, dOs, Ls, Ds);
+    __syncthreads();
+    const int t = q0 + lane;  // this lane's query row
+#pragma unroll
+    for (int i = 0; i < kRowsPerWarp; ++i) {
+      const int j = w * kRowsPerWarp + i, s = k0 + j;
+      if (s >= T) continue;
+      float p = 0.f, ds = 0.f;
+      if (t < T && t >= s) {
+        float sc = 0.f, dp = 0.f;
+        const float* qr = Qs + lane * Dm::SQ;
+        const float* kr = Ks + j * Dm::SQ;
+#pragma unroll 16
+        for (int c = 0; c < Dm::DQ; ++c) sc += qr[c] * kr[c];
+        const float* dor = dOs + lane * Dm::SV;
+        const float* vr = Vs + j * Dm::SV;
+#pragma unroll 16
+        for (int c = 0; c < D; ++c) dp += dor[c] * vr[c];
+        p = __expf(sc * a.scale - Ls[lane]);
+        ds = p * (dp - Ds[lane]);
+      }
+      const int nq = min(kTile, T - q0);
+      for (int r = 0; r < nq; ++r) {
+        const float pr = __shfl_sync(0xffffffffu, p, r), dsr = __shfl_sync(0xffffffffu, ds, r);
+#pragma unroll
+        for (int k = 0; k < Dm::NV; ++k) dv[i][k] += pr * dOs[r * Dm::SV + lane + 32 * k];
+#pragma unroll
+        for (int k = 0; k < Dm::NQ; ++k) dk[i][k] += dsr * Qs[r * Dm::SQ + lane + 32 * k];
+      }
+    }
+  }
+  __syncthreads();  // Qs is reused below to hold the dK' rows for the PE backward
+  const Ptrs P{T, a.H, C};
+  const float* delta_h = a.delta ? a.delta + h * D : nullptr;
+#pragma unroll
+  for (int i = 0; i < kRowsPerWarp; ++i) {
+    const int j = w * kRowsPerWarp + i, s = k0 + j;
+    if (s >= T) continue;
+#pragma unroll
+    for (int k = 0; k < Dm::NQ; ++k) Qs[j * Dm::SQ + lane + 32 * k] = dk[i][k] * a.scale;
+    __syncwarp();
+    float* base = dqkv + (size_t(b) * T + s) * 3 * C + h * D;
+#pragma unroll
+    for (int k = 0; k < Dm::NV; ++k) base[2 * C + lane + 32 * k] = dv[i][k];
+    pe_backward_row<D, PE, true>(Qs + j * Dm::SQ, P.q(qkv, b, s, h, D) + C, s, a.theta, delta_h, base + C,
+                                 ddelta_part ? ddelta_part + ((size_t(b) * T + s) * a.H + h) * D : nullptr, lane);
+  }
+}
+
+template <int D, PEKind PE>
+__global__ void __launch_bounds__(128) attention_bwd_dq_kernel(AttentionArgs a, const float* qkv, const float* out,
+                                                                const float* dout, const float* lse, float* dqkv) {
+  using Dm = Dims<D, PE>;
+  extern __shared__ float smem[];
+  float* Ks = smem;
+  float* Vs = Ks + kTile * Dm::SQ;
+  float* Qs = Vs + kTile * Dm::SV;
+  float* dOs = Qs + kTile * Dm::SQ;
+  float* Ls = dOs + kTile * Dm::SV;
+  float* Ds = Ls + kTile;
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kTile, T = a.T, C = a.H * D;
+  load_query_side<D, PE>(a, qkv, out, dout, lse, b, h, q0, Qs, dOs, Ls, Ds);
+  float dq[kRowsPerWarp][Dm::NQ];
+#pragma unroll
+  for (int i = 0; i < kRowsPerWarp; ++i)
+#pragma unroll
+    for (int k = 0; k < Dm::NQ; ++k) dq[i][k] = 0.f;
+  const int last_key = min(q0 + kTile, T) - 1;
+  for (int k0 = 0; k0 <= last_key; k0 += kTile) {
+    __syncthreads();
+    load_key_side<D, PE>(a, qkv, b, h, k0, Ks, Vs);
+    __syncthreads();
+    const int s = k0 + lane;  // this lane's key
+#pragma unroll
+    for (int i = 0; i < kRowsPerWarp; ++i) {
+      const int r = w * kRowsPerWarp + i, t = q0 + r;
+      if (t >= T || k0 > t) continue;
+      float ds = 0.f;
+      if (s <= t) {
+        float sc = 0.f, dp = 0.f;
+        const float* qr = Qs + r * Dm::SQ;
+        const float* kr = Ks + lane * Dm::SQ;
+#pragma unroll 16
+        for (int c = 0; c < Dm::DQ; ++c) sc += qr[c] * kr[c];
+        const float* dor = dOs + r * Dm::SV;
+        const float* vr = Vs + lane * Dm::SV;
+#pragma unroll 16
+        for (int c = 0; c < D; ++c) dp += dor[c] * vr[c];
+        const float p = __expf(sc * a.scale - Ls[r]);
+        ds = p * (dp - Ds[r]);
+      }
+      const int nk = min(kTile, t - k0 + 1);
+      for (int j = 0; j < nk; ++j) {
+        const float dsj = __shfl_sync(0xffffffffu, ds, j);
+#pragma unroll
+        for (int k = 0; k < Dm::NQ; ++k) dq[i][k] += dsj * Ks[j * Dm::SQ + lane + 32 * k];
+      }
+    }
+  }
+  __syncthreads();  // Ks is reused for the dQ' rows
+  const Ptrs P{T, a.H, C};
+#pragma unroll
+  for (int i = 0; i < kRowsPerWarp; ++i) {
+    const int r = w * kRowsPerWarp + i, t = q0 + r;
+    if (t >= T) continue;
+#pragma unroll
+    for (int k = 0; k < Dm::NQ; ++k) Ks[r * Dm::SQ + lane + 32 * k] = dq[i][k] * a.scale;
+    __syncwarp();
+    pe_backward_row<D, PE, false>(Ks + r * Dm::SQ, P.q(qkv, b, t, h, D), t, a.theta, nullptr,
+                                  dqkv + (size_t(b) * T + t) * 3 * C + h * D, nullptr, lane);
+  }
+}
+
+template <int D, PEKind PE>
+size_t fwd_smem() { return sizeof(float) * (2 * kTile * Dims<D, PE>::SQ + kTile * Dims<D, PE>::SV); }
+template <int D, PEKind PE>
+size_t bwd_smem() { return sizeof(float) * (2 * kTile * Dims<D, PE>::SQ + 2 * kTile * Dims<D, PE>::SV + 2 * kTile); }
+
+template <int D, PEKind PE>
+void launch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
+  static bool configured = false;  // raise the dynamic shared-memory limit once per instantiation
+  const size_t sm = fwd_smem<D, PE>();
+  if (!configured) {
+    CUDA_CHECK(cudaFuncSetAttribute(attention_fwd_kernel<D, PE>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)));
+    configured = true;
+  }
+  dim3 grid((a.T + kTile - 1) / kTile, a.H, a.B);
+  attention_fwd_kernel<D, PE><<<grid, 128, sm, s>>>(a, qkv, out, lse);
+  CUDA_CHECK_LAUNCH("attention_fwd");
+}
+
+template <int D, PEKind PE>
+void launch_bwd(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
+                float* dqkv, float* ddelta_part, cudaStream_t s) {
+  static bool configured = false;
+  const size_t sm = bwd_smem<D, PE>();
+  if (!configured) {
+    CUDA_CHECK(cudaFuncSetAttribute(attention_bwd_dkdv_kernel<D, PE>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)));
+    CUDA_CHECK(cudaFuncSetAttribute(attention_bwd_dq_kernel<D, PE>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)));
+    configured = true;
+  }
+  dim3 grid((a.T + kTile - 1) / kTile, a.H, a.B);
+  attention_bwd_dkdv_kernel<D, PE><<<grid, 128, sm, s>>>(a, qkv, out, dout, lse, dqkv, ddelta_part);
+  CUDA_CHECK_LAUNCH("attention_bwd_dkdv");
+  attention_bwd_dq_kernel<D, PE><<<grid, 128, sm, s>>>(a, qkv, out, dout, lse, dqkv);
+  CUDA_CHECK_LAUNCH("attention_bwd_dq");
+}
+
+template <PEKind PE>
+void dispatch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
+  switch (a.D) {
+    case 32: return launch_fwd<32, PE>(a, qkv, out, lse, s);
+    case 64: return launch_fwd<64, PE>(a, qkv, out, lse, s);
+    case 128: return launch_fwd<128, PE>(a, qkv, out, lse, s);
+  }
+  throw CudaError("attention: head dim " + std::to_string(a.D) + " is not supported on the GPU (32, 64 or 128)");
+}
+template <PEKind PE>
+void dispatch_bwd(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
+                  float* dqkv, float* ddp, cudaStream_t s) {
+  switch (a.D) {
+    case 32: return launch_bwd<32, PE>(a, qkv, out, dout, lse, dqkv, ddp, s);
+    case 64: return launch_bwd<64, PE>(a, qkv, out, dout, lse, dqkv, ddp, s);
+    case 128: return launch_bwd<128, PE>(a, qkv, out, dout, lse, dqkv, ddp, s);
+  }
+  throw CudaError("attention: head dim " + std::to_string(a.D) + " is not supported on the GPU (32, 64 or 128)");
+}
+
+}  // namespace
+
+void attention_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
+  switch (a.pe) {
+    case PEKind::kNone: return dispatch_fwd<PEKind::kNone>(a, qkv, out, lse, s);
+    case PEKind::kRope: return dispatch_fwd<PEKind::kRope>(a, qkv, out, lse, s);
+    case PEKind::kPope: return dispatch_fwd<PEKind::kPope>(a, qkv, out, lse, s);
+  }
+}
+void attention_bwd(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
+                   float* dqkv, float* ddelta_part, cudaStream_t s) {
+  switch (a.pe) {
+    case PEKind::kNone: return dispatch_bwd<PEKind::kNone>(a, qkv, out, dout, lse, dqkv, ddelta_part, s);
+    case PEKind::kRope: return dispatch_bwd<PEKind::kRope>(a, qkv, out, dout, lse, dqkv, ddelta_part, s);
+    case PEKind::kPope: return dispatch_bwd<PEKind::kPope>(a, qkv, out, dout, lse, dqkv, ddelta_part, s);
+  }
+}
+
+}  // namespace popebench::cuda

@@ -1,0 +1,33 @@
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/kernels.hpp"
+
+namespace popebench::cuda {
+
+__global__ void embedding_fwd_kernel(const int32_t* tok, const float* wte, float* x, int N, int C) {
+  int n = blockIdx.x;
+  const float* src = wte + static_cast<size_t>(tok[n]) * C;
+  for (int c = threadIdx.x; c < C; c += blockDim.x) x[static_cast<size_t>(n) * C + c] = src[c];
+}
+
+// One block per vocabulary row, threads over channels; positions summed in index order, so the
+// gradient is the same on every run (no atomics). The V x N token scan hits the cache.
+__global__ void embedding_bwd_kernel(const int32_t* tok, const float* dx, float* dwte, int N, int C) {
+  int v = blockIdx.x;
+  for (int c = threadIdx.x; c < C; c += blockDim.x) {
+    float acc = 0.f;
+    for (int n = 0; n < N; ++n)
+      if (tok[n] == v) acc += dx[static_cast<size_t>(n) * C + c];
+    dwte[static_cast<size_t>(v) * C + c] = acc;
+  }
+}
+
+void embedding_fwd(const int32_t* tok, const float* wte, float* x, int N, int C, cudaStream_t s) {
+  embedding_fwd_kernel<<<N, 128, 0, s>>>(tok, wte, x, N, C);
+  CUDA_CHECK_LAUNCH("embedding_fwd");
+}
+void embedding_bwd(const int32_t* tok, const float* dx, float* dwte, int N, int C, int V, cudaStream_t s) {
+  embedding_bwd_kernel<<<V, 256, 0, s>>>(tok, dx, dwte, N, C);
+  CUDA_CHECK_LAUNCH("embedding_bwd");
+}
+
+}  // namespace popebench::cuda

@@ -1,0 +1,71 @@
+// Host-side launchers of the CUDA kernels (plain C++: included by the backend and the tests).
+// One op per .cu file in this folder, each the twin of kernels/cpu/<op>.hpp; shapes as there.
+// Every launcher enqueues on `stream` and checks the launch; none synchronises.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+typedef struct CUstream_st* cudaStream_t;
+
+namespace popebench::cuda {
+
+enum class PEKind : int { kNone = 0, kRope = 1, kPope = 2 };
+
+// embedding.cu. tok (N), wte (V, C) -> x (N, C). Backward writes dwte (V, C) (overwrites):
+// each vocabulary row sums its positions in order, so the result is deterministic.
+void embedding_fwd(const int32_t* tok, const float* wte, float* x, int N, int C, cudaStream_t s);
+void embedding_bwd(const int32_t* tok, const float* dx, float* dwte, int N, int C, int V, cudaStream_t s);
+
+// rmsnorm.cu. x (N, C), g (C) -> y (N, C), rstd (N). Backward: dx (N, C) accumulated (+=),
+// dg_part (N, C) per-row contributions, to be summed by column_sum.
+void rmsnorm_fwd(const float* x, const float* g, float* y, float* rstd, int N, int C, cudaStream_t s);
+void rmsnorm_bwd(const float* dy, const float* x, const float* g, const float* rstd, float* dx, float* dg_part,
+                 int N, int C, cudaStream_t s);
+
+// reduce.cu. out (cols) = sum over rows of in (rows, cols), in a fixed order (deterministic).
+void column_sum(const float* in, float* out, int rows, int cols, cudaStream_t s);
+// *out = sqrt(sum of squares of x (n)), deterministic two-pass reduction; partial: 1024 floats.
+void l2_norm(const float* x, size_t n, float* partial, float* out, cudaStream_t s);
+
+// gelu.cu (erf form). y = gelu(x); dx = dy * gelu'(x) (dx may alias dy).
+void gelu_fwd(const float* x, float* y, size_t n, cudaStream_t s);
+void gelu_bwd(const float* dy, const float* x, float* dx, size_t n, cudaStream_t s);
+
+// answer.cu. Rows of x (B*T, C) at each example's answer position -> out (B, C), and back
+// (scatter-add into dx, which holds only zeros at those rows' other users' positions).
+void gather_rows(const float* x, const int32_t* pos, float* out, int B, int T, int C, cudaStream_t s);
+void scatter_add_rows(const float* d, const int32_t* pos, float* dx, int B, int T, int C, cudaStream_t s);
+
+// cross_entropy.cu. logits (B, V), targets (B) -> loss_rows (B), correct (B), dlogits (B, V)
+// = (softmax - onehot) / B (when dlogits != nullptr).
+void cross_entropy(const float* logits, const int32_t* targets, float* loss_rows, int32_t* correct,
+                   float* dlogits, int B, int V, cudaStream_t s);
+
+// adamw.cu. One update over the whole parameter buffer. hyper (device): see AdamWHyper.
+struct AdamWHyper {
+  float lr;
+  float step;      // 1-based optimizer step (float: bias corrections only)
+  float grad_norm; // written by the norm kernel, read by the update
+};
+void adamw_update(float* p, const float* g, float* m, float* v, const uint8_t* decay_mask, size_t n,
+                  const AdamWHyper* hyper, float weight_decay, float beta1, float beta2, float eps, float grad_clip,
+                  cudaStream_t s);
+
+// attention.cu. Fused causal attention with the PE applied inside the kernel.
+// qkv (B, T, 3, H, D) as produced by the qkv projection; theta (D for pope, D/2 for rope) and
+// delta (H, D, pope only, clamped in the kernel) on the device.
+// Forward -> out (B, T, H, D), lse (B, H, T).
+// Backward -> dqkv (B, T, 3, H, D) overwritten, ddelta_part (B, T, H, D) per-key contributions
+// to be summed over (B, T) by column_sum (pope only).
+struct AttentionArgs {
+  int B, T, H, D;
+  PEKind pe;
+  const double* theta;
+  const float* delta;
+  float scale;
+};
+void attention_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s);
+void attention_bwd(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
+                   float* dqkv, float* ddelta_part, cudaStream_t s);
+
+}  // namespace popebench::cuda

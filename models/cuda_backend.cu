@@ -1,0 +1,367 @@
+// The CUDA backend: the same model as models/transformer.cpp, op for op, on the GPU.
+// fp32 master weights, AdamW state and activations; matrix products through cuBLASLt (TF32 or
+// exact fp32, TrainConfig::gpu_matmul); fused attention with the PE inside (kernels/cuda/attention.cu).
+// A training step (batch upload, forward, backward, norm, AdamW, result download) is captured
+// once as a CUDA graph and replayed; shapes are static: every batch is padded to static_len().
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "common/files.hpp"
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/gemm.hpp"
+#include "kernels/cuda/kernels.hpp"
+#include "models/backend.hpp"
+#include "models/pe_pope.hpp"
+#include "models/pe_rope.hpp"
+#include "models/transformer.hpp"
+
+namespace popebench {
+
+namespace {
+
+template <typename T>
+T* dalloc(size_t n) {
+  T* p = nullptr;
+  if (n == 0) n = 1;
+  cudaError_t e = cudaMalloc(&p, n * sizeof(T));
+  if (e == cudaErrorMemoryAllocation)
+    throw UserError("out of GPU memory allocating " + std::to_string(n * sizeof(T) >> 20) + " MiB");
+  CUDA_CHECK(e);
+  return p;
+}
+
+struct StepOut {  // pinned: what one step reports back to the host
+  float grad_norm;
+};
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(const RunConfig& cfg)
+      : cfg_(cfg), host_model_(cfg.model, cfg.pe), gemm_(cuda::parse_matmul_mode(cfg.train.gpu_matmul)) {
+    const auto& m = cfg.model;
+    C_ = m.d_model;
+    H_ = m.n_head;
+    D_ = m.head_dim();
+    F_ = m.mlp_ratio * C_;
+    V_ = m.vocab_size;
+    L_ = m.n_layer;
+    T_ = cfg.task.width() - 1;
+    maxB_ = std::max(cfg.train.batch, cfg.train.eval_batch);
+    pe_ = cfg.pe.kind == "pope" ? cuda::PEKind::kPope : cfg.pe.kind == "rope" ? cuda::PEKind::kRope : cuda::PEKind::kNone;
+    const auto& lay = host_model_.layout();
+    total_ = lay.total;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    name_ = prop.name;
+
+    params_ = dalloc<float>(total_);
+    grads_ = dalloc<float>(total_);
+    m_ = dalloc<float>(total_);
+    v_ = dalloc<float>(total_);
+    std::vector<float> p(total_);
+    host_model_.init_params(p.data(), cfg.train.seed);  // the CPU's init: both backends start equal
+    CUDA_CHECK(cudaMemcpy(params_, p.data(), total_ * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(m_, 0, total_ * sizeof(float)));
+    CUDA_CHECK(cudaMemset(v_, 0, total_ * sizeof(float)));
+    std::vector<uint8_t> decay(total_, 0);
+    for (const auto& view : lay.views)
+      if (view.decays()) std::fill(decay.begin() + view.offset, decay.begin() + view.offset + view.size(), 1);
+    decay_ = dalloc<uint8_t>(total_);
+    CUDA_CHECK(cudaMemcpy(decay_, decay.data(), total_, cudaMemcpyHostToDevice));
+
+    std::vector<double> th = pe_ == cuda::PEKind::kPope ? pope_thetas(D_, cfg.pe.base) : rope_thetas(D_, cfg.pe.base);
+    theta_ = dalloc<double>(th.size());
+    CUDA_CHECK(cudaMemcpy(theta_, th.data(), th.size() * sizeof(double), cudaMemcpyHostToDevice));
+
+    const size_t N = size_t(maxB_) * T_, NC = N * C_;
+    for (int l = 0; l <= L_; ++l) resid_.push_back(dalloc<float>(NC));  // (B, T, C) input of block l
+    for (int l = 0; l < L_; ++l) {
+      Layer a;
+      a.ln1 = dalloc<float>(NC);
+      a.rstd1 = dalloc<float>(N);
+      a.qkv = dalloc<float>(3 * NC);                       // (B, T, 3, H, D)
+      a.att = dalloc<float>(NC);                           // (B, T, H, D)
+      a.lse = dalloc<float>(size_t(maxB_) * H_ * T_);      // (B, H, T)
+      a.mid = dalloc<float>(NC);
+      a.ln2 = dalloc<float>(NC);
+      a.rstd2 = dalloc<float>(N);
+      a.fc = dalloc<float>(N * F_);                        // (B, T, F)
+      a.gelu = dalloc<float>(N * F_);
+      layers_.push_back(a);
+    }
+    hf_in_ = dalloc<float>(size_t(maxB_) * C_);
+    hf_ = dalloc<float>(size_t(maxB_) * C_);
+    rstdf_ = dalloc<float>(maxB_);
+    logits_ = dalloc<float>(size_t(maxB_) * V_);
+    dlogits_ = dalloc<float>(size_t(maxB_) * V_);
+    loss_rows_ = dalloc<float>(maxB_);
+    correct_ = dalloc<int32_t>(maxB_);
+    dx_ = dalloc<float>(NC);
+    dln_ = dalloc<float>(NC);
+    datt_ = dalloc<float>(NC);
+    dqkv_ = dalloc<float>(3 * NC);
+    dgelu_ = dalloc<float>(N * F_);
+    dgpart_ = dalloc<float>(NC);
+    ddelta_part_ = dalloc<float>(N * C_);  // (B, T, H, D)
+    dhf_ = dalloc<float>(size_t(maxB_) * C_);
+    dhf_in_ = dalloc<float>(size_t(maxB_) * C_);
+    norm_partial_ = dalloc<float>(1024);
+    tokens_ = dalloc<int32_t>(N);
+    ans_ = dalloc<int32_t>(maxB_);
+    targets_ = dalloc<int32_t>(maxB_);
+    hyper_ = dalloc<cuda::AdamWHyper>(1);
+    CUDA_CHECK(cudaMallocHost(&h_tokens_, N * sizeof(int32_t)));
+    CUDA_CHECK(cudaMallocHost(&h_ans_, maxB_ * sizeof(int32_t)));
+    CUDA_CHECK(cudaMallocHost(&h_targets_, maxB_ * sizeof(int32_t)));
+    CUDA_CHECK(cudaMallocHost(&h_loss_rows_, maxB_ * sizeof(float)));
+    CUDA_CHECK(cudaMallocHost(&h_correct_, maxB_ * sizeof(int32_t)));
+    CUDA_CHECK(cudaMallocHost(&h_hyper_, sizeof(cuda::AdamWHyper)));
+  }
+
+  ~CudaBackend() override {
+    if (graph_exec_) cudaGraphExecDestroy(graph_exec_);
+    if (graph_) cudaGraphDestroy(graph_);
+    cudaStreamSynchronize(stream_);
+    for (float* p : resid_) cudaFree(p);
+    for (auto& a : layers_)
+      for (float* p : {a.ln1, a.rstd1, a.qkv, a.att, a.lse, a.mid, a.ln2, a.rstd2, a.fc, a.gelu}) cudaFree(p);
+    for (float* p : {params_, grads_, m_, v_, hf_in_, hf_, rstdf_, logits_, dlogits_, loss_rows_, dx_, dln_, datt_,
+                     dqkv_, dgelu_, dgpart_, ddelta_part_, dhf_, dhf_in_, norm_partial_})
+      cudaFree(p);
+    cudaFree(correct_);
+    cudaFree(tokens_);
+    cudaFree(ans_);
+    cudaFree(targets_);
+    cudaFree(hyper_);
+    cudaFree(decay_);
+    cudaFree(theta_);
+    cudaFreeHost(h_tokens_);
+    cudaFreeHost(h_ans_);
+    cudaFreeHost(h_targets_);
+    cudaFreeHost(h_loss_rows_);
+    cudaFreeHost(h_correct_);
+    cudaFreeHost(h_hyper_);
+    cudaStreamDestroy(stream_);
+  }
+
+  std::string device_name() const override { return name_; }
+  const ParamLayout& layout() const override { return host_model_.layout(); }
+  int static_len() const override { return T_; }
+
+  void get_state(std::vector<float>& p, std::vector<float>& m, std::vector<float>& v) override {
+    p.resize(total_);
+    m.resize(total_);
+    v.resize(total_);
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    CUDA_CHECK(cudaMemcpy(p.data(), params_, total_ * sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(m.data(), m_, total_ * sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(v.data(), v_, total_ * sizeof(float), cudaMemcpyDeviceToHost));
+  }
+  void set_state(const std::vector<float>& p, const std::vector<float>& m, const std::vector<float>& v) override {
+    if (p.size() != total_ || m.size() != total_ || v.size() != total_) throw UserError("state size does not match the model");
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    CUDA_CHECK(cudaMemcpy(params_, p.data(), total_ * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(m_, m.data(), total_ * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(v_, v.data(), total_ * sizeof(float), cudaMemcpyHostToDevice));
+  }
+
+  StepResult train_step(const Batch& b, double lr, long step) override {
+    if (b.B != cfg_.train.batch) throw UserError("CUDA backend: training batches must have the configured size");
+    stage_batch(b);
+    h_hyper_->lr = static_cast<float>(lr);
+    h_hyper_->step = static_cast<float>(step);
+    if (!graph_exec_) {
+      // First step eagerly: cuBLASLt picks its algorithms and the kernels their attributes
+      // outside capture; later steps replay the graph captured on the second step.
+      if (eager_steps_++ > 0) {
+        CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+        enqueue_step(b.B);
+        CUDA_CHECK(cudaStreamEndCapture(stream_, &graph_));
+        CUDA_CHECK(cudaGraphInstantiate(&graph_exec_, graph_, 0));
+        CUDA_CHECK(cudaGraphLaunch(graph_exec_, stream_));
+      } else {
+        enqueue_step(b.B);
+      }
+    } else {
+      CUDA_CHECK(cudaGraphLaunch(graph_exec_, stream_));
+    }
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    StepResult r;
+    double loss = 0;
+    for (int i = 0; i < b.B; ++i) {
+      loss += h_loss_rows_[i];
+      r.correct += h_correct_[i];
+    }
+    r.loss = loss / b.B;
+    r.grad_norm = h_hyper_->grad_norm;
+    return r;
+  }
+
+  double eval_batch(const Batch& b, std::vector<int32_t>& correct) override {
+    if (b.B > maxB_) throw UserError("CUDA backend: evaluation batch larger than configured");
+    stage_batch(b);
+    upload_batch(b.B);
+    forward(b.B, false);
+    CUDA_CHECK(cudaMemcpyAsync(h_loss_rows_, loss_rows_, b.B * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaMemcpyAsync(h_correct_, correct_, b.B * sizeof(int32_t), cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    correct.assign(h_correct_, h_correct_ + b.B);
+    double loss = 0;
+    for (int i = 0; i < b.B; ++i) loss += h_loss_rows_[i];
+    return loss / b.B;
+  }
+
+  // For tests: the gradient of one batch's loss (no update), copied to the host.
+  double loss_and_grad(const Batch& b, std::vector<float>& g) {
+    stage_batch(b);
+    upload_batch(b.B);
+    forward(b.B, true);
+    backward(b.B);
+    g.resize(total_);
+    CUDA_CHECK(cudaMemcpyAsync(h_loss_rows_, loss_rows_, b.B * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    CUDA_CHECK(cudaMemcpy(g.data(), grads_, total_ * sizeof(float), cudaMemcpyDeviceToHost));
+    double loss = 0;
+    for (int i = 0; i < b.B; ++i) loss += h_loss_rows_[i];
+    return loss / b.B;
+  }
+
+ private:
+  struct Layer {
+    float *ln1, *rstd1, *qkv, *att, *lse, *mid, *ln2, *rstd2, *fc, *gelu;
+  };
+
+  void stage_batch(const Batch& b) {
+    if (b.T != T_) throw UserError("CUDA backend: batches must be padded to " + std::to_string(T_) + " tokens");
+    CUDA_CHECK(cudaStreamSynchronize(stream_));  // the previous step may still read the pinned buffers
+    std::memcpy(h_tokens_, b.tokens.data(), b.tokens.size() * sizeof(int32_t));
+    std::memcpy(h_ans_, b.answer_pos.data(), b.B * sizeof(int32_t));
+    std::memcpy(h_targets_, b.targets.data(), b.B * sizeof(int32_t));
+  }
+  void upload_batch(int B) {
+    CUDA_CHECK(cudaMemcpyAsync(tokens_, h_tokens_, size_t(B) * T_ * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
+    CUDA_CHECK(cudaMemcpyAsync(ans_, h_ans_, B * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
+    CUDA_CHECK(cudaMemcpyAsync(targets_, h_targets_, B * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
+  }
+
+  void enqueue_step(int B) {
+    upload_batch(B);
+    CUDA_CHECK(cudaMemcpyAsync(hyper_, h_hyper_, 2 * sizeof(float), cudaMemcpyHostToDevice, stream_));  // lr, step
+    forward(B, true);
+    backward(B);
+    cuda::l2_norm(grads_, total_, norm_partial_, &hyper_->grad_norm, stream_);
+    const auto& o = cfg_.optim;
+    cuda::adamw_update(params_, grads_, m_, v_, decay_, total_, hyper_, float(o.weight_decay), float(o.beta1),
+                       float(o.beta2), float(o.eps), float(o.grad_clip), stream_);
+    CUDA_CHECK(cudaMemcpyAsync(h_loss_rows_, loss_rows_, B * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaMemcpyAsync(h_correct_, correct_, B * sizeof(int32_t), cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaMemcpyAsync(&h_hyper_->grad_norm, &hyper_->grad_norm, sizeof(float), cudaMemcpyDeviceToHost, stream_));
+  }
+
+  cuda::AttentionArgs attn_args(int B, int l) const {
+    const auto& lp = host_model_.layout().layers[l];
+    return {B, T_, H_, D_, pe_, theta_, pe_ == cuda::PEKind::kPope ? params_ + lp.pe : nullptr,
+            float(1.0 / std::sqrt(double(D_)))};
+  }
+
+  void forward(int B, bool training) {
+    const auto& lay = host_model_.layout();
+    const int N = B * T_;
+    cudaStream_t s = stream_;
+    cuda::embedding_fwd(tokens_, params_ + lay.wte, resid_[0], N, C_, s);
+    for (int l = 0; l < L_; ++l) {
+      const auto& lp = lay.layers[l];
+      Layer& a = layers_[l];
+      cuda::rmsnorm_fwd(resid_[l], params_ + lp.ln1, a.ln1, a.rstd1, N, C_, s);
+      gemm_.linear_fwd(a.ln1, params_ + lp.w_qkv, a.qkv, N, C_, 3 * C_, nullptr, s);
+      cuda::attention_fwd(attn_args(B, l), a.qkv, a.att, a.lse, s);
+      gemm_.linear_fwd(a.att, params_ + lp.w_o, a.mid, N, C_, C_, resid_[l], s);  // residual add fused (beta = 1)
+      cuda::rmsnorm_fwd(a.mid, params_ + lp.ln2, a.ln2, a.rstd2, N, C_, s);
+      gemm_.linear_fwd(a.ln2, params_ + lp.w_fc, a.fc, N, C_, F_, nullptr, s);
+      cuda::gelu_fwd(a.fc, a.gelu, size_t(N) * F_, s);
+      gemm_.linear_fwd(a.gelu, params_ + lp.w_proj, resid_[l + 1], N, F_, C_, a.mid, s);
+    }
+    cuda::gather_rows(resid_[L_], ans_, hf_in_, B, T_, C_, s);
+    cuda::rmsnorm_fwd(hf_in_, params_ + lay.lnf, hf_, rstdf_, B, C_, s);
+    gemm_.linear_fwd(hf_, params_ + lay.w_head, logits_, B, C_, V_, nullptr, s);
+    cuda::cross_entropy(logits_, targets_, loss_rows_, correct_, training ? dlogits_ : nullptr, B, V_, s);
+  }
+
+  void backward(int B) {
+    const auto& lay = host_model_.layout();
+    const int N = B * T_;
+    cudaStream_t s = stream_;
+    float* G = grads_;
+    const float* P = params_;
+    gemm_.linear_bwd(dlogits_, hf_, P + lay.w_head, dhf_, G + lay.w_head, B, C_, V_, s);
+    CUDA_CHECK(cudaMemsetAsync(dhf_in_, 0, size_t(B) * C_ * sizeof(float), s));
+    cuda::rmsnorm_bwd(dhf_, hf_in_, P + lay.lnf, rstdf_, dhf_in_, dgpart_, B, C_, s);
+    cuda::column_sum(dgpart_, G + lay.lnf, B, C_, s);
+    CUDA_CHECK(cudaMemsetAsync(dx_, 0, size_t(N) * C_ * sizeof(float), s));
+    cuda::scatter_add_rows(dhf_in_, ans_, dx_, B, T_, C_, s);
+    for (int l = L_ - 1; l >= 0; --l) {
+      const auto& lp = lay.layers[l];
+      Layer& a = layers_[l];
+      gemm_.linear_bwd(dx_, a.gelu, P + lp.w_proj, dgelu_, G + lp.w_proj, N, F_, C_, s);
+      cuda::gelu_bwd(dgelu_, a.fc, dgelu_, size_t(N) * F_, s);
+      gemm_.linear_bwd(dgelu_, a.ln2, P + lp.w_fc, dln_, G + lp.w_fc, N, C_, F_, s);
+      cuda::rmsnorm_bwd(dln_, a.mid, P + lp.ln2, a.rstd2, dx_, dgpart_, N, C_, s);
+      cuda::column_sum(dgpart_, G + lp.ln2, N, C_, s);
+      gemm_.linear_bwd(dx_, a.att, P + lp.w_o, datt_, G + lp.w_o, N, C_, C_, s);
+      const bool pope = pe_ == cuda::PEKind::kPope;
+      cuda::attention_bwd(attn_args(B, l), a.qkv, a.att, datt_, a.lse, dqkv_, pope ? ddelta_part_ : nullptr, s);
+      if (pope) cuda::column_sum(ddelta_part_, G + lp.pe, N, C_, s);
+      gemm_.linear_bwd(dqkv_, a.ln1, P + lp.w_qkv, dln_, G + lp.w_qkv, N, C_, 3 * C_, s);
+      cuda::rmsnorm_bwd(dln_, resid_[l], P + lp.ln1, a.rstd1, dx_, dgpart_, N, C_, s);
+      cuda::column_sum(dgpart_, G + lp.ln1, N, C_, s);
+    }
+    cuda::embedding_bwd(tokens_, dx_, G + lay.wte, N, C_, V_, s);
+  }
+
+  RunConfig cfg_;
+  Transformer<float> host_model_;  // layout and init only; no activations are allocated
+  cuda::Gemm gemm_;
+  cuda::PEKind pe_;
+  std::string name_;
+  int C_, H_, D_, F_, V_, L_, T_, maxB_;
+  size_t total_;
+  cudaStream_t stream_ = nullptr;
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t graph_exec_ = nullptr;
+  int eager_steps_ = 0;
+  float *params_, *grads_, *m_, *v_;  // (total,) each: the one parameter buffer and its twins
+  uint8_t* decay_;                    // (total,) 1 where weight decay applies
+  double* theta_;                     // PE frequencies
+  std::vector<float*> resid_;         // L+1 x (B, T, C)
+  std::vector<Layer> layers_;
+  float *hf_in_, *hf_, *rstdf_, *logits_, *dlogits_, *loss_rows_;
+  int32_t* correct_;
+  float *dx_, *dln_, *datt_, *dqkv_, *dgelu_, *dgpart_, *ddelta_part_, *dhf_, *dhf_in_, *norm_partial_;
+  int32_t *tokens_, *ans_, *targets_;
+  cuda::AdamWHyper* hyper_;
+  int32_t *h_tokens_, *h_ans_, *h_targets_, *h_correct_;
+  float* h_loss_rows_;
+  cuda::AdamWHyper* h_hyper_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend(const RunConfig& cfg) {
+  if (cfg.model.head_dim() != 32 && cfg.model.head_dim() != 64 && cfg.model.head_dim() != 128)
+    throw UserError("the CUDA backend supports head dims 32, 64 and 128 (got " + std::to_string(cfg.model.head_dim()) + ")");
+  try {
+    return std::make_unique<CudaBackend>(cfg);
+  } catch (const cuda::CudaError& e) {
+    throw UserError(e.what());
+  }
+}
+
+double cuda_loss_and_grad(Backend& be, const Batch& b, std::vector<float>& g) {
+  auto* cb = dynamic_cast<CudaBackend*>(&be);
+  if (!cb) throw UserError("cuda_loss_and_grad needs the CUDA backend");
+  return cb->loss_and_grad(b, g);
+}
+
+}  // namespace popebench

@@ -1,0 +1,48 @@
+// Helpers for the GPU tests: device buffers poisoned with NaN before every kernel writes them,
+// so an element a kernel forgets to write fails the comparison.
+#pragma once
+#include <cmath>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "kernels/cuda/cuda_check.cuh"
+
+namespace popebench::test {
+
+template <typename T>
+struct DevBuf {
+  T* p = nullptr;
+  size_t n = 0;
+  explicit DevBuf(size_t n_) : n(n_) {
+    CUDA_CHECK(cudaMalloc(&p, std::max<size_t>(n, 1) * sizeof(T)));
+    poison();
+  }
+  DevBuf(const std::vector<T>& h) : DevBuf(h.size()) { upload(h); }
+  ~DevBuf() { cudaFree(p); }
+  void poison() { CUDA_CHECK(cudaMemset(p, 0xFF, std::max<size_t>(n, 1) * sizeof(T))); }  // NaN for floats
+  void upload(const std::vector<T>& h) { CUDA_CHECK(cudaMemcpy(p, h.data(), n * sizeof(T), cudaMemcpyHostToDevice)); }
+  std::vector<T> download() const {
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<T> h(n);
+    CUDA_CHECK(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+  }
+};
+
+// ||got - ref|| / ||ref||; any NaN in got gives +inf.
+template <typename A, typename B>
+double rel_err(const std::vector<A>& got, const std::vector<B>& ref) {
+  double d = 0, r = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    if (std::isnan(double(got[i]))) return INFINITY;
+    d += (double(got[i]) - double(ref[i])) * (double(got[i]) - double(ref[i]));
+    r += double(ref[i]) * double(ref[i]);
+  }
+  return std::sqrt(d) / std::max(std::sqrt(r), 1e-300);
+}
+
+template <typename T>
+std::vector<float> to_float(const std::vector<T>& v) { return std::vector<float>(v.begin(), v.end()); }
+
+}  // namespace popebench::test

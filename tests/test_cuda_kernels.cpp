@@ -1,0 +1,268 @@
+// Every CUDA kernel against the CPU reference computed in double, on awkward shapes, with fresh
+// random inputs and NaN-poisoned outputs.
+//
+// Tolerances (normwise relative error, ||gpu - ref|| / ||ref||):
+// - fp32 kernels: 1e-4. fp32 rounding is 6e-8 per operation; the longest sums here (4100 keys x
+//   256 channels) give a typical relative error of sqrt(n) * 6e-8 ~ 6e-5, and __expf / sincosf
+//   add a few ulp. An indexing or masking bug gives errors of order 1.
+// - TF32 matrix products: 3e-3. Inputs are rounded to 10 mantissa bits (unit roundoff
+//   2^-11 = 4.9e-4 each), so a product of two rounded inputs is off by ~1e-3 relative at most,
+//   and the normwise error of a sum of K such products is below that.
+#include <catch2/catch.hpp>
+
+#include "kernels/cpu/adamw.hpp"
+#include "kernels/cpu/attention.hpp"
+#include "kernels/cpu/cross_entropy.hpp"
+#include "kernels/cpu/embedding.hpp"
+#include "kernels/cpu/gelu.hpp"
+#include "kernels/cpu/linear.hpp"
+#include "kernels/cpu/pope.hpp"
+#include "kernels/cpu/rmsnorm.hpp"
+#include "kernels/cpu/rope.hpp"
+#include "kernels/cuda/gemm.hpp"
+#include "kernels/cuda/kernels.hpp"
+#include "models/pe_pope.hpp"
+#include "models/pe_rope.hpp"
+#include "tests/cuda_testing.hpp"
+#include "tests/gradcheck.hpp"
+
+using namespace popebench;
+using namespace popebench::test;
+
+namespace {
+constexpr double kFp32Tol = 1e-4, kTf32Tol = 3e-3;
+uint64_t g_seed = 1000;  // fresh inputs for every case
+std::vector<double> rnd(size_t n, double scale = 1.0) { return randn(n, g_seed++, scale); }
+
+// Reference attention with PE in double: qkv (B, T, 3, H, D) -> out (B, T, H, D) and, given
+// dout, dqkv (B, T, 3, H, D) and ddelta (H, D).
+struct AttnRef {
+  std::vector<double> out, dqkv, ddelta;
+};
+AttnRef attention_reference(int B, int T, int H, int D, cuda::PEKind pe, const std::vector<double>& qkv,
+                            const std::vector<double>& delta, const std::vector<double>& dout) {
+  const int C = H * D, DQ = pe == cuda::PEKind::kPope ? 2 * D : D;
+  const size_t nh = size_t(B) * H * T;
+  std::vector<double> q(nh * D), k(nh * D), v(nh * D);
+  auto idx = [&](int b, int t, int which, int h) { return ((size_t(b) * T + t) * 3 + which) * C + size_t(h) * D; };
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h)
+      for (int t = 0; t < T; ++t)
+        for (int c = 0; c < D; ++c) {
+          size_t o = ((size_t(b) * H + h) * T + t) * D + c;
+          q[o] = qkv[idx(b, t, 0, h) + c];
+          k[o] = qkv[idx(b, t, 1, h) + c];
+          v[o] = qkv[idx(b, t, 2, h) + c];
+        }
+  std::vector<double> qp(nh * DQ), kp(nh * DQ);
+  auto rth = rope_thetas(D, 10000), pth = pope_thetas(D, 10000);
+  if (pe == cuda::PEKind::kNone) {
+    qp = q;
+    kp = k;
+  } else if (pe == cuda::PEKind::kRope) {
+    cpu::rope_fwd(q.data(), qp.data(), B * H, T, D, D, rth.data());
+    cpu::rope_fwd(k.data(), kp.data(), B * H, T, D, D, rth.data());
+  } else {
+    cpu::pope_fwd(q.data(), qp.data(), B, H, T, D, pth.data(), static_cast<const double*>(nullptr));
+    cpu::pope_fwd(k.data(), kp.data(), B, H, T, D, pth.data(), delta.data());
+  }
+  cpu::AttentionShape s{B, H, T, DQ, D};
+  std::vector<double> oh(nh * D), P(size_t(B) * H * T * T);
+  const double scale = 1.0 / std::sqrt(double(D));
+  cpu::attention_fwd(qp.data(), kp.data(), v.data(), oh.data(), P.data(), s, scale, nullptr);
+  std::vector<double> doh(nh * D), dqp(nh * DQ), dkp(nh * DQ), dv(nh * D), dq(nh * D), dk(nh * D);
+  AttnRef r;
+  r.out.resize(size_t(B) * T * C);
+  r.dqkv.resize(size_t(B) * T * 3 * C);
+  r.ddelta.assign(size_t(H) * D, 0.0);
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h)
+      for (int t = 0; t < T; ++t)
+        for (int c = 0; c < D; ++c) {
+          size_t o = ((size_t(b) * H + h) * T + t) * D + c, g = (size_t(b) * T + t) * C + size_t(h) * D + c;
+          r.out[g] = oh[o];
+          doh[o] = dout[g];
+        }
+  cpu::attention_bwd(doh.data(), qp.data(), kp.data(), v.data(), P.data(), dqp.data(), dkp.data(), dv.data(), s, scale);
+  if (pe == cuda::PEKind::kNone) {
+    dq = dqp;
+    dk = dkp;
+  } else if (pe == cuda::PEKind::kRope) {
+    cpu::rope_bwd(dqp.data(), dq.data(), B * H, T, D, D, rth.data());
+    cpu::rope_bwd(dkp.data(), dk.data(), B * H, T, D, D, rth.data());
+  } else {
+    cpu::pope_bwd(dqp.data(), q.data(), dq.data(), B, H, T, D, pth.data(), static_cast<const double*>(nullptr),
+                  static_cast<double*>(nullptr));
+    cpu::pope_bwd(dkp.data(), k.data(), dk.data(), B, H, T, D, pth.data(), delta.data(), r.ddelta.data());
+  }
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h)
+      for (int t = 0; t < T; ++t)
+        for (int c = 0; c < D; ++c) {
+          size_t o = ((size_t(b) * H + h) * T + t) * D + c;
+          r.dqkv[idx(b, t, 0, h) + c] = dq[o];
+          r.dqkv[idx(b, t, 1, h) + c] = dk[o];
+          r.dqkv[idx(b, t, 2, h) + c] = dv[o];
+        }
+  return r;
+}
+
+void check_attention(int B, int T, int H, int D, cuda::PEKind pe) {
+  const int C = H * D;
+  auto qkv = rnd(size_t(B) * T * 3 * C), dout = rnd(size_t(B) * T * C);
+  std::vector<double> delta(size_t(H) * D);
+  Pcg32 r(g_seed++, 3);
+  // Mostly inside [-2 pi, 0], some outside, to exercise the clamp and its zero gradient.
+  for (auto& d : delta) d = -7.0 + 8.0 * r.uniform01();
+  AttnRef ref = attention_reference(B, T, H, D, pe, qkv, delta, dout);
+  auto th = pe == cuda::PEKind::kPope ? pope_thetas(D, 10000) : rope_thetas(D, 10000);
+  DevBuf<float> d_qkv(to_float(qkv)), d_dout(to_float(dout)), d_delta(to_float(delta)), d_out(size_t(B) * T * C),
+      d_lse(size_t(B) * H * T), d_dqkv(size_t(B) * T * 3 * C), d_ddp(size_t(B) * T * C), d_dd(size_t(H) * D);
+  DevBuf<double> d_th(th);
+  cuda::AttentionArgs a{B, T, H, D, pe, d_th.p, pe == cuda::PEKind::kPope ? d_delta.p : nullptr,
+                        float(1.0 / std::sqrt(double(D)))};
+  cuda::attention_fwd(a, d_qkv.p, d_out.p, d_lse.p, nullptr);
+  cuda::attention_bwd(a, d_qkv.p, d_out.p, d_dout.p, d_lse.p, d_dqkv.p, pe == cuda::PEKind::kPope ? d_ddp.p : nullptr, nullptr);
+  if (pe == cuda::PEKind::kPope) cuda::column_sum(d_ddp.p, d_dd.p, B * T, C, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  INFO("B=" << B << " T=" << T << " H=" << H << " D=" << D << " pe=" << int(pe));
+  CHECK(rel_err(d_out.download(), ref.out) < kFp32Tol);
+  CHECK(rel_err(d_dqkv.download(), ref.dqkv) < kFp32Tol);
+  if (pe == cuda::PEKind::kPope) CHECK(rel_err(d_dd.download(), ref.ddelta) < kFp32Tol);
+}
+}  // namespace
+
+TEST_CASE("fused attention matches the CPU reference at T 1 7 48 97 and head dims 32 64 128", "[cuda][attention]") {
+  for (auto pe : {cuda::PEKind::kNone, cuda::PEKind::kRope, cuda::PEKind::kPope})
+    for (int D : {32, 64, 128})
+      for (int T : {1, 7, 48, 97}) check_attention(3, T, 2, D, pe);
+}
+
+TEST_CASE("fused attention matches at T = 1025", "[cuda][attention]") {
+  for (auto pe : {cuda::PEKind::kRope, cuda::PEKind::kPope}) check_attention(1, 1025, 2, 64, pe);
+}
+
+TEST_CASE("fused PoPE attention keeps precision at long positions (T = 4100)", "[cuda][attention]") {
+  // t * theta reaches 4099 rad: in fp32 the angle alone would be off by ~2.4e-4 rad; the kernel
+  // forms angles in double, so the error stays at fp32 rounding of the result.
+  check_attention(1, 4100, 1, 64, cuda::PEKind::kPope);
+}
+
+TEST_CASE("GEMMs in fp32 and TF32 match double products at awkward sizes", "[cuda][gemm]") {
+  for (auto mode : {cuda::MatmulMode::kFp32, cuda::MatmulMode::kTf32}) {
+    cuda::Gemm gemm(mode);
+    const double tol = mode == cuda::MatmulMode::kFp32 ? 1e-5 : kTf32Tol;
+    for (auto [M, N, K] : {std::tuple{7, 66, 33}, std::tuple{3008, 512, 512}, std::tuple{1, 5, 3}}) {
+      auto x = rnd(size_t(M) * K), w = rnd(size_t(N) * K), add = rnd(size_t(M) * N), dy = rnd(size_t(M) * N);
+      std::vector<double> y(size_t(M) * N), dx(size_t(M) * K), dw(size_t(N) * K, 0.0);
+      cpu::linear_fwd(x.data(), w.data(), y.data(), M, K, N);
+      for (size_t i = 0; i < y.size(); ++i) y[i] += add[i];
+      cpu::linear_bwd(dy.data(), x.data(), w.data(), dx.data(), dw.data(), M, K, N);
+      DevBuf<float> dx_(to_float(x)), dw_(to_float(w)), dadd(to_float(add)), ddy(to_float(dy)), dy_out(y.size()),
+          ddx(dx.size()), ddw(dw.size());
+      gemm.linear_fwd(dx_.p, dw_.p, dy_out.p, M, K, N, dadd.p, nullptr);
+      gemm.linear_bwd(ddy.p, dx_.p, dw_.p, ddx.p, ddw.p, M, K, N, nullptr);
+      INFO("M=" << M << " N=" << N << " K=" << K << " mode=" << int(mode));
+      CHECK(rel_err(dy_out.download(), y) < tol);
+      CHECK(rel_err(ddx.download(), dx) < tol);
+      CHECK(rel_err(ddw.download(), dw) < tol);
+    }
+  }
+}
+
+TEST_CASE("rmsnorm gelu embedding cross-entropy reductions and AdamW match the CPU", "[cuda][ops]") {
+  for (auto [N, C] : {std::pair{97, 512}, std::pair{1, 33}, std::pair{64, 130}}) {
+    auto x = rnd(size_t(N) * C), g = rnd(C), dy = rnd(size_t(N) * C), dx0 = rnd(size_t(N) * C);
+    std::vector<double> y(x.size()), rstd(N), dx = dx0, dg(C, 0.0);
+    cpu::rmsnorm_fwd(x.data(), g.data(), y.data(), rstd.data(), N, C);
+    cpu::rmsnorm_bwd(dy.data(), x.data(), g.data(), rstd.data(), dx.data(), dg.data(), N, C);
+    DevBuf<float> dX(to_float(x)), dG(to_float(g)), dY(y.size()), dR(N), dDY(to_float(dy)), dDX(to_float(dx0)),
+        dPart(x.size()), dDG(C);
+    cuda::rmsnorm_fwd(dX.p, dG.p, dY.p, dR.p, N, C, nullptr);
+    cuda::rmsnorm_bwd(dDY.p, dX.p, dG.p, dR.p, dDX.p, dPart.p, N, C, nullptr);
+    cuda::column_sum(dPart.p, dDG.p, N, C, nullptr);
+    INFO("rmsnorm N=" << N << " C=" << C);
+    CHECK(rel_err(dY.download(), y) < kFp32Tol);
+    CHECK(rel_err(dDX.download(), dx) < kFp32Tol);
+    CHECK(rel_err(dDG.download(), dg) < kFp32Tol);
+  }
+  {
+    const size_t n = 100003;
+    auto x = rnd(n, 3.0), dy = rnd(n);
+    std::vector<double> y(n), dx(n);
+    cpu::gelu_fwd(x.data(), y.data(), n);
+    cpu::gelu_bwd(dy.data(), x.data(), dx.data(), n);
+    DevBuf<float> dX(to_float(x)), dY(n), dDY(to_float(dy)), dDX(n);
+    cuda::gelu_fwd(dX.p, dY.p, n, nullptr);
+    cuda::gelu_bwd(dDY.p, dX.p, dDX.p, n, nullptr);
+    CHECK(rel_err(dY.download(), y) < kFp32Tol);
+    CHECK(rel_err(dDX.download(), dx) < kFp32Tol);
+    double ssq = 0;
+    for (double v : x) ssq += float(v) * double(float(v));
+    DevBuf<float> part(1024), out(1);
+    cuda::l2_norm(dX.p, n, part.p, out.p, nullptr);
+    CHECK(out.download()[0] == Approx(std::sqrt(ssq)).epsilon(1e-5));
+  }
+  {
+    const int V = 66, C = 40, N = 301;
+    std::vector<int32_t> tok(N);
+    Pcg32 r(g_seed++, 1);
+    for (auto& t : tok) t = int32_t(r.bounded(V - 10));  // some rows unused: they must get zeros
+    auto wte = rnd(size_t(V) * C), dxv = rnd(size_t(N) * C);
+    std::vector<double> x(size_t(N) * C), dw(size_t(V) * C, 0.0);
+    cpu::embedding_fwd(tok.data(), wte.data(), x.data(), N, C);
+    cpu::embedding_bwd(tok.data(), dxv.data(), dw.data(), N, C);
+    DevBuf<int32_t> dT(tok);
+    DevBuf<float> dW(to_float(wte)), dXo(x.size()), dDX(to_float(dxv)), dDW(dw.size());
+    cuda::embedding_fwd(dT.p, dW.p, dXo.p, N, C, nullptr);
+    cuda::embedding_bwd(dT.p, dDX.p, dDW.p, N, C, V, nullptr);
+    CHECK(rel_err(dXo.download(), x) < kFp32Tol);
+    CHECK(rel_err(dDW.download(), dw) < kFp32Tol);
+  }
+  for (int B : {1, 5, 64}) {
+    const int V = 66;
+    auto logits = rnd(size_t(B) * V, 4.0);
+    std::vector<int32_t> tg(B), corr(B);
+    Pcg32 r(g_seed++, 2);
+    for (auto& t : tg) t = int32_t(r.bounded(V));
+    std::vector<double> probs(logits.size()), dl(logits.size());
+    double loss = cpu::cross_entropy_fwd(logits.data(), tg.data(), probs.data(), corr.data(), B, V);
+    cpu::cross_entropy_bwd(probs.data(), tg.data(), dl.data(), B, V);
+    DevBuf<float> dL(to_float(logits)), dRows(B), dDL(dl.size());
+    DevBuf<int32_t> dTg(tg), dC(B);
+    cuda::cross_entropy(dL.p, dTg.p, dRows.p, dC.p, dDL.p, B, V, nullptr);
+    auto rows = dRows.download();
+    double gl = 0;
+    for (float v : rows) gl += v;
+    CHECK(gl / B == Approx(loss).epsilon(1e-5));
+    CHECK(dC.download() == corr);
+    CHECK(rel_err(dDL.download(), dl) < kFp32Tol);
+  }
+  {
+    const size_t n = 5000;
+    auto p = rnd(n), g = rnd(n, 0.1), m = rnd(n, 0.01), v0 = rnd(n, 0.01);
+    for (auto& x : v0) x = x * x;
+    std::vector<uint8_t> mask(n);
+    for (size_t i = 0; i < n; ++i) mask[i] = i % 3 != 0;
+    std::vector<double> pr = p, mr = m, vr = v0;
+    double norm = std::sqrt(cpu::sum_squares(g.data(), n)), clip = 1.0;
+    double scale = norm > clip ? clip / norm : 1.0;
+    for (size_t i = 0; i < n; ++i)
+      cpu::adamw_update(&pr[i], &g[i], &mr[i], &vr[i], 1, 1e-3, mask[i] ? 0.01 : 0.0, 0.9, 0.99, 1e-8, 7, scale);
+    DevBuf<float> dp(to_float(p)), dg(to_float(g)), dm(to_float(m)), dv(to_float(v0));
+    DevBuf<uint8_t> dmask(mask);
+    cuda::AdamWHyper hh{1e-3f, 7.f, float(norm)};
+    DevBuf<cuda::AdamWHyper> dh(std::vector<cuda::AdamWHyper>{hh});
+    cuda::adamw_update(dp.p, dg.p, dm.p, dv.p, dmask.p, n, dh.p, 0.01f, 0.9f, 0.99f, 1e-8f, 1.f, nullptr);
+    // Compare the update (p_new - p), not p: that is where a wrong term would show.
+    auto pn = dp.download();
+    std::vector<double> du_ref(n), du(n);
+    for (size_t i = 0; i < n; ++i) {
+      du_ref[i] = pr[i] - p[i];
+      du[i] = double(pn[i]) - double(float(p[i]));
+    }
+    CHECK(rel_err(du, du_ref) < 1e-3);  // fp32 subtraction of nearby values: ~1e-4 relative
+    CHECK(rel_err(dm.download(), mr) < kFp32Tol);
+    CHECK(rel_err(dv.download(), vr) < kFp32Tol);
+  }
+}
