@@ -1,8 +1,12 @@
 // popebench reproduce indirect-indexing: trains every (PE, seed) of the experiment, one run JSON
 // each, then writes the summary table. Runs whose JSON is complete are skipped; an unfinished
 // one resumes from its checkpoint, so a stopped sweep loses no finished work.
+#include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "cli/commands.hpp"
 #include "cli/presets.hpp"
@@ -28,6 +32,9 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
     RunOptions run;
     std::string task = "indirect-indexing", preset, pes = "rope,pope", seeds, out;
     std::vector<uint64_t> preset_seeds;
+    int concurrent = 1;
+    double time_limit = 0;
+    std::string shard;
   };
   auto st = std::make_shared<State>();
   st->preset = preset.empty() ? "paper" : preset;
@@ -38,6 +45,12 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
   cmd->add_option("--pe", st->pes, "Comma-separated PEs to run")->default_val(st->pes);
   cmd->add_option("--seeds", st->seeds, "Comma-separated seeds (default: the preset's)");
   cmd->add_option("--out", st->out, "Output directory (default: runs/<experiment>_<preset>)");
+  cmd->add_option("--concurrent", st->concurrent, "Runs trained at once (threads; on a GPU each has its own stream)")
+      ->default_val(1)->check(CLI::Range(1, 64));
+  cmd->add_option("--time-limit", st->time_limit,
+                  "Seconds; then every unfinished run checkpoints and the command exits 130 (rerun to continue)")
+      ->default_val(0)->check(CLI::NonNegativeNumber);
+  cmd->add_option("--shard", st->shard, "i/n: run only the i-th of n parts of the run list (0 <= i < n)");
   add_run_options(*cmd, st->run, /*with_pe_and_seed=*/false);
   // Options registered above took the paper defaults; the preset replaces them here, and what the
   // user gives on the command line is applied over it at parse time.
@@ -78,47 +91,102 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
     finish_run_options(st->run);
     std::string dir = st->out.empty() ? "runs/indirect_indexing_" + st->preset : st->out;
     make_dirs(dir);
-    std::vector<nlohmann::json> runs;
+    int shard_i = 0, shard_n = 1;
+    if (!st->shard.empty()) {
+      char extra;
+      if (std::sscanf(st->shard.c_str(), "%d/%d%c", &shard_i, &shard_n, &extra) != 2 || shard_n < 1 || shard_i < 0 ||
+          shard_i >= shard_n)
+        throw UserError("--shard must be i/n with 0 <= i < n (got '" + st->shard + "')");
+    }
+    // The run list: every (PE, seed), PE-major; a shard takes every n-th entry from its index.
+    struct Job {
+      std::string pe;
+      uint64_t seed;
+      TrainOptions opt;
+    };
+    std::vector<Job> jobs;
+    std::vector<std::string> all_files;
+    size_t index = 0;
     for (const auto& pe : pes)
       for (uint64_t seed : seeds) {
+        std::string file = pe + "_seed" + std::to_string(seed) + ".json";
+        all_files.push_back(file);
+        if (index++ % shard_n != static_cast<size_t>(shard_i)) continue;
         TrainOptions o;
         o.cfg = st->run.cfg;
         o.cfg.pe.kind = pe;
         o.cfg.train.seed = seed;
         o.data_dir = st->run.data_dir;
-        o.out_json = dir + "/" + pe + "_seed" + std::to_string(seed) + ".json";
+        o.out_json = dir + "/" + file;
         o.resume = true;
-        o.threads = st->run.threads;
+        o.threads = st->concurrent > 1 ? std::max(1u, std::thread::hardware_concurrency() / st->concurrent) : st->run.threads;
         o.log_every = st->run.log_every;
         o.command = g_command_line;
-        if (file_exists(o.out_json)) {
-          auto done = nlohmann::json::parse(read_file(o.out_json), nullptr, false);
-          nlohmann::json want = o.cfg;
-          if (!done.is_discarded() && done.value("status", "") == "complete" && done["config"]["pe"] == want["pe"] &&
-              done["config"]["train"]["seed"] == want["train"]["seed"] && done["config"]["model"] == want["model"] &&
-              done["config"]["optim"] == want["optim"] && done["config"]["train"]["steps"] == want["train"]["steps"]) {
-            std::fprintf(stderr, "popebench: %s is complete; skipping\n", o.out_json.c_str());
-            runs.push_back(done);
-            continue;
-          }
-        }
-        std::fprintf(stderr, "popebench: training %s seed %llu -> %s\n", pe.c_str(),
-                     static_cast<unsigned long long>(seed), o.out_json.c_str());
-        try {
-          runs.push_back(train(o));
-        } catch (const RunInterrupted& e) {
-          std::fprintf(stderr, "popebench: %s (rerun the same reproduce command to continue)\n", e.what());
-          return 130;
-        }
-        std::fprintf(stderr, "popebench: %s seed %llu test acc %.2f%%\n", pe.c_str(),
-                     static_cast<unsigned long long>(seed), 100 * runs.back()["final"]["test"]["acc"].get<double>());
+        o.label = st->concurrent > 1 ? pe + "/" + std::to_string(seed) : "";
+        if (st->time_limit > 0)
+          o.deadline = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() +
+                       st->time_limit;
+        jobs.push_back({pe, seed, o});
       }
+    std::vector<nlohmann::json> results(jobs.size());
+    std::vector<std::string> errors(jobs.size());
+    std::atomic<size_t> next{0};
+    std::atomic<bool> interrupted{false};
+    std::mutex log_mu;
+    auto worker = [&]() {
+      for (size_t k = next++; k < jobs.size(); k = next++) {
+        Job& j = jobs[k];
+        try {
+          if (file_exists(j.opt.out_json)) {
+            auto done = nlohmann::json::parse(read_file(j.opt.out_json), nullptr, false);
+            nlohmann::json want = j.opt.cfg;
+            if (!done.is_discarded() && done.value("status", "") == "complete" && done["config"]["pe"] == want["pe"] &&
+                done["config"]["train"]["seed"] == want["train"]["seed"] && done["config"]["model"] == want["model"] &&
+                done["config"]["optim"] == want["optim"] && done["config"]["train"]["steps"] == want["train"]["steps"]) {
+              std::lock_guard<std::mutex> g(log_mu);
+              std::fprintf(stderr, "popebench: %s is complete; skipping\n", j.opt.out_json.c_str());
+              results[k] = done;
+              continue;
+            }
+          }
+          {
+            std::lock_guard<std::mutex> g(log_mu);
+            std::fprintf(stderr, "popebench: training %s seed %llu -> %s\n", j.pe.c_str(),
+                         static_cast<unsigned long long>(j.seed), j.opt.out_json.c_str());
+          }
+          results[k] = train(j.opt);
+          std::lock_guard<std::mutex> g(log_mu);
+          std::fprintf(stderr, "popebench: %s seed %llu test acc %.2f%%\n", j.pe.c_str(),
+                       static_cast<unsigned long long>(j.seed), 100 * results[k]["final"]["test"]["acc"].get<double>());
+        } catch (const RunInterrupted& e) {
+          interrupted = true;
+          std::lock_guard<std::mutex> g(log_mu);
+          std::fprintf(stderr, "popebench: %s\n", e.what());
+        } catch (const std::exception& e) {
+          errors[k] = e.what();
+        }
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < std::min<int>(st->concurrent, static_cast<int>(jobs.size())); ++t) pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool) t.join();
+    for (size_t k = 0; k < jobs.size(); ++k)
+      if (!errors[k].empty()) throw UserError(jobs[k].pe + " seed " + std::to_string(jobs[k].seed) + ": " + errors[k]);
+    if (interrupted) {
+      std::fprintf(stderr, "popebench: stopped before every run finished; rerun the same command to continue\n");
+      return 130;
+    }
+    if (shard_n > 1) {
+      std::printf("shard %d/%d done: %zu runs in %s (combine the shards with `popebench merge %s`)\n", shard_i, shard_n,
+                  jobs.size(), dir.c_str(), dir.c_str());
+      return 0;
+    }
+    std::vector<nlohmann::json> runs(results.begin(), results.end());
     auto summary = summarise_runs(runs, "Indirect Indexing, preset " + st->preset);
     summary["preset"] = st->preset;
     summary["command"] = g_command_line;
-    summary["runs"] = nlohmann::json::array();
-    for (const auto& pe : pes)
-      for (uint64_t seed : seeds) summary["runs"].push_back(pe + "_seed" + std::to_string(seed) + ".json");
+    summary["runs"] = all_files;
     write_file_atomic(dir + "/summary.json", summary.dump(2) + "\n");
     std::string md = summary_markdown(summary);
     write_file_atomic(dir + "/summary.md", md);

@@ -12,6 +12,8 @@ using Runner = std::function<int()>;
 Runner register_generate(CLI::App& app);
 Runner register_train(CLI::App& app);
 Runner register_eval(CLI::App& app);
+Runner register_bench(CLI::App& app);
+Runner register_merge(CLI::App& app);
 // preset: the value of --preset found on the command line before parsing (presets set defaults).
 Runner register_reproduce(CLI::App& app, const std::string& preset);
 

@@ -12,8 +12,28 @@ void apply_preset(const std::string& name, RunConfig& c, std::vector<uint64_t>& 
   }
   if (name == "quick") {
     c = RunConfig{};
+    // Found by a sweep on a 2-core CPU (results/quick/README.md): shorter strings over a small
+    // alphabet, a narrow shift range and a 2-layer model. At 10,000 steps this separated
+    // PoPE (84.7 %) from RoPE (26.8 %); the preset halves the steps to fit in 10 minutes.
     seeds = {0, 1};
-    c.train.steps = 2000;
+    auto& ii = c.task.indirect_indexing;
+    ii.min_len = 5;
+    ii.max_len = 8;
+    ii.max_shift = 2;
+    ii.alphabet = 8;
+    c.task.n_train = 100000;
+    c.task.n_val = 1000;
+    c.task.n_test = 1000;
+    c.model.n_layer = 2;
+    c.model.d_model = 64;
+    c.model.n_head = 4;
+    c.optim.lr = 3e-3;
+    c.optim.lr_min = 3e-4;
+    c.optim.warmup_steps = 200;
+    c.train.steps = 5000;
+    c.train.eval_every = 500;
+    c.train.eval_examples = 500;
+    c.train.checkpoint_every = 1000;
     return;
   }
   throw UserError("unknown preset '" + name + "' (known: paper, quick)");

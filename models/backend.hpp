@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "models/batch.hpp"
 #include "models/config.hpp"
 #include "models/params.hpp"
@@ -40,6 +42,8 @@ std::unique_ptr<Backend> make_backend(const RunConfig& cfg, const std::string& d
 }  // namespace popebench
 
 namespace popebench {
+// Benchmark hook (CUDA builds): median ms of the graph-captured step and of its parts.
+nlohmann::json cuda_benchmark_step(Backend& be, const Batch& b, int warmup, int iters);
 // Test hook (CUDA builds): one batch's loss and gradient on the CUDA backend, no update.
 double cuda_loss_and_grad(Backend& be, const Batch& b, std::vector<float>& grads);
 }  // namespace popebench

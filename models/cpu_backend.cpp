@@ -64,6 +64,12 @@ std::unique_ptr<Backend> make_backend(const RunConfig& cfg, const std::string& d
   bool usable = info.cuda_built && info.cuda_devices > 0;
   if (device == "cuda" && !usable) throw UserError("--device cuda: no usable GPU (" + info.error + ")");
 #ifdef POPEBENCH_HAVE_CUDA_BACKEND
+  const int hd = cfg.model.head_dim();
+  if (usable && hd != 32 && hd != 64 && hd != 128) {
+    if (device == "cuda") throw UserError("--device cuda: the GPU kernels support head dims 32, 64 and 128 (got " + std::to_string(hd) + ")");
+    usable = false;
+    info.error = "head dim " + std::to_string(hd) + " has no GPU kernel";
+  }
   if (usable) return make_cuda_backend(cfg);
 #else
   if (usable) info.error = "this build has no CUDA training backend";

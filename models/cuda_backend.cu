@@ -7,6 +7,11 @@
 #include <cstring>
 #include <vector>
 
+#include <algorithm>
+#include <functional>
+
+#include <nlohmann/json.hpp>
+
 #include "common/files.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/gemm.hpp"
@@ -228,6 +233,69 @@ class CudaBackend final : public Backend {
     return loss / b.B;
   }
 
+  // Benchmark (popebench bench): median milliseconds, CUDA events around each repetition, after
+  // warm-up. The full step is the captured graph; the parts run eagerly on the same buffers.
+  nlohmann::json benchmark(const Batch& b, int warmup, int iters) {
+    for (int i = 0; i < std::max(warmup, 3); ++i) train_step(b, 1e-4, i + 1);  // builds the graph
+    const int B = b.B, N = B * T_;
+    auto time = [&](const std::function<void()>& f) {
+      cudaEvent_t e0, e1;
+      CUDA_CHECK(cudaEventCreate(&e0));
+      CUDA_CHECK(cudaEventCreate(&e1));
+      for (int i = 0; i < warmup; ++i) f();
+      std::vector<float> ms;
+      for (int i = 0; i < iters; ++i) {
+        CUDA_CHECK(cudaEventRecord(e0, stream_));
+        f();
+        CUDA_CHECK(cudaEventRecord(e1, stream_));
+        CUDA_CHECK(cudaEventSynchronize(e1));
+        float t;
+        CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
+        ms.push_back(t);
+      }
+      cudaEventDestroy(e0);
+      cudaEventDestroy(e1);
+      std::sort(ms.begin(), ms.end());
+      return double(ms[ms.size() / 2]);
+    };
+    const auto& lay = host_model_.layout();
+    nlohmann::json r;
+    r["step_graph_ms"] = time([&] { CUDA_CHECK(cudaGraphLaunch(graph_exec_, stream_)); });
+    r["forward_ms"] = time([&] { forward(B, true); });
+    r["forward_backward_ms"] = time([&] { forward(B, true); backward(B); });
+    r["optimizer_ms"] = time([&] {
+      cuda::l2_norm(grads_, total_, norm_partial_, &hyper_->grad_norm, stream_);
+      const auto& o = cfg_.optim;
+      cuda::adamw_update(params_, grads_, m_, v_, decay_, total_, hyper_, float(o.weight_decay), float(o.beta1),
+                         float(o.beta2), float(o.eps), float(o.grad_clip), stream_);
+    });
+    r["gemms_ms"] = time([&] {  // every matrix product of one step, alone
+      for (int l = 0; l < L_; ++l) {
+        const auto& lp = lay.layers[l];
+        Layer& a = layers_[l];
+        gemm_.linear_fwd(a.ln1, params_ + lp.w_qkv, a.qkv, N, C_, 3 * C_, nullptr, stream_);
+        gemm_.linear_fwd(a.att, params_ + lp.w_o, a.mid, N, C_, C_, resid_[l], stream_);
+        gemm_.linear_fwd(a.ln2, params_ + lp.w_fc, a.fc, N, C_, F_, nullptr, stream_);
+        gemm_.linear_fwd(a.gelu, params_ + lp.w_proj, resid_[l + 1], N, F_, C_, a.mid, stream_);
+        gemm_.linear_bwd(dx_, a.gelu, params_ + lp.w_proj, dgelu_, grads_ + lp.w_proj, N, F_, C_, stream_);
+        gemm_.linear_bwd(dgelu_, a.ln2, params_ + lp.w_fc, dln_, grads_ + lp.w_fc, N, C_, F_, stream_);
+        gemm_.linear_bwd(dx_, a.att, params_ + lp.w_o, datt_, grads_ + lp.w_o, N, C_, C_, stream_);
+        gemm_.linear_bwd(dqkv_, a.ln1, params_ + lp.w_qkv, dln_, grads_ + lp.w_qkv, N, C_, 3 * C_, stream_);
+      }
+    });
+    r["attention_ms"] = time([&] {  // fused attention forward and backward of every layer
+      for (int l = 0; l < L_; ++l) {
+        Layer& a = layers_[l];
+        cuda::attention_fwd(attn_args(B, l), a.qkv, a.att, a.lse, stream_);
+        cuda::attention_bwd(attn_args(B, l), a.qkv, a.att, datt_, a.lse, dqkv_,
+                            pe_ == cuda::PEKind::kPope ? ddelta_part_ : nullptr, stream_);
+      }
+    });
+    forward(B, true);  // leave consistent activations behind
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return r;
+  }
+
  private:
   struct Layer {
     float *ln1, *rstd1, *qkv, *att, *lse, *mid, *ln2, *rstd2, *fc, *gelu;
@@ -356,6 +424,12 @@ std::unique_ptr<Backend> make_cuda_backend(const RunConfig& cfg) {
   } catch (const cuda::CudaError& e) {
     throw UserError(e.what());
   }
+}
+
+nlohmann::json cuda_benchmark_step(Backend& be, const Batch& b, int warmup, int iters) {
+  auto* cb = dynamic_cast<CudaBackend*>(&be);
+  if (!cb) throw UserError("cuda_benchmark_step needs the CUDA backend");
+  return cb->benchmark(b, warmup, iters);
 }
 
 double cuda_loss_and_grad(Backend& be, const Batch& b, std::vector<float>& g) {

@@ -84,7 +84,8 @@ extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
 
 class Progress {
  public:
-  Progress(int64_t total, int64_t log_every) : total_(total), every_(log_every), tty_(isatty(2)) {}
+  Progress(int64_t total, int64_t log_every, std::string label)
+      : total_(total), every_(log_every), tty_(isatty(2)), label_(label.empty() ? "" : label + ": ") {}
   void update(int64_t step, double loss, double val_acc, double steps_per_s) {
     bool show = tty_ ? seconds_since(last_) > 0.5 : (every_ > 0 && step % every_ == 0);
     if (!show && step != total_) return;
@@ -92,7 +93,7 @@ class Progress {
     double left = steps_per_s > 0 ? (total_ - step) / steps_per_s : 0;
     char acc[32] = "-";
     if (val_acc >= 0) std::snprintf(acc, sizeof acc, "%.2f%%", 100 * val_acc);
-    std::fprintf(stderr, "%sstep %lld/%lld  loss %.4f  val acc %s  %.1f steps/s  %.0f s left%s", tty_ ? "\r" : "",
+    std::fprintf(stderr, "%s%sstep %lld/%lld  loss %.4f  val acc %s  %.1f steps/s  %.0f s left%s", tty_ ? "\r" : "", label_.c_str(),
                  static_cast<long long>(step), static_cast<long long>(total_), loss, acc, steps_per_s, left,
                  tty_ ? "   " : "\n");
     if (tty_ && step == total_) std::fprintf(stderr, "\n");
@@ -101,6 +102,7 @@ class Progress {
  private:
   int64_t total_, every_;
   bool tty_;
+  std::string label_;
   Clock::time_point last_ = Clock::now() - std::chrono::seconds(10);
 };
 
@@ -180,7 +182,7 @@ nlohmann::json train(TrainOptions opt) {
     ~Restore() { std::signal(SIGINT, i); std::signal(SIGTERM, t); }
   } restore{old_int, old_term};
 
-  Progress progress(T.steps, opt.log_every);
+  Progress progress(T.steps, opt.log_every, opt.label);
   double last_val_acc = curve.empty() ? -1.0 : curve.back()["val_acc"].get<double>();
   if (step == 0 && T.eval_every > 0) last_val_acc = eval_point(nullptr, nullptr);
   const int64_t start_step = step;
@@ -220,10 +222,12 @@ nlohmann::json train(TrainOptions opt) {
     }
     double elapsed = train_s + seconds_since(t_train);
     progress.update(step, last_loss, last_val_acc, elapsed > 0 ? (step - start_step) / elapsed : 0);
-    if (!last && (g_stop_signal || (opt.stop_at > 0 && step >= opt.stop_at))) {
+    const bool out_of_time =
+        opt.deadline > 0 && std::chrono::duration<double>(Clock::now().time_since_epoch()).count() > opt.deadline;
+    if (!last && (g_stop_signal || out_of_time || (opt.stop_at > 0 && step >= opt.stop_at))) {
       train_s += seconds_since(t_train);
       save(prior_train_s + train_s, prior_eval_s + eval_s);
-      std::string why = g_stop_signal ? "interrupted" : "stopped as asked (--stop-at)";
+      std::string why = g_stop_signal ? "interrupted" : out_of_time ? "time limit reached" : "stopped as asked (--stop-at)";
       throw RunInterrupted(why + " at step " + std::to_string(step) + "; checkpoint " + opt.checkpoint +
                            " saved: run again with --resume to continue");
     }

@@ -22,6 +22,10 @@ struct TrainOptions {
   int64_t log_every = 1000;  // progress line interval when stderr is not a terminal
   std::string command;     // the command line, for provenance
   int64_t stop_at = 0;     // > 0: stop after this step with a checkpoint and no run JSON (resume later)
+  // > 0: stop with a checkpoint once this steady-clock time (seconds since epoch of
+  // std::chrono::steady_clock) has passed; used to fit runs into time-limited jobs.
+  double deadline = 0;
+  std::string label;       // prefix of progress lines (several runs may share a terminal)
 };
 
 // Thrown when a run stops early on purpose (stop_at, SIGINT/SIGTERM) after saving its checkpoint.

@@ -128,7 +128,17 @@ void check_attention(int B, int T, int H, int D, cuda::PEKind pe) {
   INFO("B=" << B << " T=" << T << " H=" << H << " D=" << D << " pe=" << int(pe));
   CHECK(rel_err(d_out.download(), ref.out) < kFp32Tol);
   CHECK(rel_err(d_dqkv.download(), ref.dqkv) < kFp32Tol);
-  if (pe == cuda::PEKind::kPope) CHECK(rel_err(d_dd.download(), ref.ddelta) < kFp32Tol);
+  if (pe == cuda::PEKind::kPope) {
+    // At T = 1 the softmax has one key, so d delta is exactly 0 and a relative error is
+    // meaningless; measure it against the scale of the same call's other gradients instead.
+    double scale = 0, d2 = 0;
+    for (double x : ref.dqkv) scale += x * x;
+    auto got = d_dd.download();
+    for (size_t i = 0; i < got.size(); ++i) d2 += (got[i] - ref.ddelta[i]) * (got[i] - ref.ddelta[i]);
+    double ref2 = 0;
+    for (double x : ref.ddelta) ref2 += x * x;
+    CHECK(std::sqrt(d2) / std::max(std::sqrt(ref2), 1e-3 * std::sqrt(scale)) < kFp32Tol);
+  }
 }
 }  // namespace
 

@@ -13,6 +13,7 @@
 // Angles t * theta_c (+ delta) are formed in double and reduced mod 2 pi before sincosf: in fp32,
 // t * theta at t = 4096 carries an absolute error of ~5e-4 rad, in double ~1e-12.
 #include <cmath>
+#include <mutex>
 
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/kernels.hpp"
@@ -88,6 +89,23 @@ __device__ void pe_backward_row(const float* g, const float* x, int pos, const d
   }
 }
 
+// Dot product of two shared-memory rows with four independent accumulators: a single running sum
+// is a chain of N dependent FMAs (4 cycles each), which made the T = 47 training step
+// latency-bound (bench/NOTES.md, attention 2.4 ms -> see there).
+template <int N>
+__device__ __forceinline__ float dot_smem(const float* a, const float* b) {
+  static_assert(N % 4 == 0, "row widths are multiples of 32");
+  float s0 = 0.f, s1 = 0.f, s2 = 0.f, s3 = 0.f;
+#pragma unroll 8
+  for (int c = 0; c < N; c += 4) {
+    s0 += a[c] * b[c];
+    s1 += a[c + 1] * b[c + 1];
+    s2 += a[c + 2] * b[c + 2];
+    s3 += a[c + 3] * b[c + 3];
+  }
+  return (s0 + s1) + (s2 + s3);
+}
+
 struct Ptrs {
   int T, H, C;  // C = H * D
   __device__ const float* q(const float* qkv, int b, int t, int h, int D) const {
@@ -136,13 +154,7 @@ __global__ void __launch_bounds__(128) attention_fwd_kernel(AttentionArgs a, con
       if (t >= T || k0 > t) continue;  // warp-uniform
       const int s = k0 + lane;
       float sc = -INFINITY;
-      if (s <= t) {
-        sc = 0.f;
-        const float* qr = Qs + r * Dm::SQ;
-        const float* kr = Ks + lane * Dm::SQ;
-#pragma unroll 16
-        for (int c = 0; c < Dm::DQ; ++c) sc += qr[c] * kr[c];
-      }
+      if (s <= t) sc = dot_smem<Dm::DQ>(Qs + r * Dm::SQ, Ks + lane * Dm::SQ);
       const float mn = fmaxf(m[i], warp_max(sc));
       const float p = s <= t ? __expf(sc - mn) : 0.f;
       const float corr = __expf(m[i] - mn);
@@ -245,15 +257,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_kernel(AttentionArgs a
       if (s >= T) continue;
       float p = 0.f, ds = 0.f;
       if (t < T && t >= s) {
-        float sc = 0.f, dp = 0.f;
-        const float* qr = Qs + lane * Dm::SQ;
-        const float* kr = Ks + j * Dm::SQ;
-#pragma unroll 16
-        for (int c = 0; c < Dm::DQ; ++c) sc += qr[c] * kr[c];
-        const float* dor = dOs + lane * Dm::SV;
-        const float* vr = Vs + j * Dm::SV;
-#pragma unroll 16
-        for (int c = 0; c < D; ++c) dp += dor[c] * vr[c];
+        const float sc = dot_smem<Dm::DQ>(Qs + lane * Dm::SQ, Ks + j * Dm::SQ);
+        const float dp = dot_smem<D>(dOs + lane * Dm::SV, Vs + j * Dm::SV);
         p = __expf(sc * a.scale - Ls[lane]);
         ds = p * (dp - Ds[lane]);
       }
@@ -316,15 +321,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_kernel(AttentionArgs a, 
       if (t >= T || k0 > t) continue;
       float ds = 0.f;
       if (s <= t) {
-        float sc = 0.f, dp = 0.f;
-        const float* qr = Qs + r * Dm::SQ;
-        const float* kr = Ks + lane * Dm::SQ;
-#pragma unroll 16
-        for (int c = 0; c < Dm::DQ; ++c) sc += qr[c] * kr[c];
-        const float* dor = dOs + r * Dm::SV;
-        const float* vr = Vs + lane * Dm::SV;
-#pragma unroll 16
-        for (int c = 0; c < D; ++c) dp += dor[c] * vr[c];
+        const float sc = dot_smem<Dm::DQ>(Qs + r * Dm::SQ, Ks + lane * Dm::SQ);
+        const float dp = dot_smem<D>(dOs + r * Dm::SV, Vs + lane * Dm::SV);
         const float p = __expf(sc * a.scale - Ls[r]);
         ds = p * (dp - Ds[r]);
       }
@@ -357,12 +355,11 @@ size_t bwd_smem() { return sizeof(float) * (2 * kTile * Dims<D, PE>::SQ + 2 * kT
 
 template <int D, PEKind PE>
 void launch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
-  static bool configured = false;  // raise the dynamic shared-memory limit once per instantiation
+  static std::once_flag once;  // raise the dynamic shared-memory limit once (runs may share a process)
   const size_t sm = fwd_smem<D, PE>();
-  if (!configured) {
+  std::call_once(once, [&] {
     CUDA_CHECK(cudaFuncSetAttribute(attention_fwd_kernel<D, PE>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)));
-    configured = true;
-  }
+  });
   dim3 grid((a.T + kTile - 1) / kTile, a.H, a.B);
   attention_fwd_kernel<D, PE><<<grid, 128, sm, s>>>(a, qkv, out, lse);
   CUDA_CHECK_LAUNCH("attention_fwd");
@@ -371,13 +368,12 @@ void launch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse
 template <int D, PEKind PE>
 void launch_bwd(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
                 float* dqkv, float* ddelta_part, cudaStream_t s) {
-  static bool configured = false;
+  static std::once_flag once;
   const size_t sm = bwd_smem<D, PE>();
-  if (!configured) {
+  std::call_once(once, [&] {
     CUDA_CHECK(cudaFuncSetAttribute(attention_bwd_dkdv_kernel<D, PE>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)));
     CUDA_CHECK(cudaFuncSetAttribute(attention_bwd_dq_kernel<D, PE>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)));
-    configured = true;
-  }
+  });
   dim3 grid((a.T + kTile - 1) / kTile, a.H, a.B);
   attention_bwd_dkdv_kernel<D, PE><<<grid, 128, sm, s>>>(a, qkv, out, dout, lse, dqkv, ddelta_part);
   CUDA_CHECK_LAUNCH("attention_bwd_dkdv");

@@ -1,0 +1,70 @@
+// Times the fused attention kernels alone (forward, backward) at one shape, with CUDA events,
+// median of `iters` after warm-up, on random inputs (never zeros: see METHOD.md).
+#include <algorithm>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/rng.hpp"
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/kernels.hpp"
+#include "models/pe_pope.hpp"
+#include "models/pe_rope.hpp"
+
+namespace popebench {
+
+nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind pe, int warmup, int iters) {
+  const size_t C = size_t(H) * D, n_qkv = size_t(B) * T * 3 * C, n_out = size_t(B) * T * C;
+  std::vector<float> h(n_qkv);
+  Pcg32 rng(1, 1);
+  for (auto& x : h) x = float(rng.normal());
+  float *qkv, *out, *dout, *lse, *dqkv, *ddp, *delta;
+  double* theta;
+  CUDA_CHECK(cudaMalloc(&qkv, n_qkv * 4));
+  CUDA_CHECK(cudaMalloc(&dqkv, n_qkv * 4));
+  CUDA_CHECK(cudaMalloc(&out, n_out * 4));
+  CUDA_CHECK(cudaMalloc(&dout, n_out * 4));
+  CUDA_CHECK(cudaMalloc(&ddp, n_out * 4));
+  CUDA_CHECK(cudaMalloc(&lse, size_t(B) * H * T * 4));
+  CUDA_CHECK(cudaMalloc(&delta, C * 4));
+  CUDA_CHECK(cudaMemcpy(qkv, h.data(), n_qkv * 4, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(dout, h.data(), n_out * 4, cudaMemcpyHostToDevice));
+  std::vector<float> dl(C);
+  for (auto& x : dl) x = float(-6.28 * rng.uniform01());
+  CUDA_CHECK(cudaMemcpy(delta, dl.data(), C * 4, cudaMemcpyHostToDevice));
+  auto th = pe == cuda::PEKind::kPope ? pope_thetas(D, 10000) : rope_thetas(D, 10000);
+  CUDA_CHECK(cudaMalloc(&theta, th.size() * 8));
+  CUDA_CHECK(cudaMemcpy(theta, th.data(), th.size() * 8, cudaMemcpyHostToDevice));
+  cuda::AttentionArgs a{B, T, H, D, pe, theta, delta, float(1.0 / std::sqrt(double(D)))};
+  cudaEvent_t e0, e1;
+  CUDA_CHECK(cudaEventCreate(&e0));
+  CUDA_CHECK(cudaEventCreate(&e1));
+  auto time = [&](auto f) {
+    for (int i = 0; i < warmup; ++i) f();
+    std::vector<float> ms;
+    for (int i = 0; i < iters; ++i) {
+      CUDA_CHECK(cudaEventRecord(e0));
+      f();
+      CUDA_CHECK(cudaEventRecord(e1));
+      CUDA_CHECK(cudaEventSynchronize(e1));
+      float t;
+      CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
+      ms.push_back(t);
+    }
+    std::sort(ms.begin(), ms.end());
+    return double(ms[ms.size() / 2]);
+  };
+  double fwd = time([&] { cuda::attention_fwd(a, qkv, out, lse, nullptr); });
+  double bwd = time([&] { cuda::attention_bwd(a, qkv, out, dout, lse, dqkv, pe == cuda::PEKind::kPope ? ddp : nullptr, nullptr); });
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  for (void* p : {(void*)qkv, (void*)out, (void*)dout, (void*)lse, (void*)dqkv, (void*)ddp, (void*)delta, (void*)theta}) cudaFree(p);
+  // FLOPs of causal attention (half the T x T square): QK^T over the width the dot product
+  // sees (2D for PoPE) and PV over D; backward ~2.5x forward (recompute + 4 products).
+  const int DQ = pe == cuda::PEKind::kPope ? 2 * D : D;
+  const double fwd_flops = 2.0 * B * H * (double(T) * (T + 1) / 2) * (DQ + D);
+  return {{"B", B}, {"T", T}, {"H", H}, {"D", D}, {"fwd_ms", fwd}, {"bwd_ms", bwd},
+          {"fwd_tflops", fwd_flops / fwd * 1e-9}, {"bwd_tflops", 2.5 * fwd_flops / bwd * 1e-9}};
+}
+
+}  // namespace popebench

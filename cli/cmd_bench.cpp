@@ -1,0 +1,100 @@
+// popebench bench: the training step of the paper model (RoPE and PoPE) and the fused attention
+// kernels alone, timed with CUDA events (medians after warm-up), written as JSON. The PyTorch
+// reference (bench/torch_ref.py) times the same model and shapes; bench/run_bench.sh runs both.
+#include <chrono>
+#include <cstdio>
+
+#include "cli/commands.hpp"
+#include "cli/run_options.hpp"
+#include "common/files.hpp"
+#include "kernels/cuda/kernels.hpp"
+#include "kernels/device.hpp"
+#include "models/backend.hpp"
+#include "models/trainer.hpp"
+
+namespace popebench {
+nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind pe, int warmup, int iters);
+}
+
+namespace popebench::cli {
+
+Runner register_bench(CLI::App& app) {
+  struct State {
+    std::string out, pes = "rope,pope";
+    int iters = 50, warmup = 10;
+    std::string matmul = "tf32";
+    std::vector<int> lengths = {48, 512, 1024, 4096};
+  };
+  auto st = std::make_shared<State>();
+  auto* cmd = app.add_subcommand("bench", "Time the training step and the attention kernels on the GPU (JSON out)");
+  cmd->add_option("--out", st->out, "Write the benchmark JSON here");
+  cmd->add_option("--iters", st->iters, "Timed repetitions (median reported)")->default_val(50)->check(CLI::Range(1, 100000));
+  cmd->add_option("--warmup", st->warmup, "Untimed repetitions first")->default_val(10)->check(CLI::Range(0, 100000));
+  cmd->add_option("--gpu-matmul", st->matmul, "tf32 or fp32")->default_val("tf32")->check(CLI::IsMember({"tf32", "fp32"}));
+  cmd->add_option("--attention-lengths", st->lengths, "Sequence lengths for the attention benchmark")->default_val(st->lengths);
+  return [st]() {
+#ifndef POPEBENCH_HAVE_CUDA_BACKEND
+    throw UserError("bench needs a build with the CUDA backend and a GPU");
+#else
+    DeviceInfo dev = query_device();
+    if (dev.cuda_devices == 0) throw UserError("bench needs a GPU (" + dev.error + ")");
+    nlohmann::json out = {{"schema", "popebench.bench"}, {"schema_version", 1},
+                          {"environment", environment_json(dev.name, 1, g_command_line)},
+                          {"iters", st->iters}, {"warmup", st->warmup}, {"gpu_matmul", st->matmul}};
+    RunConfig base;
+    base.train.gpu_matmul = st->matmul;
+    base.task.n_train = 4096;
+    base.task.n_val = base.task.n_test = 64;
+    base.model.vocab_size = base.task.vocab_size();
+    base.model.max_len = base.task.width();
+    const int T = base.task.width() - 1, B = base.train.batch, C = base.model.d_model, L = base.model.n_layer;
+    // Counts first (METHOD.md): matmul FLOPs of a step = 6 x matmul weights x tokens, plus the
+    // head on B rows; attention adds 4 B H T^2 (D_qk + D) / 2 over fwd+bwd (small at T = 47).
+    const double matmul_w = 12.0 * L * C * C, tokens = double(B) * T;
+    const double step_flops = 6.0 * matmul_w * tokens + 6.0 * base.model.vocab_size * C * B;
+    out["model"] = {{"params_matmul", matmul_w}, {"tokens_per_step", tokens}, {"flops_per_step", step_flops},
+                    {"floor_ms_at_790_tflops", step_flops / 790e12 * 1e3}};
+    Dataset d = generate_split(base.task, 0, Split::kTrain);
+    for (const auto& pe : {std::string("rope"), std::string("pope")}) {
+      RunConfig c = base;
+      c.pe.kind = pe;
+      auto be = make_backend(c, "cuda");
+      std::vector<size_t> idx;
+      for (int i = 0; i < B; ++i) idx.push_back(i);
+      Batch b = make_batch(d, idx, be->static_len());
+      nlohmann::json r = cuda_benchmark_step(*be, b, st->warmup, st->iters);
+      // End to end as the trainer runs it: batch assembly, upload, graph, sync, readback.
+      Pcg32 sampler(0, 0);
+      auto t0 = std::chrono::steady_clock::now();
+      const int n = std::max(st->iters, 100);
+      for (int i = 0; i < n; ++i) {
+        for (auto& x : idx) x = sampler.bounded(static_cast<uint32_t>(d.size()));
+        be->train_step(make_batch(d, idx, be->static_len()), 1e-4, 100 + i);
+      }
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      r["trainer_ms_per_step"] = 1e3 * s / n;
+      r["achieved_tflops"] = step_flops / (r["step_graph_ms"].get<double>() * 1e-3) * 1e-12;
+      out["step"][pe] = r;
+      std::printf("step %-4s graph %.3f ms  trainer %.3f ms  (fwd %.3f, fwd+bwd %.3f, gemms %.3f, attention %.3f, optimizer %.3f)\n",
+                  pe.c_str(), r["step_graph_ms"].get<double>(), r["trainer_ms_per_step"].get<double>(),
+                  r["forward_ms"].get<double>(), r["forward_backward_ms"].get<double>(), r["gemms_ms"].get<double>(),
+                  r["attention_ms"].get<double>(), r["optimizer_ms"].get<double>());
+    }
+    for (int Tl : st->lengths) {
+      int Bl = Tl <= 48 ? 64 : std::max(1, 32768 / Tl);
+      for (auto [name, pk] : {std::pair{"none", cuda::PEKind::kNone}, std::pair{"rope", cuda::PEKind::kRope},
+                              std::pair{"pope", cuda::PEKind::kPope}}) {
+        auto r = cuda_benchmark_attention(Bl, Tl, 8, 64, pk, st->warmup, st->iters);
+        r["pe"] = name;
+        out["attention"].push_back(r);
+        std::printf("attention %-4s B %3d T %5d H 8 D 64: fwd %.3f ms  bwd %.3f ms\n", name, Bl, Tl,
+                    r["fwd_ms"].get<double>(), r["bwd_ms"].get<double>());
+      }
+    }
+    if (!st->out.empty()) write_file_atomic(st->out, out.dump(2) + "\n");
+    return 0;
+#endif
+  };
+}
+
+}  // namespace popebench::cli
