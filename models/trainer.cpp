@@ -228,6 +228,15 @@ nlohmann::json train(TrainOptions opt) {
       train_s += seconds_since(t_train);
       save(prior_train_s + train_s, prior_eval_s + eval_s);
       std::string why = g_stop_signal ? "interrupted" : out_of_time ? "time limit reached" : "stopped as asked (--stop-at)";
+      // The run JSON of an unfinished run: its curve so far, no final numbers (status partial).
+      nlohmann::json part = {{"schema", "popebench.run"}, {"schema_version", 1}, {"status", "partial"},
+                             {"config", cfg_json}, {"data", data.source}, {"curve", curve},
+                             {"environment", environment_json(be->device_name(), threads, opt.command)},
+                             {"steps_done", step},
+                             {"timing", {{"train_s", prior_train_s + train_s}, {"eval_s", prior_eval_s + eval_s},
+                                         {"steps_per_s", (step - start_step) / std::max(train_s, 1e-9)}}},
+                             {"checkpoint", opt.checkpoint}};
+      write_file_atomic(opt.out_json, part.dump(2) + "\n");
       throw RunInterrupted(why + " at step " + std::to_string(step) + "; checkpoint " + opt.checkpoint +
                            " saved: run again with --resume to continue");
     }
