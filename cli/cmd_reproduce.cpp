@@ -55,8 +55,9 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
   // Options registered above took the paper defaults; the preset replaces them here, and what the
   // user gives on the command line is applied over it at parse time.
   try {
+    // Not st->preset: default_val above has already assigned "paper" to it.
     RunConfig c;
-    apply_preset(st->preset, c, st->preset_seeds);
+    apply_preset(preset.empty() ? "paper" : preset, c, st->preset_seeds);
     st->run.cfg = c;
     st->run.counts[0] = static_cast<int64_t>(c.task.n_train);
     st->run.counts[1] = static_cast<int64_t>(c.task.n_val);

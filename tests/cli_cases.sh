@@ -13,3 +13,22 @@ expect_ok generate --help
 expect_ok generate --out "$tmp/ok" --n-train 100 --n-val 10 --n-test 10 --seed 3
 expect_ok generate --out "$tmp/oktxt" --n-train 100 --n-val 10 --n-test 10 --format text
 [[ -f "$tmp/ok/manifest.json" && -f "$tmp/oktxt/train.txt" ]] || { echo "FAIL: generate wrote no files"; fails=$((fails+1)); }
+
+# reproduce: the preset must reach the config (it once did not: default_val overwrote it).
+expect_ok reproduce indirect-indexing --preset quick --pe pope --seeds 0 --steps 3 --warmup 1 --eval-every 0 --device cpu --out "$tmp/q"
+if ! grep -q '"d_model": 64' "$tmp/q/pope_seed0.json" || ! grep -q '"max_len": 8' "$tmp/q/pope_seed0.json"; then
+  echo "FAIL: --preset quick did not set the model and task"; fails=$((fails+1)); fi
+# an option given on the command line overrides the preset
+expect_ok reproduce indirect-indexing --preset quick --pe rope --seeds 1 --steps 3 --warmup 1 --eval-every 0 --d-model 32 --device cpu --out "$tmp/q2"
+grep -q '"d_model": 32' "$tmp/q2/rope_seed1.json" || { echo "FAIL: --d-model did not override the preset"; fails=$((fails+1)); }
+[[ -f "$tmp/q2/summary.json" && -f "$tmp/q2/summary.md" ]] || { echo "FAIL: reproduce wrote no summary"; fails=$((fails+1)); }
+expect_error "unknown preset" reproduce indirect-indexing --preset huge --out "$tmp/q3"
+expect_error "--seeds" reproduce indirect-indexing --preset quick --seeds 0,x --out "$tmp/q3"
+expect_error "unknown positional embedding" reproduce indirect-indexing --preset quick --pe rope,alibi --out "$tmp/q3"
+expect_error "--shard" reproduce indirect-indexing --preset quick --shard 3/2 --out "$tmp/q3"
+expect_error "unknown positional embedding" train --pe bogus --out "$tmp/t.json"
+expect_error "does not divide" train --heads 3 --out "$tmp/t.json"
+expect_error "no dataset at" train --data "$tmp/none" --out "$tmp/t.json"
+expect_error "cannot be combined with --data" train --data "$tmp/ok" --max-len 30 --out "$tmp/t.json"
+expect_error "not a popebench checkpoint" eval --checkpoint "$tmp/ok/manifest.json"
+expect_error "not a popebench run JSON" merge "$tmp/ok"
