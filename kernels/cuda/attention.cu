@@ -152,6 +152,9 @@ __global__ void __launch_bounds__(128) attention_fwd_kernel(AttentionArgs a, con
         load_transformed<D, PE, true>(P.q(qkv, b, s, h, D) + C, s, a.theta, delta_h, 1.f, Ks + j * Dm::SQ, lane);
         const float* v = P.q(qkv, b, s, h, D) + 2 * C;
         for (int c = lane; c < D; c += 32) Vs[j * Dm::SV + c] = v[c];
+      } else {  // rows past T are read by the full-tile loops (with p = 0): keep them finite
+        for (int c = lane; c < Dm::DQ; c += 32) Ks[j * Dm::SQ + c] = 0.f;
+        for (int c = lane; c < D; c += 32) Vs[j * Dm::SV + c] = 0.f;
       }
     }
     __syncthreads();
@@ -169,8 +172,10 @@ __global__ void __launch_bounds__(128) attention_fwd_kernel(AttentionArgs a, con
       m[i] = mn;
 #pragma unroll
       for (int k = 0; k < Dm::NV; ++k) o[i][k] *= corr;
-      const int nk = min(kTile, t - k0 + 1);
-      for (int j = 0; j < nk; ++j) {
+      // Full tile, unrolled: masked lanes hold p = 0, so the extra terms add nothing, and a fixed
+      // trip count lets the compiler batch the shuffles instead of waiting on each one.
+#pragma unroll 8
+      for (int j = 0; j < kTile; ++j) {
         const float pj = __shfl_sync(0xffffffffu, p, j);
 #pragma unroll
         for (int k = 0; k < Dm::NV; ++k) o[i][k] += pj * Vs[j * Dm::SV + lane + 32 * k];
@@ -198,7 +203,12 @@ __device__ void load_query_side(const AttentionArgs& a, const float* qkv, const 
   const Ptrs P{T, a.H, C};
   for (int i = 0; i < kRowsPerWarp; ++i) {
     const int r = w * kRowsPerWarp + i, t = q0 + r;
-    if (t >= T) continue;
+    if (t >= T) {  // read by the full-tile loops with p = ds = 0: keep finite
+      for (int c = lane; c < Dm::DQ; c += 32) Qs[r * Dm::SQ + c] = 0.f;
+      for (int c = lane; c < D; c += 32) dOs[r * Dm::SV + c] = 0.f;
+      if (lane == 0) Ds[r] = Ls[r] = 0.f;
+      continue;
+    }
     load_transformed<D, PE, false>(P.q(qkv, b, t, h, D), t, a.theta, nullptr, 1.f, Qs + r * Dm::SQ, lane);
     const float* dor = dout + (size_t(b) * T + t) * C + h * D;
     const float* orow = out + (size_t(b) * T + t) * C + h * D;
@@ -223,7 +233,11 @@ __device__ void load_key_side(const AttentionArgs& a, const float* qkv, int b, i
   const float* delta_h = a.delta ? a.delta + h * D : nullptr;
   for (int i = 0; i < kRowsPerWarp; ++i) {
     const int j = w * kRowsPerWarp + i, s = k0 + j;
-    if (s >= T) continue;
+    if (s >= T) {  // read by the full-tile loops with ds = 0: keep finite
+      for (int c = lane; c < Dm::DQ; c += 32) Ks[j * Dm::SQ + c] = 0.f;
+      for (int c = lane; c < D; c += 32) Vs[j * Dm::SV + c] = 0.f;
+      continue;
+    }
     load_transformed<D, PE, true>(P.q(qkv, b, s, h, D) + C, s, a.theta, delta_h, 1.f, Ks + j * Dm::SQ, lane);
     const float* v = P.q(qkv, b, s, h, D) + 2 * C;
     for (int c = lane; c < D; c += 32) Vs[j * Dm::SV + c] = v[c];
@@ -270,8 +284,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_kernel(AttentionArgs a
         p = __expf(sc * a.scale - Ls[lane]);
         ds = p * (dp - Ds[lane]);
       }
-      const int nq = min(kTile, T - q0);
-      for (int r = 0; r < nq; ++r) {
+      // Full tile, unrolled (rows past T and before the key hold p = ds = 0).
+#pragma unroll 8
+      for (int r = 0; r < kTile; ++r) {
         const float pr = __shfl_sync(0xffffffffu, p, r), dsr = __shfl_sync(0xffffffffu, ds, r);
 #pragma unroll
         for (int k = 0; k < Dm::NV; ++k) dv[i][k] += pr * dOs[r * Dm::SV + lane + 32 * k];
@@ -335,8 +350,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_kernel(AttentionArgs a, 
         const float p = __expf(sc * a.scale - Ls[r]);
         ds = p * (dp - Ds[r]);
       }
-      const int nk = min(kTile, t - k0 + 1);
-      for (int j = 0; j < nk; ++j) {
+#pragma unroll 8
+      for (int j = 0; j < kTile; ++j) {  // full tile: masked lanes hold ds = 0
         const float dsj = __shfl_sync(0xffffffffu, ds, j);
 #pragma unroll
         for (int k = 0; k < Dm::NQ; ++k) dq[i][k] += dsj * Ks[j * Dm::SQ + lane + 32 * k];
