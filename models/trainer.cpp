@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -112,6 +113,11 @@ nlohmann::json train(TrainOptions opt) {
   RunConfig& cfg = opt.cfg;
   if (opt.out_json.empty()) throw UserError("no output path for the run JSON (--out)");
   if (opt.checkpoint.empty()) opt.checkpoint = opt.out_json + ".ckpt";
+  // Create the output folders now: a run must not train for hours and then fail to save.
+  for (const std::string& f : {opt.out_json, opt.checkpoint}) {
+    auto parent = std::filesystem::path(f).parent_path();
+    if (!parent.empty()) make_dirs(parent.string());
+  }
   int threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   omp_set_num_threads(threads);
   Splits data = load_data(cfg, opt.data_dir);
