@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+"""Plots popebench results (matplotlib from Debian's python3-matplotlib).
+
+  results/plot.py DIR [DIR ...]
+
+For each DIR holding run JSON files (and, when complete, summary.json), writes:
+  DIR/accuracy.png  test accuracy per PE: our mean and std over seeds (dots: each seed), the
+                    paper's value beside it (only with a summary.json);
+  DIR/curves.png    validation accuracy and training loss against step, one line per run
+                    (partial runs included, drawn dashed).
+Reads schema version 1 (results/SCHEMA.md) and refuses newer files.
+"""
+import glob
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+SCHEMA_VERSION = 1
+COLORS = {"pope": "#1f77b4", "rope": "#d62728", "none": "#7f7f7f"}
+
+
+def load(path, kind):
+    with open(path) as f:
+        doc = json.load(f)
+    if doc.get("schema") != kind:
+        return None
+    if doc.get("schema_version", 0) > SCHEMA_VERSION:
+        sys.exit(f"plot.py: {path}: schema version {doc['schema_version']} is newer than this script reads")
+    return doc
+
+
+def save(fig, path):
+    tmp = path + ".tmp.png"
+    fig.savefig(tmp, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    os.replace(tmp, path)
+    print("wrote", path)
+
+
+def plot_accuracy(d, summary, runs):
+    rows = summary["rows"]
+    fig, ax = plt.subplots(figsize=(1.8 + 1.6 * len(rows), 3.6))
+    for i, r in enumerate(rows):
+        c = COLORS.get(r["pe"], "k")
+        ax.bar(i - 0.2, r["mean"], 0.38, yerr=r["std"], color=c, capsize=4, label="ours" if i == 0 else None)
+        ax.scatter([i - 0.2] * len(r["test_acc"]), r["test_acc"], color="k", s=12, zorder=3)
+        if r.get("paper"):
+            ax.bar(i + 0.2, r["paper"]["mean"], 0.38, yerr=r["paper"]["std"], color=c, alpha=0.35, hatch="//",
+                   capsize=4, label="paper" if i == 0 else None)
+    ax.set_xticks(range(len(rows)), [f"{r['pe']} (n={r['n']})" for r in rows])
+    ax.set_ylabel("test accuracy %")
+    ax.set_ylim(0, 100)
+    ax.set_title(summary.get("title", ""), fontsize=10)
+    ax.legend(fontsize=8)
+    save(fig, os.path.join(d, "accuracy.png"))
+
+
+def plot_curves(d, runs):
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
+    for r in sorted(runs, key=lambda r: (r["config"]["pe"]["kind"], r["config"]["train"]["seed"])):
+        pe, seed = r["config"]["pe"]["kind"], r["config"]["train"]["seed"]
+        style = "-" if r["status"] == "complete" else "--"
+        pts = r["curve"]
+        steps = [p["step"] for p in pts]
+        a1.plot(steps, [100 * p["val_acc"] for p in pts], style, color=COLORS.get(pe, "k"), alpha=0.8,
+                label=f"{pe} seed {seed}" + ("" if r["status"] == "complete" else " (partial)"))
+        tl = [(p["step"], p["train_loss"]) for p in pts if p.get("train_loss") is not None]
+        a2.plot([s for s, _ in tl], [v for _, v in tl], style, color=COLORS.get(pe, "k"), alpha=0.8)
+    a1.set_xlabel("step")
+    a1.set_ylabel("validation accuracy %")
+    a1.legend(fontsize=7)
+    a2.set_xlabel("step")
+    a2.set_ylabel("train loss (mean since last point)")
+    save(fig, os.path.join(d, "curves.png"))
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    for d in sys.argv[1:]:
+        if not os.path.isdir(d):
+            sys.exit(f"plot.py: {d} is not a directory")
+        runs = [r for r in (load(p, "popebench.run") for p in sorted(glob.glob(os.path.join(d, "*.json")))) if r]
+        if not runs:
+            sys.exit(f"plot.py: no run JSON in {d}")
+        summary_path = os.path.join(d, "summary.json")
+        if os.path.exists(summary_path):
+            plot_accuracy(d, load(summary_path, "popebench.summary"), runs)
+        plot_curves(d, runs)
+
+
+if __name__ == "__main__":
+    main()
