@@ -3,17 +3,13 @@
 #include <filesystem>
 
 #include "common/files.hpp"
+#include "tests/test_util.hpp"
 #include "generators/dataset_io.hpp"
 
 using namespace popebench;
 namespace fs = std::filesystem;
 
 namespace {
-std::string tmpdir(const std::string& name) {
-  auto p = fs::temp_directory_path() / ("popebench_test_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(p);
-  return p.string();
-}
 GenerateOptions small_opts(DatasetStorage st = DatasetStorage::kBinary) {
   GenerateOptions o;
   o.task.n_train = 3000;
@@ -23,19 +19,11 @@ GenerateOptions small_opts(DatasetStorage st = DatasetStorage::kBinary) {
   o.storage = st;
   return o;
 }
-void expect_error(const std::function<void()>& f, const std::string& part) {
-  try {
-    f();
-    FAIL("expected an error containing: " << part);
-  } catch (const UserError& e) {
-    CHECK_THAT(std::string(e.what()), Catch::Contains(part));
-  }
-}
 }  // namespace
 
 TEST_CASE("binary and text files round-trip to the generated splits", "[dataset]") {
   for (auto st : {DatasetStorage::kBinary, DatasetStorage::kText}) {
-    std::string dir = tmpdir(st == DatasetStorage::kBinary ? "bin" : "txt");
+    std::string dir = test::fresh_tmpdir(st == DatasetStorage::kBinary ? "io_bin" : "io_txt");
     auto opt = small_opts(st);
     auto m = write_dataset_dir(dir, opt);
     DatasetDir info = open_dataset_dir(dir);
@@ -55,7 +43,7 @@ TEST_CASE("binary and text files round-trip to the generated splits", "[dataset]
 }
 
 TEST_CASE("the same seed writes byte-identical files", "[dataset]") {
-  std::string d1 = tmpdir("same1"), d2 = tmpdir("same2");
+  std::string d1 = test::fresh_tmpdir("io_same1"), d2 = test::fresh_tmpdir("io_same2");
   write_dataset_dir(d1, small_opts());
   write_dataset_dir(d2, small_opts());
   for (const char* f : {"train.bin", "val.bin", "test.bin", "manifest.json"})
@@ -71,35 +59,35 @@ TEST_CASE("the reader refuses corrupt files and mismatched manifests", "[dataset
 
   std::string bad = good;
   bad[0] = 'X';
-  expect_error([&] { decode_binary(bad, "f"); }, "wrong magic");
+  test::expect_user_error([&] { decode_binary(bad, "f"); }, "wrong magic");
   bad = good;
   bad[8] = 7;
-  expect_error([&] { decode_binary(bad, "f"); }, "format version 7");
-  expect_error([&] { decode_binary(good.substr(0, good.size() - 5), "f"); }, "does not match");
-  expect_error([&] { decode_binary(good + "x", "f"); }, "does not match");
-  expect_error([&] { decode_binary(good.substr(0, 10), "f"); }, "too short");
+  test::expect_user_error([&] { decode_binary(bad, "f"); }, "format version 7");
+  test::expect_user_error([&] { decode_binary(good.substr(0, good.size() - 5), "f"); }, "does not match");
+  test::expect_user_error([&] { decode_binary(good + "x", "f"); }, "does not match");
+  test::expect_user_error([&] { decode_binary(good.substr(0, 10), "f"); }, "too short");
   bad = good;
   bad[200] ^= 1;
-  expect_error([&] { decode_binary(bad, "f"); }, "checksum");
+  test::expect_user_error([&] { decode_binary(bad, "f"); }, "checksum");
 
-  std::string dir = tmpdir("corrupt");
+  std::string dir = test::fresh_tmpdir("io_corrupt");
   write_dataset_dir(dir, small_opts());
   DatasetDir info = open_dataset_dir(dir);
   std::string bytes = read_file(dir + "/val.bin");
   bytes[100] ^= 4;
   write_file_atomic(dir + "/val.bin", bytes);
-  expect_error([&] { load_split(dir, info, Split::kVal); }, "does not match the manifest");
+  test::expect_user_error([&] { load_split(dir, info, Split::kVal); }, "does not match the manifest");
   // A file swapped for another split is caught by the manifest's checksum too.
   fs::copy_file(dir + "/test.bin", dir + "/val.bin", fs::copy_options::overwrite_existing);
-  expect_error([&] { load_split(dir, info, Split::kVal); }, "does not match the manifest");
+  test::expect_user_error([&] { load_split(dir, info, Split::kVal); }, "does not match the manifest");
   write_file_atomic(dir + "/manifest.json", "{not json");
-  expect_error([&] { open_dataset_dir(dir); }, "malformed manifest");
-  expect_error([&] { open_dataset_dir(dir + "/nope"); }, "no dataset at");
+  test::expect_user_error([&] { open_dataset_dir(dir); }, "malformed manifest");
+  test::expect_user_error([&] { open_dataset_dir(dir + "/nope"); }, "no dataset at");
   fs::remove_all(dir);
 }
 
 TEST_CASE("atomic writes leave no temporary files behind", "[dataset]") {
-  std::string dir = tmpdir("atomic");
+  std::string dir = test::fresh_tmpdir("io_atomic");
   write_dataset_dir(dir, small_opts());
   int n = 0;
   for (auto& e : fs::directory_iterator(dir)) {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "common/files.hpp"
+#include "tests/test_util.hpp"
 #include "generators/dataset_io.hpp"
 #include "models/checkpoint.hpp"
 #include "models/run_json.hpp"
@@ -14,12 +15,6 @@ using namespace popebench;
 namespace fs = std::filesystem;
 
 namespace {
-std::string tmpdir(const std::string& name) {
-  auto p = fs::temp_directory_path() / ("popebench_train_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p.string();
-}
 RunConfig tiny_run(const std::string& pe) {
   RunConfig c;
   auto& ii = c.task.indirect_indexing;
@@ -61,14 +56,6 @@ nlohmann::json numbers(const nlohmann::json& run) {
   for (auto& p : curve) p.erase("elapsed_s");
   return {{"curve", curve}, {"final", run["final"]}};
 }
-void expect_error(const std::function<void()>& f, const std::string& part) {
-  try {
-    f();
-    FAIL("expected an error containing: " << part);
-  } catch (const UserError& e) {
-    CHECK_THAT(std::string(e.what()), Catch::Contains(part));
-  }
-}
 }  // namespace
 
 TEST_CASE("a tiny model overfits a handful of examples to 100%", "[train]") {
@@ -98,7 +85,7 @@ TEST_CASE("a tiny model overfits a handful of examples to 100%", "[train]") {
 }
 
 TEST_CASE("the same seed and config give the same numbers twice", "[train]") {
-  std::string dir = tmpdir("det");
+  std::string dir = test::fresh_tmpdir("train_det");
   auto a = train(opts(tiny_run("pope"), dir + "/a.json"));
   auto b = train(opts(tiny_run("pope"), dir + "/b.json"));
   CHECK(numbers(a) == numbers(b));
@@ -110,7 +97,7 @@ TEST_CASE("the same seed and config give the same numbers twice", "[train]") {
 }
 
 TEST_CASE("resume from a checkpoint equals an uninterrupted run", "[train]") {
-  std::string dir = tmpdir("resume");
+  std::string dir = test::fresh_tmpdir("train_resume");
   RunConfig c = tiny_run("pope");
   c.train.checkpoint_every = 7;  // not aligned with eval points: the running sums must be saved
   auto full = train(opts(c, dir + "/full.json"));
@@ -121,7 +108,7 @@ TEST_CASE("resume from a checkpoint equals an uninterrupted run", "[train]") {
   CHECK(read_run_file(dir + "/part.json").status == "partial");
   CHECK(load_checkpoint(dir + "/part.json.ckpt").step == 13);
   o.stop_at = 0;
-  expect_error([&] { train(o); }, "pass --resume");
+  test::expect_user_error([&] { train(o); }, "pass --resume");
   o.resume = true;
   auto resumed = train(o);
   CHECK(resumed["resumed_from_step"] == 13);
@@ -131,37 +118,37 @@ TEST_CASE("resume from a checkpoint equals an uninterrupted run", "[train]") {
   bad.cfg.optim.lr = 1e-3;
   bad.out_json = dir + "/other.json";
   bad.checkpoint = dir + "/part.json.ckpt";
-  expect_error([&] { train(bad); }, "different config");
+  test::expect_user_error([&] { train(bad); }, "different config");
   fs::remove_all(dir);
 }
 
 TEST_CASE("bad input is refused with a clear message", "[train]") {
-  std::string dir = tmpdir("bad");
+  std::string dir = test::fresh_tmpdir("train_bad");
   RunConfig c = tiny_run("sinusoidal-typo");
-  expect_error([&] { train(opts(c, dir + "/x.json")); }, "unknown positional embedding");
+  test::expect_user_error([&] { train(opts(c, dir + "/x.json")); }, "unknown positional embedding");
   c = tiny_run("rope");
   c.model.n_head = 3;
-  expect_error([&] { train(opts(c, dir + "/x.json")); }, "does not divide");
+  test::expect_user_error([&] { train(opts(c, dir + "/x.json")); }, "does not divide");
   c = tiny_run("rope");
   auto o = opts(c, dir + "/x.json");
   o.data_dir = dir + "/missing";
-  expect_error([&] { train(o); }, "no dataset at");
+  test::expect_user_error([&] { train(o); }, "no dataset at");
   // A corrupt checkpoint.
   o = opts(c, dir + "/y.json");
   train(o);
   std::string bytes = read_file(dir + "/y.json.ckpt");
   bytes[bytes.size() / 2] ^= 0x10;
   write_file_atomic(dir + "/y.json.ckpt", bytes);
-  expect_error([&] { load_checkpoint(dir + "/y.json.ckpt"); }, "checksum");
+  test::expect_user_error([&] { load_checkpoint(dir + "/y.json.ckpt"); }, "checksum");
   o.resume = true;
-  expect_error([&] { train(o); }, "checksum");
+  test::expect_user_error([&] { train(o); }, "checksum");
   write_file_atomic(dir + "/z.ckpt", "not a checkpoint at all");
-  expect_error([&] { load_checkpoint(dir + "/z.ckpt"); }, "wrong magic");
+  test::expect_user_error([&] { load_checkpoint(dir + "/z.ckpt"); }, "wrong magic");
   fs::remove_all(dir);
 }
 
 TEST_CASE("training from a dataset directory equals training on generated data", "[train]") {
-  std::string dir = tmpdir("datadir");
+  std::string dir = test::fresh_tmpdir("train_datadir");
   RunConfig c = tiny_run("rope");
   GenerateOptions g;
   g.task = c.task;
@@ -177,7 +164,7 @@ TEST_CASE("training from a dataset directory equals training on generated data",
 }
 
 TEST_CASE("run JSON is written then read back and summarised", "[train][json]") {
-  std::string dir = tmpdir("json");
+  std::string dir = test::fresh_tmpdir("train_json");
   auto run = train(opts(tiny_run("pope"), dir + "/r.json"));
   RunRecord r = read_run_file(dir + "/r.json");
   CHECK(r.status == "complete");
@@ -193,8 +180,8 @@ TEST_CASE("run JSON is written then read back and summarised", "[train][json]") 
   // Future versions are refused, foreign documents too.
   auto future = run;
   future["schema_version"] = kRunSchemaVersion + 1;
-  expect_error([&] { read_run(future, "f"); }, "newer than this build reads");
-  expect_error([&] { read_run(nlohmann::json{{"a", 1}}, "f"); }, "not a popebench run");
+  test::expect_user_error([&] { read_run(future, "f"); }, "newer than this build reads");
+  test::expect_user_error([&] { read_run(nlohmann::json{{"a", 1}}, "f"); }, "not a popebench run");
   fs::remove_all(dir);
 }
 

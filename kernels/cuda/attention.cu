@@ -244,19 +244,27 @@ __device__ void load_key_side(const AttentionArgs& a, const float* qkv, int b, i
   }
 }
 
+// Shared memory of both backward kernels: one key tile (transformed K, V) and one query tile
+// (transformed Q, dO, lse, Di). The base is 16-byte aligned and every row offset a multiple of 4
+// floats, as the float4 loads need.
+template <int D, PEKind PE>
+struct BwdSmem {
+  using Dm = Dims<D, PE>;
+  float *Ks, *Vs, *Qs, *dOs, *Ls, *Ds;  // (32, SQ), (32, SV), (32, SQ), (32, SV), (32), (32)
+  __device__ explicit BwdSmem(float* base)
+      : Ks(base), Vs(Ks + kTile * Dm::SQ), Qs(Vs + kTile * Dm::SV), dOs(Qs + kTile * Dm::SQ),
+        Ls(dOs + kTile * Dm::SV), Ds(Ls + kTile) {}
+  static constexpr size_t bytes() { return sizeof(float) * (2 * kTile * Dm::SQ + 2 * kTile * Dm::SV + 2 * kTile); }
+};
+
 template <int D, PEKind PE>
 __global__ void __launch_bounds__(128) attention_bwd_dkdv_kernel(AttentionArgs a, const float* qkv, const float* out,
                                                                   const float* dout, const float* lse, float* dqkv,
                                                                   float* ddelta_part) {
   using Dm = Dims<D, PE>;
   extern __shared__ float4 smem4[];
-  float* smem = reinterpret_cast<float*>(smem4);  // 16-byte aligned base for the float4 loads
-  float* Ks = smem;
-  float* Vs = Ks + kTile * Dm::SQ;
-  float* Qs = Vs + kTile * Dm::SV;
-  float* dOs = Qs + kTile * Dm::SQ;
-  float* Ls = dOs + kTile * Dm::SV;
-  float* Ds = Ls + kTile;
+  const BwdSmem<D, PE> sm(reinterpret_cast<float*>(smem4));
+  float *Ks = sm.Ks, *Vs = sm.Vs, *Qs = sm.Qs, *dOs = sm.dOs, *Ls = sm.Ls, *Ds = sm.Ds;
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int b = blockIdx.z, h = blockIdx.y, k0 = blockIdx.x * kTile, T = a.T, C = a.H * D;
   load_key_side<D, PE>(a, qkv, b, h, k0, Ks, Vs);
@@ -318,13 +326,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_kernel(AttentionArgs a, 
                                                                 const float* dout, const float* lse, float* dqkv) {
   using Dm = Dims<D, PE>;
   extern __shared__ float4 smem4[];
-  float* smem = reinterpret_cast<float*>(smem4);  // 16-byte aligned base for the float4 loads
-  float* Ks = smem;
-  float* Vs = Ks + kTile * Dm::SQ;
-  float* Qs = Vs + kTile * Dm::SV;
-  float* dOs = Qs + kTile * Dm::SQ;
-  float* Ls = dOs + kTile * Dm::SV;
-  float* Ds = Ls + kTile;
+  const BwdSmem<D, PE> sm(reinterpret_cast<float*>(smem4));
+  float *Ks = sm.Ks, *Vs = sm.Vs, *Qs = sm.Qs, *dOs = sm.dOs, *Ls = sm.Ls, *Ds = sm.Ds;
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kTile, T = a.T, C = a.H * D;
   load_query_side<D, PE>(a, qkv, out, dout, lse, b, h, q0, Qs, dOs, Ls, Ds);
@@ -375,7 +378,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_kernel(AttentionArgs a, 
 template <int D, PEKind PE>
 size_t fwd_smem() { return sizeof(float) * (2 * kTile * Dims<D, PE>::SQ + kTile * Dims<D, PE>::SV); }
 template <int D, PEKind PE>
-size_t bwd_smem() { return sizeof(float) * (2 * kTile * Dims<D, PE>::SQ + 2 * kTile * Dims<D, PE>::SV + 2 * kTile); }
+size_t bwd_smem() { return BwdSmem<D, PE>::bytes(); }
 
 template <int D, PEKind PE>
 void launch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
