@@ -42,7 +42,7 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
   cmd->add_option("experiment", st->task, "Experiment to reproduce")->check(CLI::IsMember({"indirect-indexing"}))
       ->default_val(st->task);
   cmd->add_option("--preset", st->preset, "paper (SPEC, 100k steps) or quick (minutes on a CPU)")->default_val("paper");
-  cmd->add_option("--pe", st->pes, "Comma-separated PEs to run")->default_val(st->pes);
+  cmd->add_option("--pe", st->pes, "Comma-separated PEs to run, or all (Table 1 and v3 Table 9 rows)")->default_val(st->pes);
   cmd->add_option("--seeds", st->seeds, "Comma-separated seeds (default: the preset's)");
   cmd->add_option("--out", st->out, "Output directory (default: runs/<experiment>_<preset>)");
   cmd->add_option("--concurrent", st->concurrent, "Runs trained at once (threads; on a GPU each has its own stream)")
@@ -82,7 +82,9 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
         }
       }
     }
-    auto pes = split_list(st->pes);
+    // "all": the paper's Table 1 and v3 Table 9 rows.
+    auto pes = st->pes == "all" ? std::vector<std::string>{"rope", "pope", "rope-half", "alibi-half", "learned", "sinusoidal"}
+                                : split_list(st->pes);
     if (pes.empty() || seeds.empty()) throw UserError("nothing to run: --pe and --seeds must not be empty");
     for (const auto& pe : pes) {
       PEConfig p;

@@ -1,6 +1,8 @@
 #include "models/config.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "common/files.hpp"
 
@@ -21,8 +23,9 @@ void ModelConfig::validate() const {
 }
 
 void PEConfig::validate() const {
-  if (kind != "none" && kind != "rope" && kind != "pope")
-    bad("unknown positional embedding '" + kind + "' (known: none, rope, pope)");
+  static const char* kinds[] = {"none", "rope", "pope", "rope-half", "alibi", "alibi-half", "sinusoidal", "learned"};
+  if (std::find(std::begin(kinds), std::end(kinds), kind) == std::end(kinds))
+    bad("unknown positional embedding '" + kind + "' (known: none, rope, pope, rope-half, alibi, alibi-half, sinusoidal, learned)");
   if (!(base > 1)) bad("PE base must be > 1");
   if (delta_init != "uniform" && delta_init != "zero")
     bad("unknown delta init '" + delta_init + "' (known: uniform, zero)");

@@ -21,7 +21,7 @@ struct ModelConfig {
 };
 
 struct PEConfig {
-  std::string kind = "pope";          // none | rope | pope
+  std::string kind = "pope";          // none | rope | pope | rope-half | alibi | alibi-half | sinusoidal | learned
   double base = 10000;                // frequency base for rope and pope
   std::string delta_init = "uniform"; // pope: uniform in [-2 pi, 0] (task default) or zero
   void validate() const;

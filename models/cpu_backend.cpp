@@ -65,10 +65,14 @@ std::unique_ptr<Backend> make_backend(const RunConfig& cfg, const std::string& d
   if (device == "cuda" && !usable) throw UserError("--device cuda: no usable GPU (" + info.error + ")");
 #ifdef POPEBENCH_HAVE_CUDA_BACKEND
   const int hd = cfg.model.head_dim();
-  if (usable && hd != 32 && hd != 64 && hd != 128) {
-    if (device == "cuda") throw UserError("--device cuda: the GPU kernels support head dims 32, 64 and 128 (got " + std::to_string(hd) + ")");
+  std::string why_not;
+  if (hd != 32 && hd != 64 && hd != 128) why_not = "head dim " + std::to_string(hd) + " has no GPU kernel (32, 64, 128)";
+  const auto& k = cfg.pe.kind;
+  if (k != "none" && k != "rope" && k != "pope") why_not = "positional embedding '" + k + "' has no GPU kernel yet";
+  if (usable && !why_not.empty()) {
+    if (device == "cuda") throw UserError("--device cuda: " + why_not);
     usable = false;
-    info.error = "head dim " + std::to_string(hd) + " has no GPU kernel";
+    info.error = why_not;
   }
   if (usable) return make_cuda_backend(cfg);
 #else

@@ -6,7 +6,7 @@
 
 namespace popebench {
 
-ParamLayout ParamLayout::build(const ModelConfig& m, size_t pe_params_per_layer) {
+ParamLayout ParamLayout::build(const ModelConfig& m, size_t pe_params_per_layer, size_t pe_embed_params) {
   ParamLayout L;
   auto add = [&](const std::string& name, int rows, int cols, ParamKind kind, double std) {
     L.views.push_back({name, L.total, rows, cols, kind, std});
@@ -16,6 +16,10 @@ ParamLayout ParamLayout::build(const ModelConfig& m, size_t pe_params_per_layer)
   const int C = m.d_model, H = m.mlp_ratio * m.d_model;
   const double resid_std = m.init_std / std::sqrt(2.0 * m.n_layer);
   L.wte = add("wte", m.vocab_size, C, ParamKind::kEmbedding, m.init_std);
+  if (pe_embed_params) {
+    L.pos = add("pos_emb", static_cast<int>(pe_embed_params / C), C, ParamKind::kEmbedding, m.init_std);
+    L.pos_size = pe_embed_params;
+  }
   for (int l = 0; l < m.n_layer; ++l) {
     std::string p = "layer" + std::to_string(l) + ".";
     LayerParams lp{};

@@ -30,10 +30,13 @@ struct ParamLayout {
   std::vector<ParamView> views;
   size_t total = 0;
   size_t wte = 0, lnf = 0, w_head = 0;
+  size_t pos = 0;  // absolute position embedding (max_len, C), learned PE only (pos_size > 0)
+  size_t pos_size = 0;
   std::vector<LayerParams> layers;
 
   // pe_params_per_layer: e.g. n_head * head_dim for PoPE's delta, 0 for RoPE.
-  static ParamLayout build(const ModelConfig& m, size_t pe_params_per_layer);
+  // pe_embed_params: a learned absolute position embedding, max_len * d_model, or 0.
+  static ParamLayout build(const ModelConfig& m, size_t pe_params_per_layer, size_t pe_embed_params = 0);
   const ParamView& find(const std::string& name) const;
 };
 

@@ -32,7 +32,18 @@ class PositionalEmbedding {
                    T* dlp, const PEShape& s) const = 0;
   // ALiBi-style per-head score slopes (H), or nullptr.
   virtual const double* score_slopes() const { return nullptr; }
+
+  // Absolute position embeddings added to the token embeddings (sinusoidal, learned).
+  // Learnable parameters for them: (max_len, d_model) or none.
+  virtual size_t embed_params(int /*max_len*/, int /*d_model*/) const { return 0; }
+  // x (B, T, C) += position embedding of each row's position; ep: the embed params or nullptr.
+  virtual void embed_fwd(T* /*x*/, const T* /*ep*/, int /*B*/, int /*T*/, int /*C*/) const {}
+  // dep (max_len, C) accumulated from dx (B, T, C).
+  virtual void embed_bwd(const T* /*dx*/, T* /*dep*/, int /*B*/, int /*T*/, int /*C*/) const {}
 };
+
+// The kinds make_positional_embedding knows, for messages and validation.
+const char* positional_embedding_kinds();
 
 template <typename T>
 std::unique_ptr<PositionalEmbedding<T>> make_positional_embedding(const PEConfig& pe, const ModelConfig& m);

@@ -8,6 +8,7 @@
 #include "kernels/cpu/gelu.hpp"
 #include "kernels/cpu/linear.hpp"
 #include "kernels/cpu/rmsnorm.hpp"
+#include "common/files.hpp"
 
 namespace popebench {
 
@@ -57,7 +58,8 @@ template <typename T>
 Transformer<T>::Transformer(const ModelConfig& m, const PEConfig& pe)
     : m_(m), pe_(make_positional_embedding<T>(pe, m)), a_(std::make_unique<Acts>()) {
   m_.validate();
-  layout_ = ParamLayout::build(m_, pe_->params_per_layer(m_.n_head, m_.head_dim()));
+  layout_ = ParamLayout::build(m_, pe_->params_per_layer(m_.n_head, m_.head_dim()),
+                               pe_->embed_params(m_.max_len, m_.d_model));
 }
 template <typename T>
 Transformer<T>::~Transformer() = default;
@@ -100,6 +102,8 @@ T Transformer<T>::forward(const T* P, const Batch& b) {
   qkv.resize(NC * 3);
   tmp.resize(NC);
   cpu::embedding_fwd(b.tokens.data(), P + layout_.wte, x.data(), N, C);
+  if (Tn > m_.max_len) throw UserError("batch of length " + std::to_string(Tn) + " exceeds the model's max_len");
+  pe_->embed_fwd(x.data(), layout_.pos_size ? P + layout_.pos : nullptr, B, Tn, C);
   for (int l = 0; l < m_.n_layer; ++l) {
     auto& L = A.layers[l];
     const auto& lp = layout_.layers[l];
@@ -199,6 +203,7 @@ void Transformer<T>::backward(const T* P, T* G) {
     cpu::linear_bwd(dqkv.data(), L.ln1.data(), P + lp.w_qkv, dln.data(), G + lp.w_qkv, N, C, 3 * C);
     cpu::rmsnorm_bwd(dln.data(), L.resid_in.data(), P + lp.ln1, L.ln1_rstd.data(), dx.data(), G + lp.ln1, N, C);
   }
+  pe_->embed_bwd(dx.data(), layout_.pos_size ? G + layout_.pos : nullptr, B, Tn, C);
   cpu::embedding_bwd(b.tokens.data(), dx.data(), G + layout_.wte, N, C);
 }
 

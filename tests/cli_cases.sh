@@ -24,7 +24,7 @@ grep -q '"d_model": 32' "$tmp/q2/rope_seed1.json" || { echo "FAIL: --d-model did
 [[ -f "$tmp/q2/summary.json" && -f "$tmp/q2/summary.md" ]] || { echo "FAIL: reproduce wrote no summary"; fails=$((fails+1)); }
 expect_error "unknown preset" reproduce indirect-indexing --preset huge --out "$tmp/q3"
 expect_error "--seeds" reproduce indirect-indexing --preset quick --seeds 0,x --out "$tmp/q3"
-expect_error "unknown positional embedding" reproduce indirect-indexing --preset quick --pe rope,alibi --out "$tmp/q3"
+expect_error "unknown positional embedding" reproduce indirect-indexing --preset quick --pe rope,bogus --out "$tmp/q3"
 expect_error "--shard" reproduce indirect-indexing --preset quick --shard 3/2 --out "$tmp/q3"
 expect_error "unknown positional embedding" train --pe bogus --out "$tmp/t.json"
 expect_error "does not divide" train --heads 3 --out "$tmp/t.json"
@@ -32,3 +32,6 @@ expect_error "no dataset at" train --data "$tmp/none" --out "$tmp/t.json"
 expect_error "cannot be combined with --data" train --data "$tmp/ok" --max-len 30 --out "$tmp/t.json"
 expect_error "not a popebench checkpoint" eval --checkpoint "$tmp/ok/manifest.json"
 expect_error "not a popebench run JSON" merge "$tmp/ok"
+# --pe all runs the paper's baselines too; each gets its paper value in the summary
+expect_ok reproduce indirect-indexing --preset quick --pe all --seeds 0 --steps 2 --warmup 1 --eval-every 0 --n-val 16 --n-test 16 --device cpu --out "$tmp/all"
+[[ $(ls "$tmp/all"/*_seed0.json | wc -l) -eq 6 ]] && grep -q '"alibi-half"' "$tmp/all/summary.json" || { echo "FAIL: --pe all did not run the six PEs"; fails=$((fails+1)); }

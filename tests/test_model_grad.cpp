@@ -39,7 +39,7 @@ TEST_CASE("whole-model gradient matches finite differences for every PE", "[grad
   std::set<int> lens;
   for (int i : {0, 1, 2, 5}) lens.insert(d.input_length(i));
   REQUIRE(lens.size() > 1);  // the batch really is padded
-  for (std::string pe : {"none", "rope", "pope"}) {
+  for (std::string pe : {"none", "rope", "pope", "rope-half", "alibi", "alibi-half", "sinusoidal", "learned"}) {
     PEConfig pc;
     pc.kind = pe;
     Transformer<double> model(tiny_model(task), pc);
@@ -55,6 +55,13 @@ TEST_CASE("whole-model gradient matches finite differences for every PE", "[grad
       double n = 0;
       for (size_t i = 0; i < v.size(); ++i) n += std::abs(g[v.offset + i]);
       CHECK(n > 1e-6);  // the gradient reaches delta
+    }
+    if (pe == "learned") {
+      const auto& v = model.layout().find("pos_emb");
+      REQUIRE(v.rows == task.width());
+      double n = 0;
+      for (size_t i = 0; i < v.size(); ++i) n += std::abs(g[v.offset + i]);
+      CHECK(n > 1e-6);  // the gradient reaches the position table
     }
   }
 }

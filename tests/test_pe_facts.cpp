@@ -6,7 +6,11 @@
 #include "kernels/cpu/pope.hpp"
 #include "kernels/cpu/rope.hpp"
 #include "models/pe_pope.hpp"
+#include "models/pe_absolute.hpp"
+#include "models/pe_alibi.hpp"
 #include "models/pe_rope.hpp"
+#include "models/pe_rope_half.hpp"
+#include "kernels/cpu/attention.hpp"
 #include "tests/gradcheck.hpp"
 
 using namespace popebench;
@@ -101,4 +105,48 @@ TEST_CASE("frequencies follow SPEC: RoPE base^(-2c/d) and PoPE base^(-c/d)", "[p
   CHECK(r[31] == Approx(std::pow(10000.0, -62.0 / 64)));
   CHECK(p[63] == Approx(std::pow(10000.0, -63.0 / 64)));
   CHECK(p[2 * 5] == Approx(r[5]));  // same range, twice as many frequencies
+}
+
+TEST_CASE("ALiBi biases scores by -slope times distance and half of it leaves half the heads alone", "[pe][spec]") {
+  auto m = alibi_slopes(8, false);
+  CHECK(m[0] == Approx(0.5));
+  CHECK(m[7] == Approx(1.0 / 256));
+  auto mh = alibi_slopes(8, true);
+  CHECK(mh[0] == Approx(0.25));  // an H/2 = 4-head sequence: 2^-2, 2^-4, 2^-6, 2^-8
+  CHECK(mh[3] == Approx(1.0 / 256));
+  for (int h = 4; h < 8; ++h) CHECK(mh[h] == 0.0);
+  // With q = k = 0 every score is the bias alone: probs of query t over keys s are
+  // proportional to exp(-m (t - s)).
+  const int T = 6;
+  cpu::AttentionShape s{1, 2, T, 4, 1};
+  std::vector<double> q(2 * T * 4, 0.0), v(2 * T, 1.0), o(2 * T), P(2 * T * T);
+  std::vector<double> slopes = {0.5, 0.0};
+  cpu::attention_fwd(q.data(), q.data(), v.data(), o.data(), P.data(), s, 1.0, slopes.data());
+  const int t = 5;
+  double z = 0;
+  for (int j = 0; j <= t; ++j) z += std::exp(-0.5 * (t - j));
+  for (int j = 0; j <= t; ++j) CHECK(P[t * T + j] == Approx(std::exp(-0.5 * (t - j)) / z));
+  for (int j = 0; j <= t; ++j) CHECK(P[T * T + t * T + j] == Approx(1.0 / (t + 1)));  // slope 0: uniform
+}
+
+TEST_CASE("RoPE on half the channels rotates the first half only", "[pe][spec]") {
+  const int D = 8, Tn = 5;
+  RoPEHalf<double> pe(D, 10000);
+  auto q = randn(Tn * D, 40), k = randn(Tn * D, 41);
+  std::vector<double> qo(q.size()), ko(k.size());
+  pe.fwd(q.data(), k.data(), qo.data(), ko.data(), nullptr, PEShape{1, 1, Tn, D});
+  for (int t = 0; t < Tn; ++t)
+    for (int c = D / 2; c < D; ++c) CHECK(qo[t * D + c] == q[t * D + c]);
+  // The rotated half uses a D/2-wide RoPE: pair (0, 2) turns by t * theta_0 = t radians.
+  const int t = 3;
+  CHECK(qo[t * D + 0] == Approx(q[t * D] * std::cos(3.0) - q[t * D + 2] * std::sin(3.0)));
+  CHECK(qo[t * D + 2] == Approx(q[t * D] * std::sin(3.0) + q[t * D + 2] * std::cos(3.0)));
+}
+
+TEST_CASE("sinusoidal position embeddings follow Vaswani et al.", "[pe][spec]") {
+  auto tab = sinusoidal_table(50, 16);
+  CHECK(tab[0] == 0.0);
+  CHECK(tab[1] == 1.0);
+  CHECK(tab[7 * 16 + 4] == Approx(std::sin(7 / std::pow(10000.0, 4.0 / 16))));
+  CHECK(tab[7 * 16 + 5] == Approx(std::cos(7 / std::pow(10000.0, 4.0 / 16))));
 }
