@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "models/pe_none.hpp"
+#include "models/positional.hpp"
 
 namespace popebench {
 
@@ -27,13 +27,6 @@ class AbsolutePE final : public PositionalEmbedding<T> {
     if (!learned) table_ = sinusoidal_table(max_len, C);
   }
   std::string name() const override { return learned_ ? "learned" : "sinusoidal"; }
-  void fwd(const T* q, const T* k, T* qo, T* ko, const T* lp, const PEShape& s) const override {
-    none_.fwd(q, k, qo, ko, lp, s);
-  }
-  void bwd(const T* dqo, const T* dko, const T* q, const T* k, const T* lp, T* dq, T* dk, T* dlp,
-           const PEShape& s) const override {
-    none_.bwd(dqo, dko, q, k, lp, dq, dk, dlp, s);
-  }
   size_t embed_params(int max_len, int C) const override { return learned_ ? size_t(max_len) * C : 0; }
   void embed_fwd(T* x, const T* ep, int B, int Tn, int C) const override {
     for (int b = 0; b < B; ++b)
@@ -53,7 +46,6 @@ class AbsolutePE final : public PositionalEmbedding<T> {
  private:
   bool learned_;
   std::vector<double> table_;  // (max_len, C), sinusoidal only
-  NoPE<T> none_;
 };
 
 }  // namespace popebench

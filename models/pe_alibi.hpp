@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "models/pe_none.hpp"
+#include "models/positional.hpp"
 
 namespace popebench {
 
@@ -22,19 +22,11 @@ class ALiBi final : public PositionalEmbedding<T> {
  public:
   ALiBi(int n_head, bool half) : half_(half), slopes_(alibi_slopes(n_head, half)) {}
   std::string name() const override { return half_ ? "alibi-half" : "alibi"; }
-  void fwd(const T* q, const T* k, T* qo, T* ko, const T* lp, const PEShape& s) const override {
-    none_.fwd(q, k, qo, ko, lp, s);
-  }
-  void bwd(const T* dqo, const T* dko, const T* q, const T* k, const T* lp, T* dq, T* dk, T* dlp,
-           const PEShape& s) const override {
-    none_.bwd(dqo, dko, q, k, lp, dq, dk, dlp, s);
-  }
   const double* score_slopes() const override { return slopes_.data(); }
 
  private:
   bool half_;
   std::vector<double> slopes_;
-  NoPE<T> none_;
 };
 
 }  // namespace popebench

@@ -1,7 +1,6 @@
-// NoPE: no positional signal; the causal mask alone orders the sequence.
+// NoPE: no positional signal; the causal mask alone orders the sequence. q and k pass through
+// (the interface's default).
 #pragma once
-#include <algorithm>
-
 #include "models/positional.hpp"
 
 namespace popebench {
@@ -10,17 +9,6 @@ template <typename T>
 class NoPE final : public PositionalEmbedding<T> {
  public:
   std::string name() const override { return "none"; }
-  void fwd(const T* q, const T* k, T* qo, T* ko, const T*, const PEShape& s) const override {
-    size_t n = static_cast<size_t>(s.B) * s.H * s.T * s.D;
-    std::copy(q, q + n, qo);
-    std::copy(k, k + n, ko);
-  }
-  void bwd(const T* dqo, const T* dko, const T*, const T*, const T*, T* dq, T* dk, T*,
-           const PEShape& s) const override {
-    size_t n = static_cast<size_t>(s.B) * s.H * s.T * s.D;
-    std::copy(dqo, dqo + n, dq);
-    std::copy(dko, dko + n, dk);
-  }
 };
 
 }  // namespace popebench

@@ -3,6 +3,7 @@
 // the token embedding would add a hook here. Adding a PE = one file (models/pe_*.hpp) with its
 // forward/backward and a line in make_positional_embedding, plus its tests.
 #pragma once
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -26,10 +27,19 @@ class PositionalEmbedding {
   virtual size_t params_per_layer(int /*n_head*/, int /*head_dim*/) const { return 0; }
   virtual void init_layer_params(T* /*p*/, int /*n_head*/, int /*head_dim*/, Pcg32& /*rng*/) const {}
   // q, k (B, H, T, D) -> qo, ko (B, H, T, qk_dim). lp: this layer's PE params (or nullptr).
-  virtual void fwd(const T* q, const T* k, T* qo, T* ko, const T* lp, const PEShape& s) const = 0;
-  // dqo, dko -> dq, dk overwritten; dlp accumulated.
-  virtual void bwd(const T* dqo, const T* dko, const T* q, const T* k, const T* lp, T* dq, T* dk,
-                   T* dlp, const PEShape& s) const = 0;
+  // Default: identity, for PEs that leave q and k alone (NoPE, ALiBi, absolute embeddings).
+  virtual void fwd(const T* q, const T* k, T* qo, T* ko, const T* /*lp*/, const PEShape& s) const {
+    const size_t n = static_cast<size_t>(s.B) * s.H * s.T * s.D;
+    std::copy(q, q + n, qo);
+    std::copy(k, k + n, ko);
+  }
+  // dqo, dko -> dq, dk overwritten; dlp accumulated. Default: identity.
+  virtual void bwd(const T* dqo, const T* dko, const T* /*q*/, const T* /*k*/, const T* /*lp*/, T* dq, T* dk,
+                   T* /*dlp*/, const PEShape& s) const {
+    const size_t n = static_cast<size_t>(s.B) * s.H * s.T * s.D;
+    std::copy(dqo, dqo + n, dq);
+    std::copy(dko, dko + n, dk);
+  }
   // ALiBi-style per-head score slopes (H), or nullptr.
   virtual const double* score_slopes() const { return nullptr; }
 
