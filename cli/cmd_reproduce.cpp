@@ -126,6 +126,7 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
         o.log_every = st->run.log_every;
         o.command = g_command_line;
         o.label = st->concurrent > 1 ? pe + "/" + std::to_string(seed) : "";
+        o.skip_if_complete = true;  // a rerun of the sweep trains only what is not finished
         if (st->time_limit > 0)
           o.deadline = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() +
                        st->time_limit;
@@ -140,21 +141,9 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
       for (size_t k = next++; k < jobs.size(); k = next++) {
         Job& j = jobs[k];
         try {
-          if (file_exists(j.opt.out_json)) {
-            auto done = nlohmann::json::parse(read_file(j.opt.out_json), nullptr, false);
-            nlohmann::json want = j.opt.cfg;
-            if (!done.is_discarded() && done.value("status", "") == "complete" && done["config"]["pe"] == want["pe"] &&
-                done["config"]["train"]["seed"] == want["train"]["seed"] && done["config"]["model"] == want["model"] &&
-                done["config"]["optim"] == want["optim"] && done["config"]["train"]["steps"] == want["train"]["steps"]) {
-              std::lock_guard<std::mutex> g(log_mu);
-              std::fprintf(stderr, "popebench: %s is complete; skipping\n", j.opt.out_json.c_str());
-              results[k] = done;
-              continue;
-            }
-          }
           {
             std::lock_guard<std::mutex> g(log_mu);
-            std::fprintf(stderr, "popebench: training %s seed %llu -> %s\n", j.pe.c_str(),
+            std::fprintf(stderr, "popebench: %s seed %llu -> %s\n", j.pe.c_str(),
                          static_cast<unsigned long long>(j.seed), j.opt.out_json.c_str());
           }
           results[k] = train(j.opt);

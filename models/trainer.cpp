@@ -17,6 +17,7 @@
 #include "common/version.hpp"
 #include "generators/dataset_io.hpp"
 #include "models/checkpoint.hpp"
+#include "models/run_json.hpp"
 
 namespace popebench {
 
@@ -124,6 +125,14 @@ nlohmann::json train(TrainOptions opt) {
   cfg.validate();
   const nlohmann::json cfg_json = cfg;
 
+  if (opt.skip_if_complete && file_exists(opt.out_json)) {
+    auto done = nlohmann::json::parse(read_file(opt.out_json), nullptr, false);
+    if (!done.is_discarded() && done.value("status", "") == "complete" && done.value("config", nlohmann::json()) == cfg_json) {
+      std::fprintf(stderr, "popebench: %s is complete; skipping\n", opt.out_json.c_str());
+      return done;
+    }
+  }
+
   auto be = make_backend(cfg, cfg.train.device);
   Pcg32 sampler = make_stream(cfg.train.seed, Stream::kBatches);
   int64_t step = 0;
@@ -167,6 +176,14 @@ nlohmann::json train(TrainOptions opt) {
   }
 
 
+  // The fields every run JSON has (results/SCHEMA.md); status-specific ones are added to it.
+  auto run_json = [&](const char* status) {
+    return nlohmann::json{{"schema", "popebench.run"}, {"schema_version", kRunSchemaVersion}, {"status", status},
+                          {"config", cfg_json}, {"data", data.source}, {"curve", curve},
+                          {"environment", environment_json(be->device_name(), threads, opt.command)},
+                          {"checkpoint", opt.checkpoint}};
+  };
+
   const auto& T = cfg.train;
   const auto t_start = Clock::now();
   double eval_s = 0, train_s = 0;
@@ -200,10 +217,8 @@ nlohmann::json train(TrainOptions opt) {
     double lr = lr_at(cfg.optim, step, T.steps);
     StepResult r = be->train_step(b, lr, static_cast<long>(step + 1));
     if (!std::isfinite(r.loss) || !std::isfinite(r.grad_norm)) {
-      nlohmann::json run = {{"schema", "popebench.run"}, {"schema_version", 1}, {"status", "diverged"},
-                            {"config", cfg_json}, {"data", data.source}, {"curve", curve},
-                            {"environment", environment_json(be->device_name(), threads, opt.command)},
-                            {"diverged_at_step", step + 1}};
+      nlohmann::json run = run_json("diverged");
+      run["diverged_at_step"] = step + 1;
       write_file_atomic(opt.out_json, run.dump(2) + "\n");
       throw UserError("loss became " + std::string(std::isnan(r.loss) ? "NaN" : "infinite") + " at step " +
                       std::to_string(step + 1) + "; the last good checkpoint is kept at " + opt.checkpoint);
@@ -235,13 +250,10 @@ nlohmann::json train(TrainOptions opt) {
       save(prior_train_s + train_s, prior_eval_s + eval_s);
       std::string why = g_stop_signal ? "interrupted" : out_of_time ? "time limit reached" : "stopped as asked (--stop-at)";
       // The run JSON of an unfinished run: its curve so far, no final numbers (status partial).
-      nlohmann::json part = {{"schema", "popebench.run"}, {"schema_version", 1}, {"status", "partial"},
-                             {"config", cfg_json}, {"data", data.source}, {"curve", curve},
-                             {"environment", environment_json(be->device_name(), threads, opt.command)},
-                             {"steps_done", step},
-                             {"timing", {{"train_s", prior_train_s + train_s}, {"eval_s", prior_eval_s + eval_s},
-                                         {"steps_per_s", (step - start_step) / std::max(train_s, 1e-9)}}},
-                             {"checkpoint", opt.checkpoint}};
+      nlohmann::json part = run_json("partial");
+      part["steps_done"] = step;
+      part["timing"] = {{"train_s", prior_train_s + train_s}, {"eval_s", prior_eval_s + eval_s},
+                        {"steps_per_s", (step - start_step) / std::max(train_s, 1e-9)}};
       write_file_atomic(opt.out_json, part.dump(2) + "\n");
       throw RunInterrupted(why + " at step " + std::to_string(step) + "; checkpoint " + opt.checkpoint +
                            " saved: run again with --resume to continue");
@@ -254,22 +266,13 @@ nlohmann::json train(TrainOptions opt) {
   eval_s += seconds_since(t0);
   save(prior_train_s + train_s, prior_eval_s + eval_s);
   const double total_train = prior_train_s + train_s;
-  nlohmann::json run = {
-      {"schema", "popebench.run"},
-      {"schema_version", 1},
-      {"status", "complete"},
-      {"config", cfg_json},
-      {"data", data.source},
-      {"environment", environment_json(be->device_name(), threads, opt.command)},
-      {"curve", curve},
-      {"final", {{"step", step}, {"val", val}, {"test", test}}},
-      {"timing", {{"wall_s", seconds_since(t_start) + prior_train_s + prior_eval_s},
-                  {"train_s", total_train},
-                  {"eval_s", prior_eval_s + eval_s},
-                  {"steps_per_s", total_train > 0 ? T.steps / total_train : 0.0}}},
-      {"resumed_from_step", resumed},
-      {"checkpoint", opt.checkpoint},
-  };
+  nlohmann::json run = run_json("complete");
+  run["final"] = {{"step", step}, {"val", val}, {"test", test}};
+  run["timing"] = {{"wall_s", seconds_since(t_start) + prior_train_s + prior_eval_s},
+                   {"train_s", total_train},
+                   {"eval_s", prior_eval_s + eval_s},
+                   {"steps_per_s", total_train > 0 ? T.steps / total_train : 0.0}};
+  run["resumed_from_step"] = resumed;
   write_file_atomic(opt.out_json, run.dump(2) + "\n");
   return run;
 }

@@ -26,6 +26,8 @@ struct TrainOptions {
   // std::chrono::steady_clock) has passed; used to fit runs into time-limited jobs.
   double deadline = 0;
   std::string label;       // prefix of progress lines (several runs may share a terminal)
+  // When out_json already holds a complete run of exactly this config, return it untrained.
+  bool skip_if_complete = false;
 };
 
 // Thrown when a run stops early on purpose (stop_at, SIGINT/SIGTERM) after saving its checkpoint.

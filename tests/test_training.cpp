@@ -194,3 +194,24 @@ TEST_CASE("a run JSON written by version 0.1.0 is still read", "[train][json]") 
   CHECK(r.test_acc >= 0);
   CHECK(r.test_acc <= 1);
 }
+
+TEST_CASE("a complete run is skipped only when its whole config matches", "[train]") {
+  std::string dir = test::fresh_tmpdir("train_skip");
+  RunConfig c = tiny_run("rope");
+  auto o = opts(c, dir + "/r.json");
+  o.skip_if_complete = true;
+  auto first = train(o);
+  std::string before = read_file(dir + "/r.json");
+  auto again = train(o);  // same config: returned as it is, nothing rewritten
+  CHECK(again == first);
+  CHECK(read_file(dir + "/r.json") == before);
+  // Same PE, seed, model and optimizer but another task: must train again, not be taken as done.
+  auto other = o;
+  other.cfg.task.indirect_indexing.max_shift = 1;
+  other.cfg.model.vocab_size = other.cfg.task.vocab_size();
+  other.cfg.model.max_len = other.cfg.task.width();
+  std::filesystem::remove(dir + "/r.json.ckpt");
+  auto retrained = train(other);
+  CHECK(retrained["config"]["task"]["params"]["max_shift"] == 1);
+  fs::remove_all(dir);
+}
