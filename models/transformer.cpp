@@ -21,7 +21,6 @@ struct Transformer<T>::Acts {
     // probs (B, H, T, T); att (B, T, C); fc, gelu (B, T, mlp)
   };
   std::vector<Layer> layers;
-  std::vector<T> resid_out;        // (B, T, C) output of the last block
   std::vector<T> hf_in, hf, lnf_rstd;  // (B, C), (B, C), (B,) at answer positions
   std::vector<T> logits, probs;    // (B, V)
   std::vector<int32_t> correct;    // (B,)
@@ -133,11 +132,10 @@ T Transformer<T>::forward(const T* P, const Batch& b) {
     cpu::linear_fwd(L.gelu.data(), P + lp.w_proj, tmp.data(), N, F, C);
     for (size_t i = 0; i < NC; ++i) x[i] += tmp[i];
   }
-  A.resid_out = x;
   // Only the answer positions reach the head: the final norm and the logits are computed there.
   A.hf_in.resize(static_cast<size_t>(B) * C); A.hf.resize(A.hf_in.size()); A.lnf_rstd.resize(B);
   for (int r = 0; r < B; ++r) {
-    const T* src = A.resid_out.data() + (static_cast<size_t>(r) * Tn + b.answer_pos[r]) * C;
+    const T* src = x.data() + (static_cast<size_t>(r) * Tn + b.answer_pos[r]) * C;  // last block's output
     std::copy(src, src + C, A.hf_in.data() + static_cast<size_t>(r) * C);
   }
   cpu::rmsnorm_fwd(A.hf_in.data(), P + layout_.lnf, A.hf.data(), A.lnf_rstd.data(), B, C);
