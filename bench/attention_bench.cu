@@ -1,12 +1,14 @@
 // Times the fused attention kernels alone (forward, backward) at one shape, with CUDA events,
 // median of `iters` after warm-up, on random inputs (never zeros: see METHOD.md).
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "common/rng.hpp"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/event_timer.hpp"
 #include "kernels/cuda/kernels.hpp"
 #include "models/pe_pope.hpp"
 #include "models/pe_rope.hpp"
@@ -36,28 +38,9 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   CUDA_CHECK(cudaMalloc(&theta, th.size() * 8));
   CUDA_CHECK(cudaMemcpy(theta, th.data(), th.size() * 8, cudaMemcpyHostToDevice));
   cuda::AttentionArgs a{B, T, H, D, pe, theta, delta, float(1.0 / std::sqrt(double(D)))};
-  cudaEvent_t e0, e1;
-  CUDA_CHECK(cudaEventCreate(&e0));
-  CUDA_CHECK(cudaEventCreate(&e1));
-  auto time = [&](auto f) {
-    for (int i = 0; i < warmup; ++i) f();
-    std::vector<float> ms;
-    for (int i = 0; i < iters; ++i) {
-      CUDA_CHECK(cudaEventRecord(e0));
-      f();
-      CUDA_CHECK(cudaEventRecord(e1));
-      CUDA_CHECK(cudaEventSynchronize(e1));
-      float t;
-      CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
-      ms.push_back(t);
-    }
-    std::sort(ms.begin(), ms.end());
-    return double(ms[ms.size() / 2]);
-  };
+  auto time = [&](const std::function<void()>& f) { return cuda::median_event_ms(nullptr, warmup, iters, f); };
   double fwd = time([&] { cuda::attention_fwd(a, qkv, out, lse, nullptr); });
   double bwd = time([&] { cuda::attention_bwd(a, qkv, out, dout, lse, dqkv, pe == cuda::PEKind::kPope ? ddp : nullptr, nullptr); });
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
   for (void* p : {(void*)qkv, (void*)out, (void*)dout, (void*)lse, (void*)dqkv, (void*)ddp, (void*)delta, (void*)theta}) cudaFree(p);
   // FLOPs of causal attention (half the T x T square): QK^T over the width the dot product
   // sees (2D for PoPE) and PV over D; backward ~2.5x forward (recompute + 4 products).

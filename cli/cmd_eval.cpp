@@ -28,7 +28,7 @@ Runner register_eval(CLI::App& app) {
     RunConfig cfg;
     try {
       cfg = ck.config;
-    } catch (const nlohmann::json::exception& e) {
+    } catch (const nlohmann::json::exception&) {
       throw UserError(st->checkpoint + ": checkpoint config is malformed");
     }
     RunConfig data_cfg = cfg;

@@ -14,6 +14,7 @@
 
 #include "common/files.hpp"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/event_timer.hpp"
 #include "kernels/cuda/gemm.hpp"
 #include "kernels/cuda/kernels.hpp"
 #include "models/backend.hpp"
@@ -35,10 +36,6 @@ T* dalloc(size_t n) {
   CUDA_CHECK(e);
   return p;
 }
-
-struct StepOut {  // pinned: what one step reports back to the host
-  float grad_norm;
-};
 
 class CudaBackend final : public Backend {
  public:
@@ -238,26 +235,7 @@ class CudaBackend final : public Backend {
   nlohmann::json benchmark(const Batch& b, int warmup, int iters) {
     for (int i = 0; i < std::max(warmup, 3); ++i) train_step(b, 1e-4, i + 1);  // builds the graph
     const int B = b.B, N = B * T_;
-    auto time = [&](const std::function<void()>& f) {
-      cudaEvent_t e0, e1;
-      CUDA_CHECK(cudaEventCreate(&e0));
-      CUDA_CHECK(cudaEventCreate(&e1));
-      for (int i = 0; i < warmup; ++i) f();
-      std::vector<float> ms;
-      for (int i = 0; i < iters; ++i) {
-        CUDA_CHECK(cudaEventRecord(e0, stream_));
-        f();
-        CUDA_CHECK(cudaEventRecord(e1, stream_));
-        CUDA_CHECK(cudaEventSynchronize(e1));
-        float t;
-        CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
-        ms.push_back(t);
-      }
-      cudaEventDestroy(e0);
-      cudaEventDestroy(e1);
-      std::sort(ms.begin(), ms.end());
-      return double(ms[ms.size() / 2]);
-    };
+    auto time = [&](const std::function<void()>& f) { return cuda::median_event_ms(stream_, warmup, iters, f); };
     const auto& lay = host_model_.layout();
     nlohmann::json r;
     r["step_graph_ms"] = time([&] { CUDA_CHECK(cudaGraphLaunch(graph_exec_, stream_)); });
@@ -416,9 +394,9 @@ class CudaBackend final : public Backend {
 
 }  // namespace
 
+// Called by make_backend (models/cpu_backend.cpp), which has already checked that the GPU kernels
+// cover this config (head dim, PE kind).
 std::unique_ptr<Backend> make_cuda_backend(const RunConfig& cfg) {
-  if (cfg.model.head_dim() != 32 && cfg.model.head_dim() != 64 && cfg.model.head_dim() != 128)
-    throw UserError("the CUDA backend supports head dims 32, 64 and 128 (got " + std::to_string(cfg.model.head_dim()) + ")");
   try {
     return std::make_unique<CudaBackend>(cfg);
   } catch (const cuda::CudaError& e) {
