@@ -119,6 +119,27 @@ struct Ptrs {
   }
 };
 
+// Loads one tile of 32 keys: PE-transformed K and V; rows past T are zeroed, since the
+// full-tile loops read them (with weight 0).
+template <int D, PEKind PE>
+__device__ void load_key_side(const AttentionArgs& a, const float* qkv, int b, int h, int k0, float* Ks, float* Vs) {
+  using Dm = Dims<D, PE>;
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, T = a.T, C = a.H * D;
+  const Ptrs P{T, a.H, C};
+  const float* delta_h = a.delta ? a.delta + h * D : nullptr;
+  for (int i = 0; i < kRowsPerWarp; ++i) {
+    const int j = w * kRowsPerWarp + i, s = k0 + j;
+    if (s >= T) {  // read by the full-tile loops with ds = 0: keep finite
+      for (int c = lane; c < Dm::DQ; c += 32) Ks[j * Dm::SQ + c] = 0.f;
+      for (int c = lane; c < D; c += 32) Vs[j * Dm::SV + c] = 0.f;
+      continue;
+    }
+    load_transformed<D, PE, true>(P.q(qkv, b, s, h, D) + C, s, a.theta, delta_h, 1.f, Ks + j * Dm::SQ, lane);
+    const float* v = P.q(qkv, b, s, h, D) + 2 * C;
+    for (int c = lane; c < D; c += 32) Vs[j * Dm::SV + c] = v[c];
+  }
+}
+
 template <int D, PEKind PE>
 __global__ void __launch_bounds__(128) attention_fwd_kernel(AttentionArgs a, const float* qkv, float* out, float* lse) {
   using Dm = Dims<D, PE>;
@@ -130,7 +151,6 @@ __global__ void __launch_bounds__(128) attention_fwd_kernel(AttentionArgs a, con
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kTile, T = a.T, C = a.H * D;
   const Ptrs P{T, a.H, C};
-  const float* delta_h = a.delta ? a.delta + h * D : nullptr;
   for (int i = 0; i < kRowsPerWarp; ++i) {
     int r = w * kRowsPerWarp + i, t = q0 + r;
     if (t < T) load_transformed<D, PE, false>(P.q(qkv, b, t, h, D), t, a.theta, nullptr, a.scale, Qs + r * Dm::SQ, lane);
@@ -146,17 +166,7 @@ __global__ void __launch_bounds__(128) attention_fwd_kernel(AttentionArgs a, con
   const int last_key = min(q0 + kTile, T) - 1;
   for (int k0 = 0; k0 <= last_key; k0 += kTile) {
     __syncthreads();
-    for (int i = 0; i < kRowsPerWarp; ++i) {
-      int j = w * kRowsPerWarp + i, s = k0 + j;
-      if (s < T) {
-        load_transformed<D, PE, true>(P.q(qkv, b, s, h, D) + C, s, a.theta, delta_h, 1.f, Ks + j * Dm::SQ, lane);
-        const float* v = P.q(qkv, b, s, h, D) + 2 * C;
-        for (int c = lane; c < D; c += 32) Vs[j * Dm::SV + c] = v[c];
-      } else {  // rows past T are read by the full-tile loops (with p = 0): keep them finite
-        for (int c = lane; c < Dm::DQ; c += 32) Ks[j * Dm::SQ + c] = 0.f;
-        for (int c = lane; c < D; c += 32) Vs[j * Dm::SV + c] = 0.f;
-      }
-    }
+    load_key_side<D, PE>(a, qkv, b, h, k0, Ks, Vs);
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < kRowsPerWarp; ++i) {
@@ -225,24 +235,6 @@ __device__ void load_query_side(const AttentionArgs& a, const float* qkv, const 
   }
 }
 
-template <int D, PEKind PE>
-__device__ void load_key_side(const AttentionArgs& a, const float* qkv, int b, int h, int k0, float* Ks, float* Vs) {
-  using Dm = Dims<D, PE>;
-  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, T = a.T, C = a.H * D;
-  const Ptrs P{T, a.H, C};
-  const float* delta_h = a.delta ? a.delta + h * D : nullptr;
-  for (int i = 0; i < kRowsPerWarp; ++i) {
-    const int j = w * kRowsPerWarp + i, s = k0 + j;
-    if (s >= T) {  // read by the full-tile loops with ds = 0: keep finite
-      for (int c = lane; c < Dm::DQ; c += 32) Ks[j * Dm::SQ + c] = 0.f;
-      for (int c = lane; c < D; c += 32) Vs[j * Dm::SV + c] = 0.f;
-      continue;
-    }
-    load_transformed<D, PE, true>(P.q(qkv, b, s, h, D) + C, s, a.theta, delta_h, 1.f, Ks + j * Dm::SQ, lane);
-    const float* v = P.q(qkv, b, s, h, D) + 2 * C;
-    for (int c = lane; c < D; c += 32) Vs[j * Dm::SV + c] = v[c];
-  }
-}
 
 // Shared memory of both backward kernels: one key tile (transformed K, V) and one query tile
 // (transformed Q, dO, lse, Di). The base is 16-byte aligned and every row offset a multiple of 4
