@@ -49,7 +49,7 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
       ->default_val(1)->check(CLI::Range(1, 64));
   cmd->add_option("--time-limit", st->time_limit,
                   "Seconds; then every unfinished run checkpoints and the command exits 130 (rerun to continue)")
-      ->default_val(0)->check(CLI::NonNegativeNumber);
+      ->default_val(0)->check(CLI::Range(0.0, 1e7));
   cmd->add_option("--shard", st->shard, "i/n: run only the i-th of n parts of the run list (0 <= i < n)");
   add_run_options(*cmd, st->run, /*with_pe_and_seed=*/false);
   // Options registered above took the paper defaults; the preset replaces them here, and what the

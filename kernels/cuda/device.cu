@@ -1,5 +1,7 @@
 #include <cuda_runtime.h>
 
+#include <string>
+
 #include "kernels/device.hpp"
 
 namespace popebench {
@@ -10,7 +12,11 @@ DeviceInfo query_device() {
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess) {
-    d.error = cudaGetErrorString(e);
+    // Without a driver the runtime says "driver version is insufficient", which reads like a
+    // version problem; say what it means on a machine with no GPU.
+    d.error = (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice)
+                  ? std::string("no NVIDIA GPU or driver found")
+                  : std::string("CUDA: ") + cudaGetErrorString(e);
     cudaGetLastError();  // clear the sticky "no device" error
     return d;
   }
