@@ -1,9 +1,5 @@
 // The CPU backend: the float reference transformer plus AdamW over the one parameter buffer.
-#include <cstdio>
-
-#include "common/files.hpp"
 #include "kernels/cpu/adamw.hpp"
-#include "kernels/device.hpp"
 #include "models/backend.hpp"
 #include "models/transformer.hpp"
 
@@ -56,31 +52,6 @@ class CpuBackend final : public Backend {
 };
 }  // namespace
 
-std::unique_ptr<Backend> make_cuda_backend(const RunConfig& cfg);  // kernels/cuda, when built
-
-std::unique_ptr<Backend> make_backend(const RunConfig& cfg, const std::string& device) {
-  if (device == "cpu") return std::make_unique<CpuBackend>(cfg);
-  DeviceInfo info = query_device();
-  bool usable = info.cuda_built && info.cuda_devices > 0;
-  if (device == "cuda" && !usable) throw UserError("--device cuda: no usable GPU (" + info.error + ")");
-#ifdef POPEBENCH_HAVE_CUDA_BACKEND
-  const int hd = cfg.model.head_dim();
-  std::string why_not;
-  if (hd != 32 && hd != 64 && hd != 128) why_not = "head dim " + std::to_string(hd) + " has no GPU kernel (32, 64, 128)";
-  const auto& k = cfg.pe.kind;
-  if (k != "none" && k != "rope" && k != "pope") why_not = "positional embedding '" + k + "' has no GPU kernel yet";
-  if (usable && !why_not.empty()) {
-    if (device == "cuda") throw UserError("--device cuda: " + why_not);
-    usable = false;
-    info.error = why_not;
-  }
-  if (usable) return make_cuda_backend(cfg);
-#else
-  if (usable) info.error = "this build has no CUDA training backend";
-  if (device == "cuda") throw UserError("--device cuda: " + info.error);
-#endif
-  if (info.cuda_built) std::fprintf(stderr, "popebench: no usable GPU (%s); training on the CPU\n", info.error.c_str());
-  return std::make_unique<CpuBackend>(cfg);
-}
+std::unique_ptr<Backend> make_cpu_backend(const RunConfig& cfg) { return std::make_unique<CpuBackend>(cfg); }
 
 }  // namespace popebench
