@@ -9,19 +9,19 @@ namespace popebench::cli {
 Runner register_generate(CLI::App& app) {
   struct State {
     GenerateOptions opt;
-    int64_t counts[3];
+    TaskOptions task;
     std::string out, format = "binary";
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("generate", "Generate a task's train/val/test splits and manifest");
-  add_task_options(*cmd, st->opt.task, st->counts);
+  add_task_options(*cmd, st->task);
   cmd->add_option("--out", st->out, "Output directory")->required();
   cmd->add_option("--seed", st->opt.seed, "Seed; splits come from independent streams derived from it")
       ->default_val(0);
   cmd->add_option("--format", st->format, "binary (compact, for training) or text (one example per line)")
       ->default_val("binary")->check(CLI::IsMember({"binary", "text"}));
   return [st]() {
-    finish_task_options(st->opt.task, st->counts);
+    apply_task_options(st->task, st->opt.task);
     st->opt.storage = st->format == "text" ? DatasetStorage::kText : DatasetStorage::kBinary;
     auto t0 = std::chrono::steady_clock::now();
     auto m = write_dataset_dir(st->out, st->opt);

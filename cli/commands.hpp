@@ -17,8 +17,22 @@ Runner register_merge(CLI::App& app);
 // preset: the value of --preset found on the command line before parsing (presets set defaults).
 Runner register_reproduce(CLI::App& app, const std::string& preset);
 
-// Task options shared by generate, train and reproduce: one definition, one validation.
-void add_task_options(CLI::App& cmd, TaskConfig& task, int64_t* counts /* [3] train,val,test */);
-void finish_task_options(TaskConfig& task, const int64_t* counts);
+Runner register_extrapolate(CLI::App& app, const std::string& preset);
+
+// Task options shared by generate, train, reproduce and extrapolate: one definition, one
+// validation. Each is applied only when given (see task_options.cpp).
+struct TaskOptions {
+  std::string name;
+  int v_min_len = 0, v_max_len = 0, v_max_shift = 0, v_max_k = 0, v_alphabet = 0, v_values = 0;
+  bool v_zero_shift = false;
+  int64_t v_counts[3] = {0, 0, 0};  // train, val, test
+  CLI::Option *min_len = nullptr, *max_len = nullptr, *max_shift = nullptr, *max_k = nullptr, *alphabet = nullptr,
+              *values = nullptr, *zero_shift = nullptr, *counts[3] = {nullptr, nullptr, nullptr};
+  std::vector<CLI::Option*> opts;  // all of them (refused together with --data)
+};
+void add_task_options(CLI::App& cmd, TaskOptions& o);
+// Applies the given options over `task` and validates it.
+void apply_task_options(const TaskOptions& o, TaskConfig& task);
+bool any_task_option_given(const TaskOptions& o);
 
 }  // namespace popebench::cli

@@ -1,34 +1,65 @@
+// Task options: bound to their own values and applied only when given, so a preset's or a
+// task's defaults stand unless the command line overrides them, and an option that does not
+// belong to the chosen task is refused instead of silently ignored.
 #include "cli/commands.hpp"
 #include "common/files.hpp"
 
 namespace popebench::cli {
 
-void add_task_options(CLI::App& cmd, TaskConfig& task, int64_t* counts) {
-  auto& ii = task.indirect_indexing;
-  cmd.add_option("--task", task.name, "Task to generate or train on")->default_val(task.name)
-      ->check(CLI::IsMember({"indirect-indexing"}));
-  cmd.add_option("--min-len", ii.min_len, "Shortest string (characters)")->default_val(ii.min_len);
-  cmd.add_option("--max-len", ii.max_len, "Longest string (characters)")->default_val(ii.max_len);
-  cmd.add_option("--max-shift", ii.max_shift, "Shifts are drawn from [-max, +max]")->default_val(ii.max_shift);
-  cmd.add_option("--alphabet", ii.alphabet, "Number of distinct letters (<= 52)")->default_val(ii.alphabet);
-  cmd.add_flag("--allow-zero-shift", ii.allow_zero_shift,
-               "Allow shift 0 (the paper does not say; excluded by default)");
-  counts[0] = static_cast<int64_t>(task.n_train);
-  counts[1] = static_cast<int64_t>(task.n_val);
-  counts[2] = static_cast<int64_t>(task.n_test);
-  cmd.add_option("--n-train", counts[0], "Training examples")->default_val(counts[0]);
-  cmd.add_option("--n-val", counts[1], "Validation examples")->default_val(counts[1]);
-  cmd.add_option("--n-test", counts[2], "Test examples")->default_val(counts[2]);
+void add_task_options(CLI::App& cmd, TaskOptions& o) {
+  auto add = [&](CLI::Option* opt) { o.opts.push_back(opt); return opt; };
+  add(cmd.add_option("--task", o.name, "indirect-indexing, associative-recall or k-back (default indirect-indexing)")
+          ->check(CLI::IsMember({"indirect-indexing", "associative-recall", "k-back"})));
+  o.min_len = add(cmd.add_option("--min-len", o.v_min_len, "Shortest string (associative recall: fewest pairs)"));
+  o.max_len = add(cmd.add_option("--max-len", o.v_max_len, "Longest string (associative recall: most pairs)"));
+  o.max_shift = add(cmd.add_option("--max-shift", o.v_max_shift, "Indirect Indexing: shifts in [-max, +max] (default 15)"));
+  o.max_k = add(cmd.add_option("--max-k", o.v_max_k, "k-back: k in [1, max] (default 15)"));
+  o.alphabet = add(cmd.add_option("--alphabet", o.v_alphabet, "Distinct symbols (associative recall: keys); default 52"));
+  o.values = add(cmd.add_option("--values", o.v_values, "Associative recall: value symbols (default 26)"));
+  o.zero_shift = add(cmd.add_flag("--allow-zero-shift", o.v_zero_shift,
+                                  "Indirect Indexing: allow shift 0 (the paper does not say; excluded by default)"));
+  const char* names[] = {"--n-train", "--n-val", "--n-test"};
+  const char* help[] = {"Training examples (default 1000000)", "Validation examples (default 10000)",
+                        "Test examples (default 10000)"};
+  for (int i = 0; i < 3; ++i) o.counts[i] = add(cmd.add_option(names[i], o.v_counts[i], help[i]));
 }
 
-void finish_task_options(TaskConfig& task, const int64_t* counts) {
-  const char* names[] = {"--n-train", "--n-val", "--n-test"};
-  for (int i = 0; i < 3; ++i)
-    if (counts[i] < 0) throw UserError(std::string(names[i]) + " must be >= 0 (got " + std::to_string(counts[i]) + ")");
-  task.n_train = static_cast<uint64_t>(counts[0]);
-  task.n_val = static_cast<uint64_t>(counts[1]);
-  task.n_test = static_cast<uint64_t>(counts[2]);
+void apply_task_options(const TaskOptions& o, TaskConfig& task) {
+  auto given = [](const CLI::Option* opt) { return opt && opt->count() > 0; };
+  if (!o.name.empty()) task.name = o.name;
+  auto only_for = [&](const CLI::Option* opt, const char* t) {
+    if (given(opt) && task.name != t)
+      throw UserError(opt->get_name() + " applies to " + t + " only (the task is " + task.name + ")");
+  };
+  only_for(o.max_shift, "indirect-indexing");
+  only_for(o.zero_shift, "indirect-indexing");
+  only_for(o.max_k, "k-back");
+  only_for(o.values, "associative-recall");
+  if (given(o.min_len) || given(o.max_len))
+    task.set_length_range(given(o.min_len) ? o.v_min_len : task.min_len(), given(o.max_len) ? o.v_max_len : task.max_len());
+  if (given(o.max_shift)) task.indirect_indexing.max_shift = o.v_max_shift;
+  if (given(o.zero_shift)) task.indirect_indexing.allow_zero_shift = o.v_zero_shift;
+  if (given(o.max_k)) task.k_back.max_k = o.v_max_k;
+  if (given(o.values)) task.associative_recall.values = o.v_values;
+  if (given(o.alphabet)) {
+    task.indirect_indexing.alphabet = o.v_alphabet;
+    task.associative_recall.alphabet = o.v_alphabet;
+    task.k_back.alphabet = o.v_alphabet;
+  }
+  uint64_t* counts[] = {&task.n_train, &task.n_val, &task.n_test};
+  for (int i = 0; i < 3; ++i) {
+    if (!given(o.counts[i])) continue;
+    if (o.v_counts[i] < 0)
+      throw UserError(o.counts[i]->get_name() + " must be >= 0 (got " + std::to_string(o.v_counts[i]) + ")");
+    *counts[i] = static_cast<uint64_t>(o.v_counts[i]);
+  }
   task.validate();
+}
+
+bool any_task_option_given(const TaskOptions& o) {
+  for (const auto* opt : o.opts)
+    if (opt->count() > 0) return true;
+  return false;
 }
 
 }  // namespace popebench::cli

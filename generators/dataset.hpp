@@ -1,10 +1,13 @@
 // An in-memory dataset: fixed-width, right-padded token sequences. Every task in popebench has
 // the same contract: the model reads tokens [0, len-1) and must predict the last token, so the
-// answer is read at position len-2 (the last ',' for Indirect Indexing).
+// answer is read at position len-2 (the last ',' in every task's format).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace popebench {
 
@@ -22,5 +25,22 @@ struct Dataset {
   // Input length the model has to read for example i (everything but the target).
   int input_length(size_t i) const { return lengths[i] - 1; }
 };
+
+// One drawn example of any task: the full sequence (target last), the task's length parameter
+// (string length, number of pairs) and its offset (Indirect Indexing's shift, k-back's k, the
+// queried pair of associative recall), which the statistics histogram.
+struct Example {
+  std::vector<uint16_t> tokens;
+  int length = 0;
+  int offset = 0;
+};
+
+// Statistics gathered while generating, written to the manifest and checked by the tests.
+struct SplitStats {
+  std::string offset_name = "shift";    // what offset means for this task (JSON key prefix)
+  std::map<int, uint64_t> length_hist;  // length -> count
+  std::map<int, uint64_t> offset_hist;  // offset -> count
+};
+void to_json(nlohmann::json& j, const SplitStats& s);
 
 }  // namespace popebench

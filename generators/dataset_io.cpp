@@ -130,6 +130,8 @@ Dataset decode_text(const std::string& text, const TaskConfig& task, const std::
 
 nlohmann::json write_dataset_dir(const std::string& dir, const GenerateOptions& opt) {
   opt.task.validate();
+  if (opt.storage == DatasetStorage::kText && opt.task.name != "indirect-indexing")
+    throw UserError("the text format exists for indirect-indexing only; use the binary format for " + opt.task.name);
   make_dirs(dir);
   nlohmann::json splits = nlohmann::json::object(), stats = nlohmann::json::object();
   for (Split s : {Split::kTrain, Split::kVal, Split::kTest}) {
@@ -151,7 +153,7 @@ nlohmann::json write_dataset_dir(const std::string& dir, const GenerateOptions& 
       {"storage", opt.storage == DatasetStorage::kBinary ? "binary" : "text"},
       {"width", opt.task.width()},
       {"vocab_size", opt.task.vocab_size()},
-      {"vocabulary", vocab::token_table(opt.task.indirect_indexing.alphabet)},
+      {"vocabulary", vocab::token_table(opt.task.vocab_size() - vocab::kFirstSymbol)},
       {"splits", splits},
       {"stats", stats},
   };

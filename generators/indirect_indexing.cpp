@@ -24,9 +24,9 @@ void IndirectIndexingConfig::validate() const {
   if (max_shift > min_len - 1)
     bad("shift range +-" + std::to_string(max_shift) + " is wider than the shortest string (" +
         std::to_string(min_len) + ") allows: need max shift <= min length - 1");
-  if (alphabet > vocab::kLetters)
-    bad("alphabet size " + std::to_string(alphabet) + " exceeds the vocabulary's " +
-        std::to_string(vocab::kLetters) + " letters");
+  if (alphabet > vocab::kMaxAlphabet)
+    bad("alphabet size " + std::to_string(alphabet) + " exceeds the vocabulary's limit of " +
+        std::to_string(vocab::kMaxAlphabet) + " symbols");
   if (alphabet < max_len)
     bad("alphabet size " + std::to_string(alphabet) + " is smaller than max length " +
         std::to_string(max_len) + ": letters are drawn without replacement");
@@ -47,20 +47,14 @@ void from_json(const nlohmann::json& j, IndirectIndexingConfig& c) {
   c.allow_zero_shift = j.at("allow_zero_shift");
 }
 
-void to_json(nlohmann::json& j, const SplitStats& s) {
-  nlohmann::json lh = nlohmann::json::object(), sh = nlohmann::json::object();
-  for (auto [k, v] : s.length_hist) lh[std::to_string(k)] = v;
-  for (auto [k, v] : s.shift_hist) sh[std::to_string(k)] = v;
-  j = {{"length_hist", lh}, {"shift_hist", sh}};
-}
-
 IndirectIndexingExample draw_indirect_indexing(Pcg32& rng, const IndirectIndexingConfig& c) {
   IndirectIndexingExample ex;
   int L = static_cast<int>(rng.uniform_int(c.min_len, c.max_len));
   ex.str_len = L;
   // Partial Fisher-Yates over the alphabet: the first L entries are a uniform draw without
   // replacement, in uniform order.
-  std::array<uint16_t, vocab::kLetters> pool;
+  // Alphabets beyond 52 exist for length extrapolation (up to 10 x 40 unique symbols).
+  std::vector<uint16_t> pool(c.alphabet);
   for (int i = 0; i < c.alphabet; ++i) pool[i] = vocab::symbol(i);
   for (int i = 0; i < L; ++i) {
     int j = i + static_cast<int>(rng.bounded(static_cast<uint32_t>(c.alphabet - i)));
@@ -88,29 +82,6 @@ IndirectIndexingExample draw_indirect_indexing(Pcg32& rng, const IndirectIndexin
   t.push_back(vocab::kComma);
   t.push_back(pool[src + shift]);
   return ex;
-}
-
-Dataset generate_indirect_indexing(const IndirectIndexingConfig& c, uint64_t seed, int split_id,
-                                   size_t count, SplitStats* stats) {
-  c.validate();
-  static const Stream kSplitStreams[] = {Stream::kTrain, Stream::kVal, Stream::kTest};
-  if (split_id < 0 || split_id > 2) throw UserError("split id must be 0 (train), 1 (val) or 2 (test)");
-  Pcg32 rng = make_stream(seed, kSplitStreams[split_id]);
-  Dataset d;
-  d.width = c.width();
-  d.vocab_size = c.vocab_size();
-  d.tokens.assign(count * d.width, vocab::kPad);
-  d.lengths.resize(count);
-  for (size_t i = 0; i < count; ++i) {
-    IndirectIndexingExample ex = draw_indirect_indexing(rng, c);
-    std::copy(ex.tokens.begin(), ex.tokens.end(), d.tokens.begin() + i * d.width);
-    d.lengths[i] = static_cast<uint16_t>(ex.tokens.size());
-    if (stats) {
-      stats->length_hist[ex.str_len]++;
-      stats->shift_hist[ex.shift]++;
-    }
-  }
-  return d;
 }
 
 std::string to_text(const uint16_t* tokens, int len) {

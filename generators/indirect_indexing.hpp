@@ -39,17 +39,6 @@ struct IndirectIndexingExample {
 // the string, so it is uniform over the valid pairs of the drawn length.
 IndirectIndexingExample draw_indirect_indexing(Pcg32& rng, const IndirectIndexingConfig& c);
 
-// Statistics gathered while generating, written to the manifest and checked by the tests.
-struct SplitStats {
-  std::map<int, uint64_t> length_hist;  // string length -> count
-  std::map<int, uint64_t> shift_hist;   // shift -> count
-};
-void to_json(nlohmann::json& j, const SplitStats& s);
-
-// Generates `count` examples from the split's own stream (derive_seed(seed, split_id)).
-Dataset generate_indirect_indexing(const IndirectIndexingConfig& c, uint64_t seed, int split_id,
-                                   size_t count, SplitStats* stats = nullptr);
-
 // Text form (paper's): "TzbkWoKDyscBepYvfwxEVQtgPa,c,-8,b". Parsing checks the grammar only.
 std::string to_text(const uint16_t* tokens, int len);
 std::vector<uint16_t> parse_text(const std::string& line);  // throws UserError

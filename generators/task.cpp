@@ -1,6 +1,7 @@
 #include "generators/task.hpp"
 
 #include "common/files.hpp"
+#include "generators/vocab.hpp"
 
 namespace popebench {
 
@@ -13,31 +14,102 @@ const char* split_name(Split s) {
   return "?";
 }
 
-void TaskConfig::validate() const {
-  if (name != "indirect-indexing") throw UserError("unknown task '" + name + "' (known: indirect-indexing)");
-  indirect_indexing.validate();
+const char* task_names() { return "indirect-indexing, associative-recall, k-back"; }
+
+namespace {
+// Calls f with the selected task's config (one switch for every per-task question).
+template <typename Cfg, typename F>
+auto with_task(Cfg& c, F&& f) {
+  if (c.name == "indirect-indexing") return f(c.indirect_indexing);
+  if (c.name == "associative-recall") return f(c.associative_recall);
+  if (c.name == "k-back") return f(c.k_back);
+  throw UserError("unknown task '" + c.name + "' (known: " + task_names() + ")");
 }
-int TaskConfig::width() const { return indirect_indexing.width(); }
-int TaskConfig::vocab_size() const { return indirect_indexing.vocab_size(); }
+}  // namespace
+
+void TaskConfig::validate() const {
+  with_task(*this, [](const auto& t) { t.validate(); });
+}
+int TaskConfig::width() const {
+  return with_task(*this, [](const auto& t) { return t.width(); });
+}
+int TaskConfig::vocab_size() const {
+  return with_task(*this, [](const auto& t) { return t.vocab_size(); });
+}
 uint64_t TaskConfig::count(Split s) const {
   return s == Split::kTrain ? n_train : s == Split::kVal ? n_val : n_test;
 }
+int TaskConfig::min_len() const {
+  return with_task(*this, [](const auto& t) { return t.min_len; });
+}
+int TaskConfig::max_len() const {
+  return with_task(*this, [](const auto& t) { return t.max_len; });
+}
+void TaskConfig::set_length_range(int lo, int hi) {
+  with_task(*this, [&](auto& t) {
+    t.min_len = lo;
+    t.max_len = hi;
+  });
+}
+double TaskConfig::chance() const {
+  if (name == "associative-recall") return 1.0 / associative_recall.values;
+  return 1.0 / with_task(*this, [](const auto& t) { return t.alphabet; });
+}
 
 void to_json(nlohmann::json& j, const TaskConfig& c) {
-  j = {{"name", c.name}, {"params", c.indirect_indexing},
-       {"n_train", c.n_train}, {"n_val", c.n_val}, {"n_test", c.n_test}};
+  nlohmann::json params = with_task(c, [](const auto& t) { return nlohmann::json(t); });
+  j = {{"name", c.name}, {"params", params}, {"n_train", c.n_train}, {"n_val", c.n_val}, {"n_test", c.n_test}};
 }
 void from_json(const nlohmann::json& j, TaskConfig& c) {
   c.name = j.at("name");
-  c.indirect_indexing = j.at("params");
+  with_task(c, [&](auto& t) { t = j.at("params"); });
   c.n_train = j.at("n_train");
   c.n_val = j.at("n_val");
   c.n_test = j.at("n_test");
 }
 
+void to_json(nlohmann::json& j, const SplitStats& s) {
+  nlohmann::json lh = nlohmann::json::object(), oh = nlohmann::json::object();
+  for (auto [k, v] : s.length_hist) lh[std::to_string(k)] = v;
+  for (auto [k, v] : s.offset_hist) oh[std::to_string(k)] = v;
+  j = {{"length_hist", lh}, {s.offset_name + "_hist", oh}};
+}
+
+namespace {
+Example draw(Pcg32& rng, const IndirectIndexingConfig& c) {
+  IndirectIndexingExample e = draw_indirect_indexing(rng, c);
+  return {std::move(e.tokens), e.str_len, e.shift};
+}
+Example draw(Pcg32& rng, const AssociativeRecallConfig& c) { return draw_associative_recall(rng, c); }
+Example draw(Pcg32& rng, const KBackConfig& c) { return draw_k_back(rng, c); }
+const char* offset_name(const IndirectIndexingConfig&) { return "shift"; }
+const char* offset_name(const AssociativeRecallConfig&) { return "query_pair"; }
+const char* offset_name(const KBackConfig&) { return "k"; }
+}  // namespace
+
 Dataset generate_split(const TaskConfig& c, uint64_t seed, Split s, SplitStats* stats) {
   c.validate();
-  return generate_indirect_indexing(c.indirect_indexing, seed, static_cast<int>(s), c.count(s), stats);
+  static const Stream kSplitStreams[] = {Stream::kTrain, Stream::kVal, Stream::kTest};
+  Pcg32 rng = make_stream(seed, kSplitStreams[static_cast<int>(s)]);
+  Dataset d;
+  d.width = c.width();
+  d.vocab_size = c.vocab_size();
+  const size_t count = c.count(s);
+  d.tokens.assign(count * d.width, vocab::kPad);
+  d.lengths.resize(count);
+  with_task(c, [&](const auto& t) {
+    if (stats) stats->offset_name = offset_name(t);
+    for (size_t i = 0; i < count; ++i) {
+      Example ex = draw(rng, t);
+      std::copy(ex.tokens.begin(), ex.tokens.end(), d.tokens.begin() + i * d.width);
+      d.lengths[i] = static_cast<uint16_t>(ex.tokens.size());
+      if (stats) {
+        stats->length_hist[ex.length]++;
+        stats->offset_hist[ex.offset]++;
+      }
+    }
+  });
+  return d;
 }
 
 }  // namespace popebench

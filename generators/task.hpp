@@ -6,23 +6,37 @@
 
 #include <nlohmann/json.hpp>
 
+#include "generators/associative_recall.hpp"
 #include "generators/dataset.hpp"
 #include "generators/indirect_indexing.hpp"
+#include "generators/k_back.hpp"
 
 namespace popebench {
 
 enum class Split { kTrain = 0, kVal = 1, kTest = 2 };
 const char* split_name(Split s);
 
+// Names of the tasks, comma-separated, for messages and option checks.
+const char* task_names();
+
 struct TaskConfig {
-  std::string name = "indirect-indexing";
+  std::string name = "indirect-indexing";  // indirect-indexing | associative-recall | k-back
+  // The parameters of each task; only the one `name` selects is used and serialised.
   IndirectIndexingConfig indirect_indexing;
+  AssociativeRecallConfig associative_recall;
+  KBackConfig k_back;
   uint64_t n_train = 1000000, n_val = 10000, n_test = 10000;  // SPEC §1
 
   void validate() const;  // throws UserError
   int width() const;
   int vocab_size() const;
   uint64_t count(Split s) const;
+  // The selected task's length range (string length or pairs), what length extrapolation varies.
+  int min_len() const;
+  int max_len() const;
+  void set_length_range(int lo, int hi);
+  // Chance accuracy of a model that knows the answer's type but not which one.
+  double chance() const;
 };
 void to_json(nlohmann::json& j, const TaskConfig& c);
 void from_json(const nlohmann::json& j, TaskConfig& c);

@@ -15,6 +15,7 @@ constexpr uint16_t kMinus = 3;
 constexpr uint16_t kDigit0 = 4;
 constexpr uint16_t kFirstSymbol = 14;
 constexpr int kLetters = 52;  // symbols that have a one-character text form
+constexpr int kMaxAlphabet = 4096;  // symbols any task may use (ids stay far below uint16's range)
 
 inline int vocab_size(int alphabet) { return kFirstSymbol + alphabet; }
 inline uint16_t symbol(int i) { return static_cast<uint16_t>(kFirstSymbol + i); }

@@ -3,7 +3,7 @@ expect_error "required" generate
 expect_error "--n-train must be >= 0" generate --out "$tmp/a" --n-train -5
 expect_error "below min length" generate --out "$tmp/a" --min-len 30 --max-len 20
 expect_error "wider than the shortest string" generate --out "$tmp/a" --max-shift 30
-expect_error "exceeds the vocabulary" generate --out "$tmp/a" --alphabet 80
+expect_error "exceeds the vocabulary" generate --out "$tmp/a" --alphabet 5000
 expect_error "--format" generate --out "$tmp/a" --format csv
 expect_error "--task" generate --out "$tmp/a" --task nope
 expect_error "not expected" generate --out "$tmp/a" --bogus
