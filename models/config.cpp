@@ -29,6 +29,11 @@ void PEConfig::validate() const {
   if (!(base > 1)) bad("PE base must be > 1");
   if (delta_init != "uniform" && delta_init != "zero")
     bad("unknown delta init '" + delta_init + "' (known: uniform, zero)");
+  if (rope_scaling != "none" && rope_scaling != "pi" && rope_scaling != "ntk")
+    bad("unknown RoPE scaling '" + rope_scaling + "' (known: none, pi, ntk)");
+  if (rope_scaling != "none" && kind != "rope" && kind != "rope-half")
+    bad("RoPE scaling " + rope_scaling + " applies to rope and rope-half only (the PE is " + kind + ")");
+  if (!(rope_factor >= 1.0) || rope_factor > 1e4) bad("RoPE scaling factor must be in [1, 10000]");
 }
 
 void OptimConfig::validate() const {
@@ -77,12 +82,15 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
 }
 void to_json(nlohmann::json& j, const PEConfig& c) {
   j = {{"kind", c.kind}, {"base", c.base}, {"delta_init", c.delta_init},
-       {"rope_pairing", "half_split"}, {"delta_clamp", {-2 * M_PI, 0.0}}};
+       {"rope_pairing", "half_split"}, {"delta_clamp", {-2 * M_PI, 0.0}},
+       {"rope_scaling", c.rope_scaling}, {"rope_factor", c.rope_factor}};
 }
 void from_json(const nlohmann::json& j, PEConfig& c) {
   c.kind = j.at("kind");
   c.base = j.at("base");
   c.delta_init = j.at("delta_init");
+  c.rope_scaling = j.value("rope_scaling", "none");  // absent before length extrapolation
+  c.rope_factor = j.value("rope_factor", 1.0);
 }
 void to_json(nlohmann::json& j, const OptimConfig& c) {
   j = {{"name", "adamw"}, {"lr", c.lr}, {"lr_min", c.lr_min}, {"warmup_steps", c.warmup_steps},

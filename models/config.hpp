@@ -24,6 +24,12 @@ struct PEConfig {
   std::string kind = "pope";          // none | rope | pope | rope-half | alibi | alibi-half | sinusoidal | learned
   double base = 10000;                // frequency base for rope and pope
   std::string delta_init = "uniform"; // pope: uniform in [-2 pi, 0] (task default) or zero
+  // Test-time frequency scaling of rope and rope-half, for length extrapolation without
+  // fine-tuning: none; pi (position interpolation, Chen et al. 2023: positions times 1/factor);
+  // ntk (NTK-aware: base times factor^(d/(d-2)), d the rotated width). factor = test length /
+  // train length; 1 leaves RoPE unchanged.
+  std::string rope_scaling = "none";
+  double rope_factor = 1.0;
   void validate() const;
 };
 

@@ -14,10 +14,22 @@ inline std::vector<double> rope_thetas(int head_dim, double base) {
   return th;
 }
 
+// Frequencies of a rot_dim-wide RoPE with the config's test-time scaling (PEConfig::rope_scaling).
+// Both variants only change the frequencies, so the CPU and GPU kernels need nothing else:
+// PI's angle (t / s) theta equals t (theta / s).
+inline std::vector<double> rope_thetas(int rot_dim, const PEConfig& pe) {
+  const double s = pe.rope_factor;
+  if (pe.rope_scaling == "ntk") return rope_thetas(rot_dim, pe.base * std::pow(s, rot_dim / (rot_dim - 2.0)));
+  std::vector<double> th = rope_thetas(rot_dim, pe.base);
+  if (pe.rope_scaling == "pi")
+    for (double& t : th) t /= s;
+  return th;
+}
+
 template <typename T>
 class RoPE final : public PositionalEmbedding<T> {
  public:
-  RoPE(int head_dim, double base) : theta_(rope_thetas(head_dim, base)) {}
+  RoPE(int head_dim, const PEConfig& pe) : theta_(rope_thetas(head_dim, pe)) {}
   std::string name() const override { return "rope"; }
   void fwd(const T* q, const T* k, T* qo, T* ko, const T*, const PEShape& s) const override {
     cpu::rope_fwd(q, qo, s.B * s.H, s.T, s.D, s.D, theta_.data());

@@ -131,7 +131,7 @@ TEST_CASE("ALiBi biases scores by -slope times distance and half of it leaves ha
 
 TEST_CASE("RoPE on half the channels rotates the first half only", "[pe][spec]") {
   const int D = 8, Tn = 5;
-  RoPEHalf<double> pe(D, 10000);
+  RoPEHalf<double> pe(D, PEConfig{});
   auto q = randn(Tn * D, 40), k = randn(Tn * D, 41);
   std::vector<double> qo(q.size()), ko(k.size());
   pe.fwd(q.data(), k.data(), qo.data(), ko.data(), nullptr, PEShape{1, 1, Tn, D});
@@ -149,4 +149,63 @@ TEST_CASE("sinusoidal position embeddings follow Vaswani et al.", "[pe][spec]") 
   CHECK(tab[1] == 1.0);
   CHECK(tab[7 * 16 + 4] == Approx(std::sin(7 / std::pow(10000.0, 4.0 / 16))));
   CHECK(tab[7 * 16 + 5] == Approx(std::cos(7 / std::pow(10000.0, 4.0 / 16))));
+}
+
+TEST_CASE("RoPE position interpolation at factor s scores positions (s a, s b) as RoPE scores (a, b)", "[pe][spec]") {
+  const int D = 16, Tn = 13, s = 3;
+  PEConfig plain, pi;
+  pi.kind = plain.kind = "rope";
+  pi.rope_scaling = "pi";
+  pi.rope_factor = s;
+  RoPE<double> rope(D, plain), rope_pi(D, pi);
+  // One q and one k vector repeated at every position, so scores differ only by position.
+  auto q1 = randn(D, 50), k1 = randn(D, 51);
+  std::vector<double> q(Tn * D), k(Tn * D), qa(q.size()), ka(k.size()), qb(q.size()), kb(k.size());
+  for (int t = 0; t < Tn; ++t)
+    for (int c = 0; c < D; ++c) {
+      q[t * D + c] = q1[c];
+      k[t * D + c] = k1[c];
+    }
+  rope.fwd(q.data(), k.data(), qa.data(), ka.data(), nullptr, PEShape{1, 1, Tn, D});
+  rope_pi.fwd(q.data(), k.data(), qb.data(), kb.data(), nullptr, PEShape{1, 1, Tn, D});
+  auto score = [&](const std::vector<double>& qq, const std::vector<double>& kk, int t, int u) {
+    double acc = 0;
+    for (int c = 0; c < D; ++c) acc += qq[t * D + c] * kk[u * D + c];
+    return acc;
+  };
+  for (int a = 0; a * s < Tn; ++a)
+    for (int b = 0; b * s < Tn; ++b) CHECK(score(qb, kb, a * s, b * s) == Approx(score(qa, ka, a, b)).margin(1e-12));
+  // And it differs from plain RoPE at the same positions (the scaling is not a no-op).
+  CHECK(std::abs(score(qb, kb, 7, 2) - score(qa, ka, 7, 2)) > 1e-3);
+}
+
+TEST_CASE("NTK-aware scaling keeps the highest frequency and divides the lowest by the factor", "[pe][spec]") {
+  PEConfig ntk;
+  ntk.kind = "rope";
+  ntk.rope_scaling = "ntk";
+  ntk.rope_factor = 8;
+  for (int d : {8, 32, 64}) {
+    auto plain = rope_thetas(d, 10000.0), scaled = rope_thetas(d, ntk);
+    REQUIRE(scaled.size() == plain.size());
+    CHECK(scaled.front() == Approx(plain.front()));               // theta_0 = 1 always
+    CHECK(scaled.back() == Approx(plain.back() / 8).epsilon(1e-12));  // base'^(-(d-2)/d) = base^(-(d-2)/d) / s
+    for (size_t c = 1; c + 1 < plain.size(); ++c) {
+      CHECK(scaled[c] < plain[c]);
+      CHECK(scaled[c] > plain[c] / 8);
+    }
+  }
+}
+
+TEST_CASE("RoPE scaling is refused for PEs it does not apply to", "[pe][config]") {
+  PEConfig p;
+  p.kind = "pope";
+  p.rope_scaling = "pi";
+  p.rope_factor = 2;
+  CHECK_THROWS_WITH(p.validate(), Catch::Contains("applies to rope and rope-half only"));
+  p.kind = "rope";
+  p.rope_factor = 0.5;
+  CHECK_THROWS_WITH(p.validate(), Catch::Contains("factor must be in [1, 10000]"));
+  p.rope_factor = 2;
+  p.rope_scaling = "yarn";
+  CHECK_THROWS_WITH(p.validate(), Catch::Contains("unknown RoPE scaling 'yarn'"));
 }

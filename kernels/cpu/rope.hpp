@@ -7,10 +7,10 @@
 
 namespace popebench::cpu {
 
-// x (B, H, T, D) -> y (B, H, T, D); theta (n_rot/2). pos_scale multiplies the position
-// (position interpolation at test time; 1 when training).
+// x (B, H, T, D) -> y (B, H, T, D); theta (n_rot/2). Test-time scalings (position interpolation,
+// NTK) arrive as scaled frequencies (models/pe_rope.hpp).
 template <typename T>
-void rope_fwd(const T* x, T* y, int BH, int Tn, int D, int n_rot, const double* theta, double pos_scale = 1.0) {
+void rope_fwd(const T* x, T* y, int BH, int Tn, int D, int n_rot, const double* theta) {
   const int half = n_rot / 2;
 #pragma omp parallel for schedule(static)
   for (int bh = 0; bh < BH; ++bh)
@@ -18,7 +18,7 @@ void rope_fwd(const T* x, T* y, int BH, int Tn, int D, int n_rot, const double* 
       const T* xr = x + (static_cast<size_t>(bh) * Tn + t) * D;
       T* yr = y + (static_cast<size_t>(bh) * Tn + t) * D;
       for (int c = 0; c < half; ++c) {
-        double a = t * pos_scale * theta[c];
+        double a = t * theta[c];
         T cs = T(std::cos(a)), sn = T(std::sin(a));
         T x1 = xr[c], x2 = xr[c + half];
         yr[c] = x1 * cs - x2 * sn;
@@ -30,7 +30,7 @@ void rope_fwd(const T* x, T* y, int BH, int Tn, int D, int n_rot, const double* 
 
 // dy -> dx overwritten: the transpose of the rotation (rotation by -angle).
 template <typename T>
-void rope_bwd(const T* dy, T* dx, int BH, int Tn, int D, int n_rot, const double* theta, double pos_scale = 1.0) {
+void rope_bwd(const T* dy, T* dx, int BH, int Tn, int D, int n_rot, const double* theta) {
   const int half = n_rot / 2;
 #pragma omp parallel for schedule(static)
   for (int bh = 0; bh < BH; ++bh)
@@ -38,7 +38,7 @@ void rope_bwd(const T* dy, T* dx, int BH, int Tn, int D, int n_rot, const double
       const T* d = dy + (static_cast<size_t>(bh) * Tn + t) * D;
       T* o = dx + (static_cast<size_t>(bh) * Tn + t) * D;
       for (int c = 0; c < half; ++c) {
-        double a = t * pos_scale * theta[c];
+        double a = t * theta[c];
         T cs = T(std::cos(a)), sn = T(std::sin(a));
         o[c] = d[c] * cs + d[c + half] * sn;
         o[c + half] = -d[c] * sn + d[c + half] * cs;
