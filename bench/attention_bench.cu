@@ -37,7 +37,7 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   auto th = pe == cuda::PEKind::kPope ? pope_thetas(D, 10000) : rope_thetas(D, 10000);
   CUDA_CHECK(cudaMalloc(&theta, th.size() * 8));
   CUDA_CHECK(cudaMemcpy(theta, th.data(), th.size() * 8, cudaMemcpyHostToDevice));
-  cuda::AttentionArgs a{B, T, H, D, pe, theta, delta, float(1.0 / std::sqrt(double(D)))};
+  cuda::AttentionArgs a{B, T, H, D, pe, theta, delta, float(1.0 / std::sqrt(double(D))), D, nullptr};
   auto time = [&](const std::function<void()>& f) { return cuda::median_event_ms(nullptr, warmup, iters, f); };
   double fwd = time([&] { cuda::attention_fwd(a, qkv, out, lse, nullptr); });
   double bwd = time([&] { cuda::attention_bwd(a, qkv, out, dout, lse, dqkv, pe == cuda::PEKind::kPope ? ddp : nullptr, nullptr); });

@@ -20,8 +20,6 @@ std::unique_ptr<Backend> make_backend(const RunConfig& cfg, const std::string& d
   const int hd = cfg.model.head_dim();
   std::string why_not;
   if (hd != 32 && hd != 64 && hd != 128) why_not = "head dim " + std::to_string(hd) + " has no GPU kernel (32, 64, 128)";
-  const auto& k = cfg.pe.kind;
-  if (k != "none" && k != "rope" && k != "pope") why_not = "positional embedding '" + k + "' has no GPU kernel yet";
   if (usable && !why_not.empty()) {
     if (device == "cuda") throw UserError("--device cuda: " + why_not);
     usable = false;

@@ -18,6 +18,8 @@
 #include "kernels/cuda/gemm.hpp"
 #include "kernels/cuda/kernels.hpp"
 #include "models/backend.hpp"
+#include "models/pe_absolute.hpp"
+#include "models/pe_alibi.hpp"
 #include "models/pe_pope.hpp"
 #include "models/pe_rope.hpp"
 #include "models/transformer.hpp"
@@ -50,7 +52,14 @@ class CudaBackend final : public Backend {
     L_ = m.n_layer;
     T_ = cfg.task.width() - 1;
     maxB_ = std::max(cfg.train.batch, cfg.train.eval_batch);
-    pe_ = cfg.pe.kind == "pope" ? cuda::PEKind::kPope : cfg.pe.kind == "rope" ? cuda::PEKind::kRope : cuda::PEKind::kNone;
+    // Every PE maps onto the one attention kernel: rope-half is rope on n_rot = D/2 channels,
+    // ALiBi is NoPE plus per-head slopes, the absolute embeddings are NoPE plus a table added in
+    // the embedding kernel.
+    const std::string& kind = cfg.pe.kind;
+    pe_ = kind == "pope" ? cuda::PEKind::kPope
+          : (kind == "rope" || kind == "rope-half") ? cuda::PEKind::kRope
+                                                    : cuda::PEKind::kNone;
+    n_rot_ = kind == "rope-half" ? D_ / 2 : D_;
     const auto& lay = host_model_.layout();
     total_ = lay.total;
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
@@ -73,9 +82,23 @@ class CudaBackend final : public Backend {
     decay_ = dalloc<uint8_t>(total_);
     CUDA_CHECK(cudaMemcpy(decay_, decay.data(), total_, cudaMemcpyHostToDevice));
 
-    std::vector<double> th = pe_ == cuda::PEKind::kPope ? pope_thetas(D_, cfg.pe.base) : rope_thetas(D_, cfg.pe.base);
+    std::vector<double> th = pe_ == cuda::PEKind::kPope ? pope_thetas(D_, cfg.pe.base) : rope_thetas(n_rot_, cfg.pe);
     theta_ = dalloc<double>(th.size());
     CUDA_CHECK(cudaMemcpy(theta_, th.data(), th.size() * sizeof(double), cudaMemcpyHostToDevice));
+    if (kind == "alibi" || kind == "alibi-half") {
+      std::vector<double> sl = alibi_slopes(H_, kind == "alibi-half");
+      std::vector<float> slf(sl.begin(), sl.end());
+      slopes_ = dalloc<float>(H_);
+      CUDA_CHECK(cudaMemcpy(slopes_, slf.data(), H_ * sizeof(float), cudaMemcpyHostToDevice));
+    }
+    if (kind == "sinusoidal") {  // fixed table (max_len, C), rounded to float as the CPU's float path does
+      std::vector<double> tab = sinusoidal_table(m.max_len, C_);
+      std::vector<float> tf(tab.begin(), tab.end());
+      sin_table_ = dalloc<float>(tf.size());
+      CUDA_CHECK(cudaMemcpy(sin_table_, tf.data(), tf.size() * sizeof(float), cudaMemcpyHostToDevice));
+    }
+    // Gradient entries no kernel writes (learned positions beyond the padded length) stay 0.
+    CUDA_CHECK(cudaMemset(grads_, 0, total_ * sizeof(float)));
 
     const size_t N = size_t(maxB_) * T_, NC = N * C_;
     for (int l = 0; l <= L_; ++l) resid_.push_back(dalloc<float>(NC));  // (B, T, C) input of block l
@@ -139,6 +162,8 @@ class CudaBackend final : public Backend {
     cudaFree(hyper_);
     cudaFree(decay_);
     cudaFree(theta_);
+    cudaFree(slopes_);
+    cudaFree(sin_table_);
     cudaFreeHost(h_tokens_);
     cudaFreeHost(h_ans_);
     cudaFreeHost(h_targets_);
@@ -309,14 +334,15 @@ class CudaBackend final : public Backend {
   cuda::AttentionArgs attn_args(int B, int l) const {
     const auto& lp = host_model_.layout().layers[l];
     return {B, T_, H_, D_, pe_, theta_, pe_ == cuda::PEKind::kPope ? params_ + lp.pe : nullptr,
-            float(1.0 / std::sqrt(double(D_)))};
+            float(1.0 / std::sqrt(double(D_))), n_rot_, slopes_};
   }
 
   void forward(int B, bool training) {
     const auto& lay = host_model_.layout();
     const int N = B * T_;
     cudaStream_t s = stream_;
-    cuda::embedding_fwd(tokens_, params_ + lay.wte, resid_[0], N, C_, s);
+    const float* pos = lay.pos_size ? params_ + lay.pos : sin_table_;  // (max_len, C) or nullptr
+    cuda::embedding_fwd(tokens_, params_ + lay.wte, pos, resid_[0], N, T_, C_, s);
     for (int l = 0; l < L_; ++l) {
       const auto& lp = lay.layers[l];
       Layer& a = layers_[l];
@@ -364,6 +390,7 @@ class CudaBackend final : public Backend {
       cuda::column_sum(dgpart_, G + lp.ln1, N, C_, s);
     }
     cuda::embedding_bwd(tokens_, dx_, G + lay.wte, N, C_, V_, s);
+    if (lay.pos_size) cuda::column_sum(dx_, G + lay.pos, B, T_ * C_, s);  // learned positions: sum over B
   }
 
   RunConfig cfg_;
@@ -380,6 +407,9 @@ class CudaBackend final : public Backend {
   float *params_, *grads_, *m_, *v_;  // (total,) each: the one parameter buffer and its twins
   uint8_t* decay_;                    // (total,) 1 where weight decay applies
   double* theta_;                     // PE frequencies
+  int n_rot_;                         // channels RoPE rotates (D, or D/2 for rope-half)
+  float* slopes_ = nullptr;           // (H) ALiBi slopes, or nullptr
+  float* sin_table_ = nullptr;        // (max_len, C) sinusoidal positions, or nullptr
   std::vector<float*> resid_;         // L+1 x (B, T, C)
   std::vector<Layer> layers_;
   float *hf_in_, *hf_, *rstdf_, *logits_, *dlogits_, *loss_rows_;

@@ -21,6 +21,7 @@
 #include "kernels/cpu/rope.hpp"
 #include "kernels/cuda/gemm.hpp"
 #include "kernels/cuda/kernels.hpp"
+#include "models/pe_alibi.hpp"
 #include "models/pe_pope.hpp"
 #include "models/pe_rope.hpp"
 #include "tests/cuda_testing.hpp"
@@ -39,8 +40,10 @@ std::vector<double> rnd(size_t n, double scale = 1.0) { return randn(n, g_seed++
 struct AttnRef {
   std::vector<double> out, dqkv, ddelta;
 };
-AttnRef attention_reference(int B, int T, int H, int D, cuda::PEKind pe, const std::vector<double>& qkv,
-                            const std::vector<double>& delta, const std::vector<double>& dout) {
+// rope rotates n_rot channels (D: RoPE, D/2: RoPE half); slopes (H) or empty: ALiBi.
+AttnRef attention_reference(int B, int T, int H, int D, cuda::PEKind pe, int n_rot, const std::vector<double>& slopes,
+                            const std::vector<double>& qkv, const std::vector<double>& delta,
+                            const std::vector<double>& dout) {
   const int C = H * D, DQ = pe == cuda::PEKind::kPope ? 2 * D : D;
   const size_t nh = size_t(B) * H * T;
   std::vector<double> q(nh * D), k(nh * D), v(nh * D);
@@ -55,13 +58,13 @@ AttnRef attention_reference(int B, int T, int H, int D, cuda::PEKind pe, const s
           v[o] = qkv[idx(b, t, 2, h) + c];
         }
   std::vector<double> qp(nh * DQ), kp(nh * DQ);
-  auto rth = rope_thetas(D, 10000), pth = pope_thetas(D, 10000);
+  auto rth = rope_thetas(n_rot, 10000), pth = pope_thetas(D, 10000);
   if (pe == cuda::PEKind::kNone) {
     qp = q;
     kp = k;
   } else if (pe == cuda::PEKind::kRope) {
-    cpu::rope_fwd(q.data(), qp.data(), B * H, T, D, D, rth.data());
-    cpu::rope_fwd(k.data(), kp.data(), B * H, T, D, D, rth.data());
+    cpu::rope_fwd(q.data(), qp.data(), B * H, T, D, n_rot, rth.data());
+    cpu::rope_fwd(k.data(), kp.data(), B * H, T, D, n_rot, rth.data());
   } else {
     cpu::pope_fwd(q.data(), qp.data(), B, H, T, D, pth.data(), static_cast<const double*>(nullptr));
     cpu::pope_fwd(k.data(), kp.data(), B, H, T, D, pth.data(), delta.data());
@@ -69,7 +72,8 @@ AttnRef attention_reference(int B, int T, int H, int D, cuda::PEKind pe, const s
   cpu::AttentionShape s{B, H, T, DQ, D};
   std::vector<double> oh(nh * D), P(size_t(B) * H * T * T);
   const double scale = 1.0 / std::sqrt(double(D));
-  cpu::attention_fwd(qp.data(), kp.data(), v.data(), oh.data(), P.data(), s, scale, nullptr);
+  cpu::attention_fwd(qp.data(), kp.data(), v.data(), oh.data(), P.data(), s, scale,
+                     slopes.empty() ? nullptr : slopes.data());
   std::vector<double> doh(nh * D), dqp(nh * DQ), dkp(nh * DQ), dv(nh * D), dq(nh * D), dk(nh * D);
   AttnRef r;
   r.out.resize(size_t(B) * T * C);
@@ -88,8 +92,8 @@ AttnRef attention_reference(int B, int T, int H, int D, cuda::PEKind pe, const s
     dq = dqp;
     dk = dkp;
   } else if (pe == cuda::PEKind::kRope) {
-    cpu::rope_bwd(dqp.data(), dq.data(), B * H, T, D, D, rth.data());
-    cpu::rope_bwd(dkp.data(), dk.data(), B * H, T, D, D, rth.data());
+    cpu::rope_bwd(dqp.data(), dq.data(), B * H, T, D, n_rot, rth.data());
+    cpu::rope_bwd(dkp.data(), dk.data(), B * H, T, D, n_rot, rth.data());
   } else {
     cpu::pope_bwd(dqp.data(), q.data(), dq.data(), B, H, T, D, pth.data(), static_cast<const double*>(nullptr),
                   static_cast<double*>(nullptr));
@@ -107,25 +111,31 @@ AttnRef attention_reference(int B, int T, int H, int D, cuda::PEKind pe, const s
   return r;
 }
 
-void check_attention(int B, int T, int H, int D, cuda::PEKind pe) {
+// n_rot 0: the full head dim; alibi: the ALiBi slopes of an H-head model (alibi_half: of H/2).
+void check_attention(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0, bool alibi = false,
+                     bool alibi_half = false) {
   const int C = H * D;
+  if (n_rot == 0) n_rot = D;
+  std::vector<double> slopes = alibi ? alibi_slopes(H, alibi_half) : std::vector<double>{};
   auto qkv = rnd(size_t(B) * T * 3 * C), dout = rnd(size_t(B) * T * C);
   std::vector<double> delta(size_t(H) * D);
   Pcg32 r(g_seed++, 3);
   // Mostly inside [-2 pi, 0], some outside, to exercise the clamp and its zero gradient.
   for (auto& d : delta) d = -7.0 + 8.0 * r.uniform01();
-  AttnRef ref = attention_reference(B, T, H, D, pe, qkv, delta, dout);
-  auto th = pe == cuda::PEKind::kPope ? pope_thetas(D, 10000) : rope_thetas(D, 10000);
+  AttnRef ref = attention_reference(B, T, H, D, pe, n_rot, slopes, qkv, delta, dout);
+  auto th = pe == cuda::PEKind::kPope ? pope_thetas(D, 10000) : rope_thetas(n_rot, 10000);
   DevBuf<float> d_qkv(to_float(qkv)), d_dout(to_float(dout)), d_delta(to_float(delta)), d_out(size_t(B) * T * C),
       d_lse(size_t(B) * H * T), d_dqkv(size_t(B) * T * 3 * C), d_ddp(size_t(B) * T * C), d_dd(size_t(H) * D);
   DevBuf<double> d_th(th);
+  DevBuf<float> d_slopes(to_float(alibi ? slopes : std::vector<double>(H, 0.0)));
   cuda::AttentionArgs a{B, T, H, D, pe, d_th.p, pe == cuda::PEKind::kPope ? d_delta.p : nullptr,
-                        float(1.0 / std::sqrt(double(D)))};
+                        float(1.0 / std::sqrt(double(D))), n_rot, alibi ? d_slopes.p : nullptr};
   cuda::attention_fwd(a, d_qkv.p, d_out.p, d_lse.p, nullptr);
   cuda::attention_bwd(a, d_qkv.p, d_out.p, d_dout.p, d_lse.p, d_dqkv.p, pe == cuda::PEKind::kPope ? d_ddp.p : nullptr, nullptr);
   if (pe == cuda::PEKind::kPope) cuda::column_sum(d_ddp.p, d_dd.p, B * T, C, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
-  INFO("B=" << B << " T=" << T << " H=" << H << " D=" << D << " pe=" << int(pe));
+  INFO("B=" << B << " T=" << T << " H=" << H << " D=" << D << " pe=" << int(pe) << " n_rot=" << n_rot
+              << " alibi=" << alibi << " half=" << alibi_half);
   CHECK(rel_err(d_out.download(), ref.out) < kFp32Tol);
   CHECK(rel_err(d_dqkv.download(), ref.dqkv) < kFp32Tol);
   if (pe == cuda::PEKind::kPope) {
@@ -146,6 +156,19 @@ TEST_CASE("fused attention matches the CPU reference at T 1 7 48 97 and head dim
   for (auto pe : {cuda::PEKind::kNone, cuda::PEKind::kRope, cuda::PEKind::kPope})
     for (int D : {32, 64, 128})
       for (int T : {1, 7, 48, 97}) check_attention(3, T, 2, D, pe);
+}
+
+TEST_CASE("fused attention with RoPE on half the channels and with ALiBi matches the CPU", "[cuda][attention]") {
+  for (int D : {32, 64, 128})
+    for (int T : {1, 7, 48, 97}) {
+      check_attention(3, T, 2, D, cuda::PEKind::kRope, D / 2);
+      check_attention(3, T, 4, D, cuda::PEKind::kNone, 0, true);
+      check_attention(3, T, 4, D, cuda::PEKind::kNone, 0, true, true);
+    }
+  // Long T: ALiBi's bias reaches slope * 1024 = 256 for the steepest head, so most weights are
+  // exp(-large) = 0 and a sign error in the bias would show at once.
+  check_attention(1, 1025, 4, 64, cuda::PEKind::kNone, 0, true);
+  check_attention(1, 1025, 2, 64, cuda::PEKind::kRope, 32);
 }
 
 TEST_CASE("fused attention matches at T = 1025", "[cuda][attention]") {
@@ -214,7 +237,7 @@ TEST_CASE("rmsnorm gelu embedding cross-entropy reductions and AdamW match the C
     CHECK(out.download()[0] == Approx(std::sqrt(ssq)).epsilon(1e-5));
   }
   {
-    const int V = 66, C = 40, N = 301;
+    const int V = 66, C = 40, N = 301;  // = 7 x 43 (the position-table case below)
     std::vector<int32_t> tok(N);
     Pcg32 r(g_seed++, 1);
     for (auto& t : tok) t = int32_t(r.bounded(V - 10));  // some rows unused: they must get zeros
@@ -224,10 +247,24 @@ TEST_CASE("rmsnorm gelu embedding cross-entropy reductions and AdamW match the C
     cpu::embedding_bwd(tok.data(), dxv.data(), dw.data(), N, C);
     DevBuf<int32_t> dT(tok);
     DevBuf<float> dW(to_float(wte)), dXo(x.size()), dDX(to_float(dxv)), dDW(dw.size());
-    cuda::embedding_fwd(dT.p, dW.p, dXo.p, N, C, nullptr);
+    cuda::embedding_fwd(dT.p, dW.p, nullptr, dXo.p, N, 1, C, nullptr);
     cuda::embedding_bwd(dT.p, dDX.p, dDW.p, N, C, V, nullptr);
     CHECK(rel_err(dXo.download(), x) < kFp32Tol);
     CHECK(rel_err(dDW.download(), dw) < kFp32Tol);
+    // With a position table: N = 7 x 43 rows, a table of 50 positions (longer than T, as when a
+    // model is built for longer evaluation sequences); its gradient is the column sum over B.
+    const int B = 7, T = 43;
+    auto pos = rnd(size_t(50) * C);
+    std::vector<double> xp = x, dpos(size_t(T) * C, 0.0);
+    for (int n = 0; n < N; ++n)
+      for (int c = 0; c < C; ++c) xp[size_t(n) * C + c] += pos[size_t(n % T) * C + c];
+    for (int b = 0; b < B; ++b)
+      for (size_t i = 0; i < dpos.size(); ++i) dpos[i] += dxv[size_t(b) * T * C + i];
+    DevBuf<float> dPos(to_float(pos)), dDPos(dpos.size());
+    cuda::embedding_fwd(dT.p, dW.p, dPos.p, dXo.p, N, T, C, nullptr);
+    cuda::column_sum(dDX.p, dDPos.p, B, T * C, nullptr);
+    CHECK(rel_err(dXo.download(), xp) < kFp32Tol);
+    CHECK(rel_err(dDPos.download(), dpos) < kFp32Tol);
   }
   for (int B : {1, 5, 64}) {
     const int V = 66;

@@ -2,6 +2,8 @@
 // tiny config for each PE, ten training steps, and run-to-run determinism.
 #include <catch2/catch.hpp>
 
+#include <thread>
+
 #include "models/backend.hpp"
 #include "models/transformer.hpp"
 #include "tests/cuda_testing.hpp"
@@ -44,10 +46,29 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
   // fp32 GEMMs: every op is fp32 against a double reference, so per-parameter-block gradients
   // agree to ~1e-5; 1e-4 leaves room for the long reductions. TF32: inputs of each product are
   // rounded to 2^-11, which the backward compounds over 2 layers: 2e-2.
+  // Every PE kind, plus RoPE with a test-time scaling (PI, NTK) and a model built for longer
+  // sequences than the batch (max_len > T: learned and sinusoidal tables longer than used).
+  struct Variant {
+    std::string pe, scaling;
+    int extra_len;
+  };
+  std::vector<Variant> variants;
+  for (std::string pe : {"none", "rope", "pope", "rope-half", "alibi", "alibi-half", "sinusoidal", "learned"})
+    variants.push_back({pe, "none", 0});
+  variants.push_back({"rope", "pi", 0});
+  variants.push_back({"rope-half", "ntk", 0});
+  variants.push_back({"learned", "none", 17});
+  variants.push_back({"sinusoidal", "none", 17});
   for (std::string mm : {"fp32", "tf32"})
-    for (std::string pe : {"none", "rope", "pope"})
+    for (const auto& var : variants)
       for (int dm : {64, 128}) {
+        const std::string& pe = var.pe;
         RunConfig c = tiny(pe, mm, dm);
+        if (var.scaling != "none") {
+          c.pe.rope_scaling = var.scaling;
+          c.pe.rope_factor = 3;
+        }
+        c.model.max_len += var.extra_len;
         auto be = make_backend(c, "cuda");
         Dataset d = generate_split(c.task, 0, Split::kTrain);
         Batch b = batch_of(c, d, 3, c.train.batch, be->static_len());
@@ -59,7 +80,8 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
         ref.backward(p.data(), gref.data());
         double loss = cuda_loss_and_grad(*be, b, g);
         const double tol = mm == "fp32" ? 1e-4 : 2e-2;
-        INFO("pe=" << pe << " matmul=" << mm << " d_model=" << dm);
+        INFO("pe=" << pe << " scaling=" << var.scaling << " max_len+" << var.extra_len << " matmul=" << mm
+                    << " d_model=" << dm);
         CHECK(loss == Approx(lref).epsilon(mm == "fp32" ? 1e-5 : 2e-3));
         for (const auto& view : ref.layout().views) {
           std::vector<double> gr(gref.begin() + view.offset, gref.begin() + view.offset + view.size());
@@ -71,7 +93,7 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
 }
 
 TEST_CASE("ten GPU training steps follow the CPU backend", "[cuda][model]") {
-  for (std::string pe : {"rope", "pope"}) {
+  for (std::string pe : {"rope", "pope", "alibi-half", "learned"}) {
     RunConfig c = tiny(pe, "fp32");
     auto gpu = make_backend(c, "cuda");
     auto cpu = make_backend(c, "cpu");
@@ -116,4 +138,33 @@ TEST_CASE("GPU evaluation equals CPU evaluation", "[cuda][model]") {
   double lg = gpu->eval_batch(b, cg), lc = cpu->eval_batch(b, cc);
   CHECK(lg == Approx(lc).epsilon(1e-5));
   CHECK(cg == cc);
+}
+
+TEST_CASE("runs trained at once on one GPU equal the same runs trained alone", "[cuda][model]") {
+  // What `reproduce --concurrent` relies on: each run has its own stream, graph and buffers, so
+  // sharing the GPU must not change a single bit of any run.
+  const std::vector<std::pair<std::string, uint64_t>> runs = {{"rope", 0}, {"pope", 1}, {"alibi", 2}};
+  auto train_run = [](const std::string& pe, uint64_t seed, std::vector<double>& losses, std::vector<float>& params) {
+    RunConfig c = tiny(pe, "tf32");
+    c.train.seed = seed;
+    Dataset d = generate_split(c.task, 0, Split::kTrain);
+    auto be = make_backend(c, "cuda");
+    for (long s = 1; s <= 8; ++s)
+      losses.push_back(be->train_step(batch_of(c, d, s * 5, c.train.batch, be->static_len()), 1e-3, s).loss);
+    std::vector<float> m, v;
+    be->get_state(params, m, v);
+  };
+  const size_t n = runs.size();
+  std::vector<std::vector<double>> solo_loss(n), conc_loss(n);
+  std::vector<std::vector<float>> solo_p(n), conc_p(n);
+  for (size_t i = 0; i < n; ++i) train_run(runs[i].first, runs[i].second, solo_loss[i], solo_p[i]);
+  std::vector<std::thread> pool;
+  for (size_t i = 0; i < n; ++i)
+    pool.emplace_back([&, i] { train_run(runs[i].first, runs[i].second, conc_loss[i], conc_p[i]); });
+  for (auto& t : pool) t.join();
+  for (size_t i = 0; i < n; ++i) {
+    INFO("run " << runs[i].first << " seed " << runs[i].second);
+    CHECK(conc_loss[i] == solo_loss[i]);
+    CHECK(conc_p[i] == solo_p[i]);
+  }
 }

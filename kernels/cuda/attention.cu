@@ -1,5 +1,6 @@
 // Fused causal attention with the positional embedding applied inside the kernel
-// (twin of kernels/cpu/attention.hpp + rope.hpp + pope.hpp). PoPE's 2D-wide queries and keys
+// (twin of kernels/cpu/attention.hpp + rope.hpp + pope.hpp), and ALiBi's per-head distance bias
+// (score -= slope_h (t - s), after the scale, as the CPU twin). PoPE's 2D-wide queries and keys
 // exist only in shared memory: the kernels read the D-wide q, k from the qkv buffer and build
 // [mu cos, mu sin] tile by tile; nothing 2D-wide is written to global memory.
 //
@@ -42,19 +43,26 @@ template <int D, PEKind PE> struct Dims {
 };
 
 // One warp writes the PE-transformed row (times mul) of x (D floats, global) at position pos.
+// RoPE rotates the first n_rot channels (half-split pairs c, c + n_rot/2) and passes the rest
+// through: n_rot = D for rope, D/2 for rope-half (as kernels/cpu/rope.hpp).
 template <int D, PEKind PE, bool KEY>
-__device__ void load_transformed(const float* x, int pos, const double* theta, const float* delta_h, float mul,
-                                 float* dst, int lane) {
+__device__ void load_transformed(const float* x, int pos, const double* theta, const float* delta_h, int n_rot,
+                                 float mul, float* dst, int lane) {
   constexpr int DQ = Dims<D, PE>::DQ;
   for (int e = lane; e < DQ; e += 32) {
     float val;
     if constexpr (PE == PEKind::kNone) {
       val = x[e];
     } else if constexpr (PE == PEKind::kRope) {
-      const int c = e < D / 2 ? e : e - D / 2;
-      float sn, cs;
-      angle_sincos(pos, theta[c], 0.0, &sn, &cs);
-      val = e < D / 2 ? x[c] * cs - x[c + D / 2] * sn : x[c] * sn + x[c + D / 2] * cs;
+      const int half = n_rot / 2;
+      if (e >= n_rot) {
+        val = x[e];
+      } else {
+        const int c = e < half ? e : e - half;
+        float sn, cs;
+        angle_sincos(pos, theta[c], 0.0, &sn, &cs);
+        val = e < half ? x[c] * cs - x[c + half] * sn : x[c] * sn + x[c + half] * cs;
+      }
     } else {
       const int c = e < D ? e : e - D;
       float sn, cs;
@@ -70,15 +78,20 @@ __device__ void load_transformed(const float* x, int pos, const double* theta, c
 // PoPE keys also write this row's contribution to d delta (ddelta_row, D floats).
 template <int D, PEKind PE, bool KEY>
 __device__ void pe_backward_row(const float* g, const float* x, int pos, const double* theta, const float* delta_h,
-                                float* dx, float* ddelta_row, int lane) {
+                                int n_rot, float* dx, float* ddelta_row, int lane) {
   for (int c = lane; c < D; c += 32) {
     if constexpr (PE == PEKind::kNone) {
       dx[c] = g[c];
     } else if constexpr (PE == PEKind::kRope) {
-      const int cc = c < D / 2 ? c : c - D / 2;
-      float sn, cs;
-      angle_sincos(pos, theta[cc], 0.0, &sn, &cs);
-      dx[c] = c < D / 2 ? g[c] * cs + g[c + D / 2] * sn : -g[cc] * sn + g[c] * cs;
+      const int half = n_rot / 2;
+      if (c >= n_rot) {
+        dx[c] = g[c];
+      } else {
+        const int cc = c < half ? c : c - half;
+        float sn, cs;
+        angle_sincos(pos, theta[cc], 0.0, &sn, &cs);
+        dx[c] = c < half ? g[c] * cs + g[c + half] * sn : -g[cc] * sn + g[c] * cs;
+      }
     } else {
       float sn, cs;
       angle_sincos(pos, theta[c], KEY ? clamp_delta(delta_h[c]) : 0.0, &sn, &cs);
@@ -134,7 +147,7 @@ __device__ void load_key_side(const AttentionArgs& a, const float* qkv, int b, i
       for (int c = lane; c < D; c += 32) Vs[j * Dm::SV + c] = 0.f;
       continue;
     }
-    load_transformed<D, PE, true>(P.q(qkv, b, s, h, D) + C, s, a.theta, delta_h, 1.f, Ks + j * Dm::SQ, lane);
+    load_transformed<D, PE, true>(P.q(qkv, b, s, h, D) + C, s, a.theta, delta_h, a.n_rot, 1.f, Ks + j * Dm::SQ, lane);
     const float* v = P.q(qkv, b, s, h, D) + 2 * C;
     for (int c = lane; c < D; c += 32) Vs[j * Dm::SV + c] = v[c];
   }
@@ -150,10 +163,12 @@ __global__ void __launch_bounds__(128) attention_fwd_kernel(AttentionArgs a, con
   float* Vs = Ks + kTile * Dm::SQ;         // (32, SV) current value tile
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kTile, T = a.T, C = a.H * D;
+  const float slope = a.slopes ? a.slopes[h] : 0.f;
   const Ptrs P{T, a.H, C};
   for (int i = 0; i < kRowsPerWarp; ++i) {
     int r = w * kRowsPerWarp + i, t = q0 + r;
-    if (t < T) load_transformed<D, PE, false>(P.q(qkv, b, t, h, D), t, a.theta, nullptr, a.scale, Qs + r * Dm::SQ, lane);
+    if (t < T)
+      load_transformed<D, PE, false>(P.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot, a.scale, Qs + r * Dm::SQ, lane);
   }
   float m[kRowsPerWarp], l[kRowsPerWarp], o[kRowsPerWarp][Dm::NV];
 #pragma unroll
@@ -174,7 +189,7 @@ __global__ void __launch_bounds__(128) attention_fwd_kernel(AttentionArgs a, con
       if (t >= T || k0 > t) continue;  // warp-uniform
       const int s = k0 + lane;
       float sc = -INFINITY;
-      if (s <= t) sc = dot_smem<Dm::DQ>(Qs + r * Dm::SQ, Ks + lane * Dm::SQ);
+      if (s <= t) sc = dot_smem<Dm::DQ>(Qs + r * Dm::SQ, Ks + lane * Dm::SQ) - slope * float(t - s);
       const float mn = fmaxf(m[i], warp_max(sc));
       const float p = s <= t ? __expf(sc - mn) : 0.f;
       const float corr = __expf(m[i] - mn);
@@ -219,7 +234,7 @@ __device__ void load_query_side(const AttentionArgs& a, const float* qkv, const 
       if (lane == 0) Ds[r] = Ls[r] = 0.f;
       continue;
     }
-    load_transformed<D, PE, false>(P.q(qkv, b, t, h, D), t, a.theta, nullptr, 1.f, Qs + r * Dm::SQ, lane);
+    load_transformed<D, PE, false>(P.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot, 1.f, Qs + r * Dm::SQ, lane);
     const float* dor = dout + (size_t(b) * T + t) * C + h * D;
     const float* orow = out + (size_t(b) * T + t) * C + h * D;
     float di = 0.f;
@@ -259,6 +274,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_kernel(AttentionArgs a
   float *Ks = sm.Ks, *Vs = sm.Vs, *Qs = sm.Qs, *dOs = sm.dOs, *Ls = sm.Ls, *Ds = sm.Ds;
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int b = blockIdx.z, h = blockIdx.y, k0 = blockIdx.x * kTile, T = a.T, C = a.H * D;
+  const float slope = a.slopes ? a.slopes[h] : 0.f;
   load_key_side<D, PE>(a, qkv, b, h, k0, Ks, Vs);
   float dk[kRowsPerWarp][Dm::NQ], dv[kRowsPerWarp][Dm::NV];
 #pragma unroll
@@ -281,7 +297,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_kernel(AttentionArgs a
       if (t < T && t >= s) {
         const float sc = dot_smem<Dm::DQ>(Qs + lane * Dm::SQ, Ks + j * Dm::SQ);
         const float dp = dot_smem<D>(dOs + lane * Dm::SV, Vs + j * Dm::SV);
-        p = __expf(sc * a.scale - Ls[lane]);
+        p = __expf(sc * a.scale - slope * float(t - s) - Ls[lane]);
         ds = p * (dp - Ds[lane]);
       }
       // Full tile, unrolled (rows past T and before the key hold p = ds = 0).
@@ -308,7 +324,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_kernel(AttentionArgs a
     float* base = dqkv + (size_t(b) * T + s) * 3 * C + h * D;
 #pragma unroll
     for (int k = 0; k < Dm::NV; ++k) base[2 * C + lane + 32 * k] = dv[i][k];
-    pe_backward_row<D, PE, true>(Qs + j * Dm::SQ, P.q(qkv, b, s, h, D) + C, s, a.theta, delta_h, base + C,
+    pe_backward_row<D, PE, true>(Qs + j * Dm::SQ, P.q(qkv, b, s, h, D) + C, s, a.theta, delta_h, a.n_rot, base + C,
                                  ddelta_part ? ddelta_part + ((size_t(b) * T + s) * a.H + h) * D : nullptr, lane);
   }
 }
@@ -322,6 +338,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_kernel(AttentionArgs a, 
   float *Ks = sm.Ks, *Vs = sm.Vs, *Qs = sm.Qs, *dOs = sm.dOs, *Ls = sm.Ls, *Ds = sm.Ds;
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kTile, T = a.T, C = a.H * D;
+  const float slope = a.slopes ? a.slopes[h] : 0.f;
   load_query_side<D, PE>(a, qkv, out, dout, lse, b, h, q0, Qs, dOs, Ls, Ds);
   float dq[kRowsPerWarp][Dm::NQ];
 #pragma unroll
@@ -342,7 +359,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_kernel(AttentionArgs a, 
       if (s <= t) {
         const float sc = dot_smem<Dm::DQ>(Qs + r * Dm::SQ, Ks + lane * Dm::SQ);
         const float dp = dot_smem<D>(dOs + r * Dm::SV, Vs + lane * Dm::SV);
-        const float p = __expf(sc * a.scale - Ls[r]);
+        const float p = __expf(sc * a.scale - slope * float(t - s) - Ls[r]);
         ds = p * (dp - Ds[r]);
       }
 #pragma unroll 8
@@ -362,7 +379,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_kernel(AttentionArgs a, 
 #pragma unroll
     for (int k = 0; k < Dm::NQ; ++k) Ks[r * Dm::SQ + lane + 32 * k] = dq[i][k] * a.scale;
     __syncwarp();
-    pe_backward_row<D, PE, false>(Ks + r * Dm::SQ, P.q(qkv, b, t, h, D), t, a.theta, nullptr,
+    pe_backward_row<D, PE, false>(Ks + r * Dm::SQ, P.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot,
                                   dqkv + (size_t(b) * T + t) * 3 * C + h * D, nullptr, lane);
   }
 }

@@ -3,10 +3,14 @@
 
 namespace popebench::cuda {
 
-__global__ void embedding_fwd_kernel(const int32_t* tok, const float* wte, float* x, int N, int C) {
+// The absolute position embedding, when there is one, is added here (one pass over x instead of
+// two); the sum is the CPU's float sum of the same two values, so both paths round alike.
+__global__ void embedding_fwd_kernel(const int32_t* tok, const float* wte, const float* pos, float* x, int N, int T,
+                                     int C) {
   int n = blockIdx.x;
   const float* src = wte + static_cast<size_t>(tok[n]) * C;
-  for (int c = threadIdx.x; c < C; c += blockDim.x) x[static_cast<size_t>(n) * C + c] = src[c];
+  const float* p = pos ? pos + static_cast<size_t>(n % T) * C : nullptr;
+  for (int c = threadIdx.x; c < C; c += blockDim.x) x[static_cast<size_t>(n) * C + c] = p ? src[c] + p[c] : src[c];
 }
 
 // One block per vocabulary row, threads over channels; positions summed in index order, so the
@@ -21,8 +25,9 @@ __global__ void embedding_bwd_kernel(const int32_t* tok, const float* dx, float*
   }
 }
 
-void embedding_fwd(const int32_t* tok, const float* wte, float* x, int N, int C, cudaStream_t s) {
-  embedding_fwd_kernel<<<N, 128, 0, s>>>(tok, wte, x, N, C);
+void embedding_fwd(const int32_t* tok, const float* wte, const float* pos, float* x, int N, int T, int C,
+                   cudaStream_t s) {
+  embedding_fwd_kernel<<<N, 128, 0, s>>>(tok, wte, pos, x, N, T, C);
   CUDA_CHECK_LAUNCH("embedding_fwd");
 }
 void embedding_bwd(const int32_t* tok, const float* dx, float* dwte, int N, int C, int V, cudaStream_t s) {

@@ -11,9 +11,12 @@ namespace popebench::cuda {
 
 enum class PEKind : int { kNone = 0, kRope = 1, kPope = 2 };
 
-// embedding.cu. tok (N), wte (V, C) -> x (N, C). Backward writes dwte (V, C) (overwrites):
-// each vocabulary row sums its positions in order, so the result is deterministic.
-void embedding_fwd(const int32_t* tok, const float* wte, float* x, int N, int C, cudaStream_t s);
+// embedding.cu. tok (N = B T), wte (V, C) -> x (N, C), plus pos (>= T, C) at each row's position
+// n % T when pos != nullptr (absolute position embeddings). Backward writes dwte (V, C)
+// (overwrites): each vocabulary row sums its positions in order, so the result is deterministic.
+// (A learned position table's gradient is column_sum over B of dx seen as (B, T C).)
+void embedding_fwd(const int32_t* tok, const float* wte, const float* pos, float* x, int N, int T, int C,
+                   cudaStream_t s);
 void embedding_bwd(const int32_t* tok, const float* dx, float* dwte, int N, int C, int V, cudaStream_t s);
 
 // rmsnorm.cu. x (N, C), g (C) -> y (N, C), rstd (N). Backward: dx (N, C) accumulated (+=),
@@ -52,8 +55,9 @@ void adamw_update(float* p, const float* g, float* m, float* v, const uint8_t* d
                   cudaStream_t s);
 
 // attention.cu. Fused causal attention with the PE applied inside the kernel.
-// qkv (B, T, 3, H, D) as produced by the qkv projection; theta (D for pope, D/2 for rope) and
-// delta (H, D, pope only, clamped in the kernel) on the device.
+// qkv (B, T, 3, H, D) as produced by the qkv projection; theta (D for pope, n_rot/2 for rope) and
+// delta (H, D, pope only, clamped in the kernel) on the device. rope rotates the first n_rot
+// channels (D: RoPE, D/2: RoPE on half the channels). slopes (H, device) or nullptr: ALiBi bias.
 // Forward -> out (B, T, H, D), lse (B, H, T).
 // Backward -> dqkv (B, T, 3, H, D) overwritten, ddelta_part (B, T, H, D) per-key contributions
 // to be summed over (B, T) by column_sum (pope only).
@@ -63,6 +67,8 @@ struct AttentionArgs {
   const double* theta;
   const float* delta;
   float scale;
+  int n_rot = 0;                  // rope only
+  const float* slopes = nullptr;  // ALiBi, any PE kind
 };
 void attention_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s);
 void attention_bwd(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
