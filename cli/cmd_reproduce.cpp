@@ -9,23 +9,13 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/job_pool.hpp"
 #include "cli/presets.hpp"
 #include "cli/run_options.hpp"
 #include "common/files.hpp"
 #include "models/summary.hpp"
 
 namespace popebench::cli {
-
-namespace {
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-}  // namespace
 
 Runner register_reproduce(CLI::App& app, const std::string& preset) {
   struct State {
@@ -59,9 +49,6 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
     RunConfig c;
     apply_preset(preset.empty() ? "paper" : preset, c, st->preset_seeds);
     st->run.cfg = c;
-    st->run.counts[0] = static_cast<int64_t>(c.task.n_train);
-    st->run.counts[1] = static_cast<int64_t>(c.task.n_val);
-    st->run.counts[2] = static_cast<int64_t>(c.task.n_test);
   } catch (const UserError&) {
     // reported when the command runs, as every other bad value
   }
@@ -69,19 +56,7 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
     RunConfig dummy;
     std::vector<uint64_t> seeds;
     apply_preset(st->preset, dummy, seeds);  // validates the name
-    if (!st->seeds.empty()) {
-      seeds.clear();
-      for (const auto& s : split_list(st->seeds)) {
-        try {
-          size_t pos;
-          long long v = std::stoll(s, &pos);
-          if (pos != s.size() || v < 0) throw std::invalid_argument(s);
-          seeds.push_back(static_cast<uint64_t>(v));
-        } catch (const std::exception&) {
-          throw UserError("--seeds: '" + s + "' is not a non-negative integer");
-        }
-      }
-    }
+    if (!st->seeds.empty()) seeds = parse_seeds(st->seeds);
     // "all": the paper's Table 1 and v3 Table 9 rows.
     auto pes = st->pes == "all" ? std::vector<std::string>{"rope", "pope", "rope-half", "alibi-half", "learned", "sinusoidal"}
                                 : split_list(st->pes);
@@ -133,14 +108,11 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
         jobs.push_back({pe, seed, o});
       }
     std::vector<nlohmann::json> results(jobs.size());
-    std::vector<std::string> errors(jobs.size());
-    std::atomic<size_t> next{0};
-    std::atomic<bool> interrupted{false};
     std::mutex log_mu;
-    auto worker = [&]() {
-      for (size_t k = next++; k < jobs.size(); k = next++) {
-        Job& j = jobs[k];
-        try {
+    const bool finished = run_jobs(
+        jobs.size(), st->concurrent,
+        [&](size_t k) {
+          Job& j = jobs[k];
           {
             std::lock_guard<std::mutex> g(log_mu);
             std::fprintf(stderr, "popebench: %s seed %llu -> %s\n", j.pe.c_str(),
@@ -150,22 +122,9 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
           std::lock_guard<std::mutex> g(log_mu);
           std::fprintf(stderr, "popebench: %s seed %llu test acc %.2f%%\n", j.pe.c_str(),
                        static_cast<unsigned long long>(j.seed), 100 * results[k]["final"]["test"]["acc"].get<double>());
-        } catch (const RunInterrupted& e) {
-          interrupted = true;
-          std::lock_guard<std::mutex> g(log_mu);
-          std::fprintf(stderr, "popebench: %s\n", e.what());
-        } catch (const std::exception& e) {
-          errors[k] = e.what();
-        }
-      }
-    };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < std::min<int>(st->concurrent, static_cast<int>(jobs.size())); ++t) pool.emplace_back(worker);
-    worker();
-    for (auto& t : pool) t.join();
-    for (size_t k = 0; k < jobs.size(); ++k)
-      if (!errors[k].empty()) throw UserError(jobs[k].pe + " seed " + std::to_string(jobs[k].seed) + ": " + errors[k]);
-    if (interrupted) {
+        },
+        [&](size_t k) { return jobs[k].pe + " seed " + std::to_string(jobs[k].seed); });
+    if (!finished) {
       std::fprintf(stderr, "popebench: stopped before every run finished; rerun the same command to continue\n");
       return 130;
     }

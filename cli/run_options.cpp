@@ -1,5 +1,7 @@
 #include "cli/run_options.hpp"
 
+#include <sstream>
+
 #include "cli/commands.hpp"
 #include "common/files.hpp"
 
@@ -22,11 +24,47 @@ std::string prescan_option(int argc, char** argv, const std::string& name) {
   return "";
 }
 
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+namespace {
+long long parse_nonneg(const std::string& s, const std::string& what) {
+  try {
+    size_t pos;
+    long long v = std::stoll(s, &pos);
+    if (pos != s.size() || v < 0) throw std::invalid_argument(s);
+    return v;
+  } catch (const std::exception&) {
+    throw UserError(what + ": '" + s + "' is not a non-negative integer");
+  }
+}
+}  // namespace
+
+std::vector<uint64_t> parse_seeds(const std::string& s) {
+  std::vector<uint64_t> out;
+  for (const auto& item : split_list(s)) out.push_back(static_cast<uint64_t>(parse_nonneg(item, "--seeds")));
+  return out;
+}
+
+std::vector<int> parse_int_list(const std::string& s, const std::string& what) {
+  std::vector<int> out;
+  for (const auto& item : split_list(s)) {
+    long long v = parse_nonneg(item, what);
+    if (v > 1000000) throw UserError(what + ": '" + item + "' is too large");
+    out.push_back(static_cast<int>(v));
+  }
+  return out;
+}
+
 void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   auto& c = r.cfg;
-  size_t before = cmd.get_options().size();
-  add_task_options(cmd, c.task, r.counts);
-  for (size_t i = before; i < cmd.get_options().size(); ++i) r.task_opts.push_back(cmd.get_options()[i]);
+  add_task_options(cmd, r.task);
   cmd.add_option("--data", r.data_dir, "Dataset directory from `popebench generate` (default: generate in memory)");
   auto* g = "Model";
   cmd.add_option("--layers", c.model.n_layer, "Transformer blocks")->default_val(c.model.n_layer)->group(g);
@@ -36,7 +74,7 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   cmd.add_option("--init-std", c.model.init_std, "Std of the normal init")->default_val(c.model.init_std)->group(g);
   g = "Positional embedding";
   if (with_pe_and_seed)
-    cmd.add_option("--pe", c.pe.kind, "none, rope or pope")->default_val(c.pe.kind)->group(g);
+    cmd.add_option("--pe", c.pe.kind, "none, rope, pope, rope-half, alibi, alibi-half, sinusoidal or learned")->default_val(c.pe.kind)->group(g);
   cmd.add_option("--pe-base", c.pe.base, "Frequency base")->default_val(c.pe.base)->group(g);
   cmd.add_option("--delta-init", c.pe.delta_init, "PoPE phase bias init: uniform in [-2pi,0] or zero")
       ->default_val(c.pe.delta_init)->group(g);
@@ -67,11 +105,11 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
 
 void finish_run_options(RunOptions& r) {
   if (!r.data_dir.empty())
-    for (auto* o : r.task_opts)
+    for (auto* o : r.task.opts)
       if (o->count() > 0)
         throw UserError(o->get_name() + " cannot be combined with --data: the dataset's manifest defines the task");
   if (r.threads < 0) throw UserError("--threads must be >= 0");
-  finish_task_options(r.cfg.task, r.counts);
+  apply_task_options(r.task, r.cfg.task);
   r.cfg.model.vocab_size = r.cfg.task.vocab_size();
   r.cfg.model.max_len = r.cfg.task.width();
   r.cfg.model.validate();

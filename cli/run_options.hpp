@@ -2,17 +2,17 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include "cli/commands.hpp"
 #include "models/trainer.hpp"
 
 namespace popebench::cli {
 
 struct RunOptions {
   RunConfig cfg;
-  int64_t counts[3];
+  TaskOptions task;
   std::string data_dir;
   int threads = 0;
   int64_t log_every = 1000;
-  std::vector<CLI::Option*> task_opts;  // refused together with --data (the manifest defines the task)
 };
 
 // model, PE, optimizer, schedule and training options, plus the task options.
@@ -23,5 +23,11 @@ std::string command_line(int argc, char** argv);
 // Value of `--name V` or `--name=V` in argv, or "" (presets must be known before parsing).
 std::string prescan_option(int argc, char** argv, const std::string& name);
 extern std::string g_command_line;
+// "a,b,,c" -> {a, b, c}.
+std::vector<std::string> split_list(const std::string& s);
+// "0,1,2" -> seeds; a UserError naming the bad item otherwise.
+std::vector<uint64_t> parse_seeds(const std::string& s);
+// "1,2,5" -> positive integers (for `what` in the message).
+std::vector<int> parse_int_list(const std::string& s, const std::string& what);
 
 }  // namespace popebench::cli

@@ -8,6 +8,10 @@ For each DIR holding run JSON files (and, when complete, summary.json), writes:
                     paper's value beside it (only with a summary.json);
   DIR/curves.png    validation accuracy and training loss against step, one line per run
                     (partial runs included, drawn dashed).
+A DIR holding extrapolation.json (`popebench extrapolate`) gets instead:
+  DIR/extrapolation.png  accuracy against test length, one line per PE (mean over seeds, band:
+                         +- std), the training range shaded, chance dotted;
+  DIR/curves.png         the learning curves of its runs (DIR/runs/).
 Reads schema version 1 (results/SCHEMA.md) and refuses newer files.
 """
 import glob
@@ -21,7 +25,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 SCHEMA_VERSION = 1
-COLORS = {"pope": "#1f77b4", "rope": "#d62728", "none": "#7f7f7f"}
+COLORS = {"pope": "#1f77b4", "pope-delta0": "#17becf", "rope": "#d62728", "rope+pi": "#ff7f0e",
+          "rope+ntk": "#e377c2", "none": "#7f7f7f", "alibi": "#2ca02c", "alibi-half": "#98df8a",
+          "rope-half": "#9467bd", "learned": "#8c564b", "sinusoidal": "#bcbd22"}
 
 
 def load(path, kind):
@@ -62,8 +68,11 @@ def plot_accuracy(d, summary, runs):
 
 def plot_curves(d, runs):
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
-    for r in sorted(runs, key=lambda r: (r["config"]["pe"]["kind"], r["config"]["train"]["seed"])):
-        pe, seed = r["config"]["pe"]["kind"], r["config"]["train"]["seed"]
+    def name(r):
+        pe = r["config"]["pe"]
+        return pe["kind"] + ("-delta0" if pe["kind"] == "pope" and pe.get("delta_init") == "zero" else "")
+    for r in sorted(runs, key=lambda r: (name(r), r["config"]["train"]["seed"])):
+        pe, seed = name(r), r["config"]["train"]["seed"]
         style = "-" if r["status"] == "complete" else "--"
         pts = r["curve"]
         steps = [p["step"] for p in pts]
@@ -79,12 +88,44 @@ def plot_curves(d, runs):
     save(fig, os.path.join(d, "curves.png"))
 
 
+def plot_extrapolation(d, ex):
+    buckets = ex["buckets"]
+    x = [b["max_len"] for b in buckets]  # each bucket at its longest length
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    for row in ex["table"]:
+        c = COLORS.get(row["label"], None)
+        mean, sd = row["mean"], row["std"]
+        line, = ax.plot(x, mean, "o-", ms=3, color=c, label=f"{row['label']} (n={len(row['seeds'])})")
+        ax.fill_between(x, [m - s for m, s in zip(mean, sd)], [m + s for m, s in zip(mean, sd)],
+                        color=line.get_color(), alpha=0.15, lw=0)
+    task = ex["task"]
+    p = task["params"]
+    ax.axvspan(p["min_len"], p["max_len"], color="k", alpha=0.08, label="training lengths")
+    ax.axhline(100 * ex["chance"], color="k", ls=":", lw=1, label="chance")
+    ax.set_xlabel("test length (" + ("pairs" if task["name"] == "associative-recall" else "symbols") +
+                  "; each bucket at its longest)")
+    ax.set_ylabel("test accuracy %")
+    ax.set_ylim(0, 100)
+    ax.set_xlim(0, max(x) * 1.02)
+    ax.set_title(f"{task['name']}: trained on {p['min_len']}-{p['max_len']}, zero-shot longer", fontsize=10)
+    ax.legend(fontsize=7, ncol=2)
+    save(fig, os.path.join(d, "extrapolation.png"))
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     for d in sys.argv[1:]:
         if not os.path.isdir(d):
             sys.exit(f"plot.py: {d} is not a directory")
+        ex_path = os.path.join(d, "extrapolation.json")
+        if os.path.exists(ex_path):
+            plot_extrapolation(d, load(ex_path, "popebench.extrapolation"))
+            runs = [r for r in (load(p, "popebench.run") for p in sorted(glob.glob(os.path.join(d, "runs", "*.json"))))
+                    if r]
+            if runs:
+                plot_curves(d, runs)
+            continue
         runs = [r for r in (load(p, "popebench.run") for p in sorted(glob.glob(os.path.join(d, "*.json")))) if r]
         if not runs:
             sys.exit(f"plot.py: no run JSON in {d}")

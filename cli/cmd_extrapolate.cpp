@@ -1,0 +1,199 @@
+// popebench extrapolate: trains each (PE, seed) at the training lengths, then evaluates it with no
+// fine-tuning on length buckets up to 10x (models/extrapolation.hpp), RoPE runs also with
+// position interpolation and NTK scaling. Every finished run and every finished evaluation is a
+// file in --out, so a stopped job reruns only what is missing.
+#include <cstdio>
+#include <mutex>
+
+#include "cli/commands.hpp"
+#include "cli/job_pool.hpp"
+#include "cli/presets.hpp"
+#include "cli/run_options.hpp"
+#include "common/files.hpp"
+#include "common/version.hpp"
+#include "models/checkpoint.hpp"
+#include "models/extrapolation.hpp"
+
+namespace popebench::cli {
+
+namespace {
+// "pope-delta0" is PoPE with delta initialised to zero; every other name is a PE kind.
+PEConfig pe_from_name(const std::string& name, const PEConfig& base) {
+  PEConfig p = base;
+  p.kind = name;
+  if (name == "pope-delta0") {
+    p.kind = "pope";
+    p.delta_init = "zero";
+  }
+  if (name.find('+') != std::string::npos)
+    throw UserError("--pe " + name + ": test-time RoPE variants are not trained; they are evaluated for every rope run "
+                    "(--rope-variants)");
+  p.validate();
+  return p;
+}
+}  // namespace
+
+Runner register_extrapolate(CLI::App& app, const std::string& preset) {
+  struct State {
+    RunOptions run;
+    ExtrapolationConfig ex;
+    std::string preset, pes = "rope,pope,pope-delta0,alibi,none", seeds, factors, variants = "pi,ntk", out;
+    std::vector<uint64_t> preset_seeds;
+    int concurrent = 1;
+    double time_limit = 0;
+  };
+  auto st = std::make_shared<State>();
+  auto* cmd = app.add_subcommand("extrapolate", "Train at the training lengths, evaluate zero-shot up to 10x longer");
+  cmd->add_option("--preset", st->preset, "extrapolation (small model, minutes on a GPU), quick or paper")
+      ->default_val("extrapolation");
+  cmd->add_option("--pe", st->pes, "Comma-separated PEs to train (pope-delta0: PoPE with delta init zero)")
+      ->default_val(st->pes);
+  cmd->add_option("--seeds", st->seeds, "Comma-separated seeds (default: the preset's)");
+  cmd->add_option("--factors", st->factors, "Length buckets as multiples of the training max length (default 1..10)");
+  cmd->add_option("--bucket-examples", st->ex.examples, "Test examples per bucket")->default_val(st->ex.examples);
+  cmd->add_option("--rope-variants", st->variants, "Test-time RoPE scalings evaluated for rope runs: pi, ntk (or none)")
+      ->default_val(st->variants);
+  cmd->add_option("--out", st->out, "Output directory")->required();
+  cmd->add_option("--concurrent", st->concurrent, "Runs trained at once")->default_val(1)->check(CLI::Range(1, 64));
+  cmd->add_option("--time-limit", st->time_limit, "Seconds; then unfinished runs checkpoint and the command exits 130")
+      ->default_val(0)->check(CLI::Range(0.0, 1e7));
+  add_run_options(*cmd, st->run, /*with_pe_and_seed=*/false);
+  try {
+    RunConfig c;
+    apply_preset(preset.empty() ? "extrapolation" : preset, c, st->preset_seeds);
+    st->run.cfg = c;
+  } catch (const UserError&) {
+    // reported when the command runs
+  }
+  return [st]() {
+    RunConfig dummy;
+    std::vector<uint64_t> seeds;
+    apply_preset(st->preset, dummy, seeds);  // validates the name
+    if (!st->seeds.empty()) seeds = parse_seeds(st->seeds);
+    if (!st->factors.empty()) st->ex.factors = parse_int_list(st->factors, "--factors");
+    st->ex.rope_variants = st->variants == "none" ? std::vector<std::string>{} : split_list(st->variants);
+    st->ex.validate();
+    if (!st->run.data_dir.empty()) throw UserError("extrapolate generates its data; --data is not supported here");
+    finish_run_options(st->run);
+    RunConfig& base = st->run.cfg;
+    // A large enough alphabet for unique symbols at the longest bucket, unless one was given.
+    const int max_factor = st->ex.factors.back();
+    if (!(st->run.task.alphabet && st->run.task.alphabet->count() > 0) && base.task.name != "k-back") {
+      const int need = max_factor * base.task.max_len();
+      const int alphabet = need <= 52 ? 52 : std::max(512, need);
+      base.task.indirect_indexing.alphabet = alphabet;
+      base.task.associative_recall.alphabet = alphabet;
+      base.task.validate();
+    }
+    base.model.vocab_size = base.task.vocab_size();
+    auto buckets = make_buckets(base.task, base.train.data_seed, st->ex);
+    base.model.max_len = longest_input(buckets) + 1;  // the model is built for the longest bucket
+    std::vector<PEConfig> pes;
+    for (const auto& name : split_list(st->pes)) pes.push_back(pe_from_name(name, base.pe));
+    if (pes.empty() || seeds.empty()) throw UserError("nothing to run: --pe and --seeds must not be empty");
+    make_dirs(st->out + "/runs");
+    make_dirs(st->out + "/eval");
+
+    struct Job {
+      PEConfig pe;
+      uint64_t seed;
+    };
+    std::vector<Job> jobs;
+    for (const auto& pe : pes)
+      for (uint64_t s : seeds) jobs.push_back({pe, s});
+    const double deadline =
+        st->time_limit > 0
+            ? std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() + st->time_limit
+            : 0;
+    std::vector<std::vector<nlohmann::json>> rows(jobs.size());
+    std::mutex log_mu;
+    std::string device;  // as the runs report it
+    auto label = [&](size_t k) { return pe_label(jobs[k].pe) + " seed " + std::to_string(jobs[k].seed); };
+    const bool finished = run_jobs(
+        jobs.size(), st->concurrent,
+        [&](size_t k) {
+          const Job& j = jobs[k];
+          const std::string name = pe_label(j.pe) + "_seed" + std::to_string(j.seed);
+          TrainOptions o;
+          o.cfg = base;
+          o.cfg.pe = j.pe;
+          o.cfg.train.seed = j.seed;
+          o.out_json = st->out + "/runs/" + name + ".json";
+          o.resume = true;
+          o.skip_if_complete = true;
+          o.threads = st->concurrent > 1 ? std::max(1u, std::thread::hardware_concurrency() / st->concurrent)
+                                         : st->run.threads;
+          o.log_every = st->run.log_every;
+          o.command = g_command_line;
+          o.label = st->concurrent > 1 ? name : "";
+          o.deadline = deadline;
+          nlohmann::json run = train(o);
+          Checkpoint ck = load_checkpoint(run.at("checkpoint").get<std::string>());
+          for (const auto& scaling : scalings_for(j.pe, st->ex)) {
+            PEConfig pl = j.pe;
+            pl.rope_scaling = scaling;
+            const std::string file = st->out + "/eval/" + pe_label(pl) + "_seed" + std::to_string(j.seed) + ".json";
+            // What this evaluation depends on; an existing file made from the same is reused.
+            const nlohmann::json key = {{"run_config", run.at("config")}, {"extrapolation", st->ex}, {"scaling", scaling}};
+            nlohmann::json row;
+            if (file_exists(file)) {
+              auto old = nlohmann::json::parse(read_file(file), nullptr, false);
+              if (!old.is_discarded() && old.value("key", nlohmann::json()) == key) row = old;
+            }
+            if (row.is_null()) {
+              row = evaluate_buckets(o.cfg, ck.params, buckets, scaling, base.train.device);
+              row["seed"] = j.seed;
+              row["key"] = key;
+              row["run"] = "runs/" + name + ".json";
+              row["train_test_acc"] = run["final"]["test"]["acc"];
+              write_file_atomic(file, row.dump(2) + "\n");
+            }
+            std::lock_guard<std::mutex> g(log_mu);
+            device = run["environment"].value("device", "");
+            std::string accs;
+            for (const auto& a : row["acc"]) accs += " " + std::to_string(int(100 * a.get<double>() + 0.5));
+            std::fprintf(stderr, "popebench: %s seed %llu acc %% by bucket:%s\n", row["label"].get<std::string>().c_str(),
+                         static_cast<unsigned long long>(j.seed), accs.c_str());
+            rows[k].push_back(row);
+          }
+        },
+        label);
+    if (!finished) {
+      std::fprintf(stderr, "popebench: stopped before every run finished; rerun the same command to continue\n");
+      return 130;
+    }
+    std::vector<nlohmann::json> all;
+    for (auto& r : rows)
+      for (auto& x : r) {
+        x.erase("key");
+        all.push_back(x);
+      }
+    nlohmann::json table = summarise_extrapolation(all);
+    nlohmann::json buckets_json = nlohmann::json::array();
+    for (const auto& b : buckets)
+      buckets_json.push_back({{"factor", b.factor}, {"min_len", b.task.min_len()}, {"max_len", b.task.max_len()},
+                              {"max_input", b.task.width() - 1}, {"examples", b.task.n_test}, {"data_seed", b.seed}});
+    nlohmann::json out = {{"schema", "popebench.extrapolation"},
+                          {"schema_version", 1},
+                          {"task", base.task},
+                          {"chance", base.task.chance()},
+                          {"train_config", base},
+                          {"extrapolation", st->ex},
+                          {"buckets", buckets_json},
+                          {"metric", "test accuracy % per bucket, mean and sample std over seeds"},
+                          {"table", table},
+                          {"rows", all},
+                          {"command", g_command_line},
+                          {"popebench_version", kPopebenchVersion},
+                          {"git_commit", git_commit()},
+                          {"environment", environment_json(device, st->run.threads, g_command_line)}};
+    write_file_atomic(st->out + "/extrapolation.json", out.dump(2) + "\n");
+    std::string md = extrapolation_markdown(table);
+    write_file_atomic(st->out + "/extrapolation.md", md);
+    std::printf("%s (train lengths %d-%d; chance %.1f %%)\n%s\nwrote %s/extrapolation.json\n", base.task.name.c_str(),
+                base.task.min_len(), base.task.max_len(), 100 * base.task.chance(), md.c_str(), st->out.c_str());
+    return 0;
+  };
+}
+
+}  // namespace popebench::cli

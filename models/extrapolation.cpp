@@ -1,0 +1,154 @@
+#include "models/extrapolation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "common/files.hpp"
+#include "common/rng.hpp"
+#include "models/backend.hpp"
+#include "models/trainer.hpp"
+
+namespace popebench {
+
+void ExtrapolationConfig::validate() const {
+  if (factors.empty()) throw UserError("extrapolation: no length factors");
+  for (size_t i = 0; i < factors.size(); ++i) {
+    if (factors[i] < 1 || factors[i] > 100) throw UserError("extrapolation: factors must be in [1, 100]");
+    if (i > 0 && factors[i] <= factors[i - 1]) throw UserError("extrapolation: factors must increase");
+  }
+  if (examples < 1) throw UserError("extrapolation: need at least 1 example per bucket");
+  for (const auto& v : rope_variants)
+    if (v != "pi" && v != "ntk") throw UserError("extrapolation: unknown RoPE variant '" + v + "' (known: pi, ntk)");
+}
+
+void to_json(nlohmann::json& j, const ExtrapolationConfig& c) {
+  j = {{"factors", c.factors}, {"examples_per_bucket", c.examples}, {"rope_variants", c.rope_variants},
+       {"buckets", "factor k: lengths ((k-1) L, k L], k = 1: the training range; L = training max length"}};
+}
+
+std::vector<Bucket> make_buckets(const TaskConfig& train, uint64_t data_seed, const ExtrapolationConfig& e) {
+  e.validate();
+  std::vector<Bucket> out;
+  const int L = train.max_len();
+  for (int k : e.factors) {
+    Bucket b{k, train, derive_seed(data_seed, 1000 + static_cast<uint64_t>(k))};
+    if (k == 1)
+      b.task.set_length_range(train.min_len(), L);
+    else
+      b.task.set_length_range((k - 1) * L + 1, k * L);
+    b.task.n_train = 0;
+    b.task.n_val = 0;
+    b.task.n_test = static_cast<uint64_t>(e.examples);
+    try {
+      b.task.validate();
+    } catch (const UserError& err) {
+      throw UserError("length bucket " + std::to_string(k) + "x: " + err.what());
+    }
+    out.push_back(b);
+  }
+  return out;
+}
+
+int longest_input(const std::vector<Bucket>& buckets) {
+  int w = 0;
+  for (const auto& b : buckets) w = std::max(w, b.task.width() - 1);
+  return w;
+}
+
+std::string pe_label(const PEConfig& pe) {
+  std::string l = pe.kind;
+  if (pe.kind == "pope" && pe.delta_init == "zero") l += "-delta0";
+  if (pe.rope_scaling != "none") l += "+" + pe.rope_scaling;
+  return l;
+}
+
+std::vector<std::string> scalings_for(const PEConfig& pe, const ExtrapolationConfig& e) {
+  std::vector<std::string> s = {"none"};
+  if (pe.kind == "rope" || pe.kind == "rope-half") s.insert(s.end(), e.rope_variants.begin(), e.rope_variants.end());
+  return s;
+}
+
+nlohmann::json evaluate_buckets(const RunConfig& run, const std::vector<float>& params, const std::vector<Bucket>& buckets,
+                                const std::string& scaling, const std::string& device) {
+  const int train_input = run.task.width() - 1;
+  nlohmann::json acc = nlohmann::json::array(), loss = nlohmann::json::array(), n = nlohmann::json::array(),
+                 factors = nlohmann::json::array(), rope_factor = nlohmann::json::array();
+  for (const auto& b : buckets) {
+    RunConfig ec = run;  // the trained model's config with the bucket's lengths (split sizes unused here)
+    ec.task = b.task;
+    ec.task.n_train = run.task.n_train;
+    const int input = b.task.width() - 1;
+    if (scaling != "none") {
+      ec.pe.rope_scaling = scaling;
+      ec.pe.rope_factor = std::max(1.0, double(input) / train_input);
+    }
+    // Keep the activations' size (batch x length) near the training evaluation's.
+    ec.train.eval_batch = std::max(1, std::min(run.train.eval_batch, run.train.eval_batch * train_input / input));
+    ec.validate();
+    Dataset d = generate_split(b.task, b.seed, Split::kTest);
+    auto be = make_backend(ec, device);
+    std::vector<float> zeros(params.size(), 0.f);
+    be->set_state(params, zeros, zeros);
+    EvalResult r = evaluate(*be, d, ec.train.eval_batch);
+    factors.push_back(b.factor);
+    rope_factor.push_back(ec.pe.rope_factor);
+    acc.push_back(r.acc);
+    loss.push_back(r.loss);
+    n.push_back(r.n);
+  }
+  PEConfig labelled = run.pe;
+  labelled.rope_scaling = scaling;
+  return {{"label", pe_label(labelled)}, {"pe", run.pe.kind}, {"scaling", scaling}, {"factors", factors},
+          {"rope_factor", rope_factor}, {"acc", acc}, {"loss", loss}, {"n", n}};
+}
+
+nlohmann::json summarise_extrapolation(const std::vector<nlohmann::json>& rows) {
+  std::map<std::string, std::vector<const nlohmann::json*>> by_label;
+  std::vector<std::string> order;  // first appearance: the order the user listed the PEs in
+  for (const auto& r : rows) {
+    const std::string l = r.at("label");
+    if (!by_label.count(l)) order.push_back(l);
+    by_label[l].push_back(&r);
+  }
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& label : order) {
+    const auto& rs = by_label[label];
+    const auto& factors = rs.front()->at("factors");
+    nlohmann::json mean = nlohmann::json::array(), sd = nlohmann::json::array(), seeds = nlohmann::json::array();
+    for (const auto* r : rs) seeds.push_back(r->at("seed"));
+    for (size_t k = 0; k < factors.size(); ++k) {
+      double m = 0, v = 0;
+      for (const auto* r : rs) m += 100.0 * r->at("acc")[k].get<double>() / rs.size();
+      for (const auto* r : rs) v += std::pow(100.0 * r->at("acc")[k].get<double>() - m, 2);
+      mean.push_back(m);
+      sd.push_back(rs.size() > 1 ? std::sqrt(v / (rs.size() - 1)) : 0.0);
+    }
+    out.push_back({{"label", label}, {"seeds", seeds}, {"factors", factors}, {"mean", mean}, {"std", sd}});
+  }
+  return out;
+}
+
+std::string extrapolation_markdown(const nlohmann::json& table) {
+  if (table.empty()) return "";
+  std::string out = "| PE |";
+  std::string sep = "| --- |";
+  for (const auto& k : table.front().at("factors")) {
+    out += " " + std::to_string(k.get<int>()) + "x |";
+    sep += " --- |";
+  }
+  out += "\n" + sep + "\n";
+  char buf[64];
+  for (const auto& row : table) {
+    out += "| " + row.at("label").get<std::string>() + " |";
+    for (size_t k = 0; k < row.at("mean").size(); ++k) {
+      std::snprintf(buf, sizeof buf, " %.1f ± %.1f |", row["mean"][k].get<double>(), row["std"][k].get<double>());
+      out += buf;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace popebench

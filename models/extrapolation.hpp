@@ -1,0 +1,49 @@
+// Length extrapolation (SPEC §5): a model trained at lengths up to L is evaluated, with no
+// fine-tuning, on buckets of longer examples: bucket k holds lengths ((k-1) L, k L] (k = 1: the
+// training range itself). RoPE runs are also evaluated with test-time frequency scaling (position
+// interpolation, NTK), which changes no parameter.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "generators/task.hpp"
+#include "models/config.hpp"
+
+namespace popebench {
+
+struct ExtrapolationConfig {
+  std::vector<int> factors = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};  // bucket k: lengths ((k-1) L, k L]
+  int64_t examples = 1000;                                     // test examples per bucket
+  std::vector<std::string> rope_variants = {"pi", "ntk"};      // extra rows for every rope/rope-half run
+  void validate() const;
+};
+void to_json(nlohmann::json& j, const ExtrapolationConfig& c);
+
+struct Bucket {
+  int factor;
+  TaskConfig task;  // the training task with this bucket's length range; n_test = examples
+  uint64_t seed;    // data seed of its examples: derive_seed(data seed, 1000 + factor)
+};
+std::vector<Bucket> make_buckets(const TaskConfig& train, uint64_t data_seed, const ExtrapolationConfig& e);
+// Longest model input over the buckets: the model is built for it (learned/sinusoidal tables).
+int longest_input(const std::vector<Bucket>& buckets);
+
+// The rows to evaluate for one trained run: its own PE, plus each rope variant for rope runs.
+// A row's label: the PE name ("pope-delta0" for PoPE with delta init zero), "+pi"/"+ntk" suffixed.
+std::string pe_label(const PEConfig& pe);
+std::vector<std::string> scalings_for(const PEConfig& pe, const ExtrapolationConfig& e);
+
+// Evaluates trained parameters on every bucket with the given test-time scaling ("none", "pi",
+// "ntk"; the factor of each bucket = its longest input / the training task's). Returns
+// {label, scaling, factors, rope_factor[], acc[], loss[], n[]}.
+nlohmann::json evaluate_buckets(const RunConfig& run, const std::vector<float>& params, const std::vector<Bucket>& buckets,
+                                const std::string& scaling, const std::string& device);
+
+// Mean and sample std over seeds of each label's accuracy per bucket. rows: evaluate_buckets
+// results, each with "seed" added.
+nlohmann::json summarise_extrapolation(const std::vector<nlohmann::json>& rows);
+std::string extrapolation_markdown(const nlohmann::json& table);
+
+}  // namespace popebench
