@@ -128,7 +128,7 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
           o.label = st->concurrent > 1 ? name : "";
           o.deadline = deadline;
           nlohmann::json run = train(o);
-          Checkpoint ck = load_checkpoint(run.at("checkpoint").get<std::string>());
+          std::vector<float> params;  // loaded when an evaluation has to run (finished ones are files)
           for (const auto& scaling : scalings_for(j.pe, st->ex)) {
             PEConfig pl = j.pe;
             pl.rope_scaling = scaling;
@@ -141,7 +141,8 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
               if (!old.is_discarded() && old.value("key", nlohmann::json()) == key) row = old;
             }
             if (row.is_null()) {
-              row = evaluate_buckets(o.cfg, ck.params, buckets, scaling, base.train.device);
+              if (params.empty()) params = load_checkpoint(run.at("checkpoint").get<std::string>()).params;
+              row = evaluate_buckets(o.cfg, params, buckets, scaling, base.train.device);
               row["seed"] = j.seed;
               row["key"] = key;
               row["run"] = "runs/" + name + ".json";
