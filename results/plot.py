@@ -27,7 +27,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 SCHEMA_VERSION = 1
 COLORS = {"pope": "#1f77b4", "pope-delta0": "#17becf", "rope": "#d62728", "rope+pi": "#ff7f0e",
           "rope+ntk": "#e377c2", "none": "#7f7f7f", "alibi": "#2ca02c", "alibi-half": "#98df8a",
-          "rope-half": "#9467bd", "learned": "#8c564b", "sinusoidal": "#bcbd22"}
+          "rope-half": "#9467bd", "rope-half+pi": "#c5b0d5", "rope-half+ntk": "#f7b6d2", "learned": "#8c564b",
+          "sinusoidal": "#bcbd22"}
 
 
 def load(path, kind):
@@ -91,11 +92,12 @@ def plot_curves(d, runs):
 def plot_extrapolation(d, ex):
     buckets = ex["buckets"]
     x = [b["max_len"] for b in buckets]  # each bucket at its longest length
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    fig, ax = plt.subplots(figsize=(7.2, 4.2))
     for row in ex["table"]:
         c = COLORS.get(row["label"], None)
         mean, sd = row["mean"], row["std"]
-        line, = ax.plot(x, mean, "o-", ms=3, color=c, label=f"{row['label']} (n={len(row['seeds'])})")
+        style = "o--" if "half" in row["label"] else "o-"  # the paper's "half" baselines dashed
+        line, = ax.plot(x, mean, style, ms=3, color=c, label=f"{row['label']} (n={len(row['seeds'])})")
         ax.fill_between(x, [m - s for m, s in zip(mean, sd)], [m + s for m, s in zip(mean, sd)],
                         color=line.get_color(), alpha=0.15, lw=0)
     task = ex["task"]
