@@ -98,7 +98,7 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   cmd.add_option("--eval-batch", c.train.eval_batch, "Evaluation batch size")->default_val(c.train.eval_batch)->group(g);
   cmd.add_option("--checkpoint-every", c.train.checkpoint_every, "Steps between checkpoints (0: end only)")->default_val(c.train.checkpoint_every)->group(g);
   cmd.add_option("--device", c.train.device, "auto, cpu or cuda")->default_val(c.train.device)->group(g);
-  cmd.add_option("--gpu-matmul", c.train.gpu_matmul, "GPU matrix products: tf32 or fp32")->default_val(c.train.gpu_matmul)->group(g);
+  cmd.add_option("--gpu-matmul", c.train.gpu_matmul, "GPU matrix products: tf32, bf16 (tensor cores, fp32 accumulation) or fp32")->default_val(c.train.gpu_matmul)->group(g);
   cmd.add_option("--threads", r.threads, "CPU threads (0: all cores)")->default_val(0)->group(g);
   cmd.add_option("--log-every", r.log_every, "Progress line every N steps when stderr is not a terminal")->default_val(r.log_every)->group(g);
 }

@@ -51,7 +51,8 @@ void TrainConfig::validate() const {
   if (eval_batch < 1) bad("eval batch must be >= 1");
   if (device != "auto" && device != "cpu" && device != "cuda")
     bad("unknown device '" + device + "' (known: auto, cpu, cuda)");
-  if (gpu_matmul != "tf32" && gpu_matmul != "fp32") bad("unknown GPU matmul mode '" + gpu_matmul + "' (known: tf32, fp32)");
+  if (gpu_matmul != "tf32" && gpu_matmul != "fp32" && gpu_matmul != "bf16")
+    bad("unknown GPU matmul mode '" + gpu_matmul + "' (known: tf32, fp32, bf16)");
 }
 
 void RunConfig::validate() const {

@@ -52,7 +52,7 @@ struct TrainConfig {
   int eval_batch = 256;
   int64_t checkpoint_every = 5000;  // steps between checkpoints (0: only at the end)
   std::string device = "auto";      // auto | cpu | cuda
-  std::string gpu_matmul = "tf32";  // GPU matrix products: tf32 (tensor cores) or fp32 (exact)
+  std::string gpu_matmul = "tf32";  // GPU matrix products: tf32 or bf16 (tensor cores, fp32 accumulate) or fp32 (exact)
   void validate() const;
 };
 

@@ -1,6 +1,6 @@
 // The CUDA backend: the same model as models/transformer.cpp, op for op, on the GPU.
-// fp32 master weights, AdamW state and activations; matrix products through cuBLASLt (TF32 or
-// exact fp32, TrainConfig::gpu_matmul); fused attention with the PE inside (kernels/cuda/attention.cu).
+// fp32 master weights, AdamW state and activations; matrix products through cuBLASLt (TF32,
+// exact fp32, or bf16 operands with fp32 accumulation: TrainConfig::gpu_matmul); fused attention with the PE inside (kernels/cuda/attention.cu).
 // A training step (batch upload, forward, backward, norm, AdamW, result download) is captured
 // once as a CUDA graph and replayed; shapes are static: every batch is padded to static_len().
 #include <cmath>
@@ -74,6 +74,8 @@ class CudaBackend final : public Backend {
     std::vector<float> p(total_);
     host_model_.init_params(p.data(), cfg.train.seed);  // the CPU's init: both backends start equal
     CUDA_CHECK(cudaMemcpy(params_, p.data(), total_ * sizeof(float), cudaMemcpyHostToDevice));
+    gemm_.set_bf16_shadow(params_, total_);
+    gemm_.refresh_bf16_shadow(stream_);
     CUDA_CHECK(cudaMemset(m_, 0, total_ * sizeof(float)));
     CUDA_CHECK(cudaMemset(v_, 0, total_ * sizeof(float)));
     std::vector<uint8_t> decay(total_, 0);
@@ -192,6 +194,7 @@ class CudaBackend final : public Backend {
     CUDA_CHECK(cudaMemcpy(params_, p.data(), total_ * sizeof(float), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(m_, m.data(), total_ * sizeof(float), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(v_, v.data(), total_ * sizeof(float), cudaMemcpyHostToDevice));
+    gemm_.refresh_bf16_shadow(stream_);
   }
 
   StepResult train_step(const Batch& b, double lr, long step) override {
@@ -266,12 +269,7 @@ class CudaBackend final : public Backend {
     r["step_graph_ms"] = time([&] { CUDA_CHECK(cudaGraphLaunch(graph_exec_, stream_)); });
     r["forward_ms"] = time([&] { forward(B, true); });
     r["forward_backward_ms"] = time([&] { forward(B, true); backward(B); });
-    r["optimizer_ms"] = time([&] {
-      cuda::l2_norm(grads_, total_, norm_partial_, &hyper_->grad_norm, stream_);
-      const auto& o = cfg_.optim;
-      cuda::adamw_update(params_, grads_, m_, v_, decay_, total_, hyper_, float(o.weight_decay), float(o.beta1),
-                         float(o.beta2), float(o.eps), float(o.grad_clip), stream_);
-    });
+    r["optimizer_ms"] = time([&] { optimizer_update(); });
     r["gemms_ms"] = time([&] {  // every matrix product of one step, alone
       for (int l = 0; l < L_; ++l) {
         const auto& lp = lay.layers[l];
@@ -322,13 +320,20 @@ class CudaBackend final : public Backend {
     CUDA_CHECK(cudaMemcpyAsync(hyper_, h_hyper_, 2 * sizeof(float), cudaMemcpyHostToDevice, stream_));  // lr, step
     forward(B, true);
     backward(B);
+    optimizer_update();
+    CUDA_CHECK(cudaMemcpyAsync(h_loss_rows_, loss_rows_, B * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaMemcpyAsync(h_correct_, correct_, B * sizeof(int32_t), cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaMemcpyAsync(&h_hyper_->grad_norm, &hyper_->grad_norm, sizeof(float), cudaMemcpyDeviceToHost, stream_));
+  }
+
+  // Global gradient norm, clipped AdamW over the one parameter buffer, and (bf16 matmuls) the
+  // bf16 copy of the parameters the next step's products read.
+  void optimizer_update() {
     cuda::l2_norm(grads_, total_, norm_partial_, &hyper_->grad_norm, stream_);
     const auto& o = cfg_.optim;
     cuda::adamw_update(params_, grads_, m_, v_, decay_, total_, hyper_, float(o.weight_decay), float(o.beta1),
                        float(o.beta2), float(o.eps), float(o.grad_clip), stream_);
-    CUDA_CHECK(cudaMemcpyAsync(h_loss_rows_, loss_rows_, B * sizeof(float), cudaMemcpyDeviceToHost, stream_));
-    CUDA_CHECK(cudaMemcpyAsync(h_correct_, correct_, B * sizeof(int32_t), cudaMemcpyDeviceToHost, stream_));
-    CUDA_CHECK(cudaMemcpyAsync(&h_hyper_->grad_norm, &hyper_->grad_norm, sizeof(float), cudaMemcpyDeviceToHost, stream_));
+    gemm_.refresh_bf16_shadow(stream_);
   }
 
   cuda::AttentionArgs attn_args(int B, int l) const {

@@ -35,3 +35,24 @@ expect_error "not a popebench run JSON" merge "$tmp/ok"
 # --pe all runs the paper's baselines too; each gets its paper value in the summary
 expect_ok reproduce indirect-indexing --preset quick --pe all --seeds 0 --steps 2 --warmup 1 --eval-every 0 --n-val 16 --n-test 16 --device cpu --out "$tmp/all"
 [[ $(ls "$tmp/all"/*_seed0.json | wc -l) -eq 6 ]] && grep -q '"alibi-half"' "$tmp/all/summary.json" || { echo "FAIL: --pe all did not run the six PEs"; fails=$((fails+1)); }
+
+# the other tasks, and options that belong to one task only
+expect_ok generate --task k-back --out "$tmp/kb" --n-train 50 --n-val 5 --n-test 5
+expect_ok generate --task associative-recall --out "$tmp/ar" --n-train 50 --n-val 5 --n-test 5 --values 10
+grep -q '"k_hist"' "$tmp/kb/manifest.json" || { echo "FAIL: k-back manifest has no k histogram"; fails=$((fails+1)); }
+expect_error "applies to k-back only" generate --out "$tmp/a" --max-k 3
+expect_error "applies to indirect-indexing only" generate --task k-back --out "$tmp/a" --max-shift 3
+expect_error "text format exists for indirect-indexing only" generate --task k-back --out "$tmp/a" --format text
+expect_error "reaches before the shortest string" generate --task k-back --out "$tmp/a" --max-k 30
+
+# extrapolate: a tiny CPU run end to end, then the refusals
+expect_ok extrapolate --preset quick --task k-back --min-len 4 --max-len 6 --max-k 2 --steps 3 --warmup 1 --eval-every 0 \
+  --n-train 100 --n-val 10 --n-test 10 --factors 1,3 --bucket-examples 20 --pe rope,pope-delta0 --seeds 0 --device cpu --out "$tmp/ex"
+[[ -f "$tmp/ex/extrapolation.json" && -f "$tmp/ex/eval/rope+pi_seed0.json" && -f "$tmp/ex/eval/pope-delta0_seed0.json" ]] ||
+  { echo "FAIL: extrapolate wrote no table or evaluations"; fails=$((fails+1)); }
+grep -q '"max_len": 18' "$tmp/ex/extrapolation.json" || { echo "FAIL: the 3x bucket is not lengths 13-18"; fails=$((fails+1)); }
+expect_error "test-time RoPE variants are not trained" extrapolate --pe rope+pi --out "$tmp/ex2"
+expect_error "factors must increase" extrapolate --factors 3,2 --out "$tmp/ex2"
+expect_error "unknown RoPE variant" extrapolate --rope-variants yarn --out "$tmp/ex2"
+expect_error "--data is not supported" extrapolate --data "$tmp/ok" --out "$tmp/ex2"
+expect_error "unknown GPU matmul mode" train --gpu-matmul fp16 --out "$tmp/t.json"

@@ -2,6 +2,8 @@
 // so an element a kernel forgets to write fails the comparison.
 #pragma once
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -44,5 +46,17 @@ double rel_err(const std::vector<A>& got, const std::vector<B>& ref) {
 
 template <typename T>
 std::vector<float> to_float(const std::vector<T>& v) { return std::vector<float>(v.begin(), v.end()); }
+
+// CPU twin of kernels/cuda/convert.cu: fp32 rounded to bf16 (nearest, ties to even), returned
+// as the float it represents. Inputs here are finite.
+inline double round_bf16(double x) {
+  float f = static_cast<float>(x);
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  u += 0x7FFFu + ((u >> 16) & 1u);
+  u &= 0xFFFF0000u;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
 
 }  // namespace popebench::test

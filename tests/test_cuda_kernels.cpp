@@ -181,6 +181,68 @@ TEST_CASE("fused PoPE attention keeps precision at long positions (T = 4100)", "
   check_attention(1, 4100, 1, 64, cuda::PEKind::kPope);
 }
 
+TEST_CASE("bf16 GEMMs are as accurate as the same product done naively in bf16", "[cuda][gemm]") {
+  // The reference for the bound: inputs rounded to bf16 (as the GPU rounds them, round_bf16),
+  // products and sums in double. Its error against the exact double product is the error bf16
+  // inputs cost by themselves (unit roundoff 2^-8 per input, a few 1e-3 normwise here); the GPU adds
+  // only fp32 accumulation on top, so it must stay within 1.5x of it. A wrong layout, transpose
+  // or stale shadow gives errors of order 1.
+  cuda::Gemm gemm(cuda::MatmulMode::kBf16);
+  for (auto [M, N, K] : {std::tuple{7, 66, 33}, std::tuple{3008, 512, 512}, std::tuple{1, 5, 3}, std::tuple{97, 130, 2048}}) {
+    auto x = rnd(size_t(M) * K), w = rnd(size_t(N) * K), add = rnd(size_t(M) * N), dy = rnd(size_t(M) * N);
+    auto exact = [&](const std::vector<double>& xx, const std::vector<double>& ww, const std::vector<double>& dyy) {
+      std::vector<double> y(size_t(M) * N), dx(size_t(M) * K), dw(size_t(N) * K, 0.0);
+      cpu::linear_fwd(xx.data(), ww.data(), y.data(), M, K, N);
+      for (size_t i = 0; i < y.size(); ++i) y[i] += add[i];
+      cpu::linear_bwd(dyy.data(), xx.data(), ww.data(), dx.data(), dw.data(), M, K, N);
+      return std::tuple{y, dx, dw};
+    };
+    auto rb = [](std::vector<double> v) {
+      for (auto& e : v) e = round_bf16(e);
+      return v;
+    };
+    auto [y, dx, dw] = exact(x, w, dy);
+    auto [yn, dxn, dwn] = exact(rb(x), rb(w), rb(dy));  // the naive bf16 computation
+    // W comes from a shadow of a larger "parameter buffer" (at an offset), x and dy from scratch.
+    const size_t off = 40;
+    std::vector<double> params(off + w.size() + 8, 0.25);
+    std::copy(w.begin(), w.end(), params.begin() + off);
+    DevBuf<float> dP(to_float(params)), dx_(to_float(x)), dadd(to_float(add)), ddy(to_float(dy)), dy_out(y.size()),
+        ddx(dx.size()), ddw(dw.size());
+    gemm.set_bf16_shadow(dP.p, params.size());
+    gemm.refresh_bf16_shadow(nullptr);
+    gemm.linear_fwd(dx_.p, dP.p + off, dy_out.p, M, K, N, dadd.p, nullptr);
+    gemm.linear_bwd(ddy.p, dx_.p, dP.p + off, ddx.p, ddw.p, M, K, N, nullptr);
+    INFO("M=" << M << " N=" << N << " K=" << K);
+    const double ey = rel_err(yn, y), edx = rel_err(dxn, dx), edw = rel_err(dwn, dw);
+    INFO("naive bf16 errors " << ey << " " << edx << " " << edw);
+    CHECK(rel_err(dy_out.download(), y) < 1.5 * ey + 1e-6);
+    CHECK(rel_err(ddx.download(), dx) < 1.5 * edx + 1e-6);
+    CHECK(rel_err(ddw.download(), dw) < 1.5 * edw + 1e-6);
+    CHECK(ey > 1e-4);  // the bound is bf16's, not fp32's: the inputs really were rounded
+  }
+}
+
+TEST_CASE("to_bf16 rounds like the CPU twin, at any alignment and length", "[cuda][gemm]") {
+  for (size_t n : {size_t(1), size_t(7), size_t(4096), size_t(100003)})
+    for (size_t off : {size_t(0), size_t(1), size_t(3)}) {
+      auto x = rnd(n + off, 100.0);
+      DevBuf<float> dX(to_float(x));
+      DevBuf<uint16_t> dY(n);
+      cuda::to_bf16(dX.p + off, dY.p, n, nullptr);
+      auto got = dY.download();
+      size_t bad = 0;
+      for (size_t i = 0; i < n; ++i) {
+        uint32_t u = uint32_t(got[i]) << 16;
+        float f;
+        std::memcpy(&f, &u, 4);
+        bad += f != float(round_bf16(float(x[off + i])));
+      }
+      INFO("n=" << n << " offset=" << off);
+      CHECK(bad == 0);
+    }
+}
+
 TEST_CASE("GEMMs in fp32 and TF32 match double products at awkward sizes", "[cuda][gemm]") {
   for (auto mode : {cuda::MatmulMode::kFp32, cuda::MatmulMode::kTf32}) {
     cuda::Gemm gemm(mode);

@@ -3,6 +3,7 @@
 #include <cublasLt.h>
 
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/kernels.hpp"
 
 namespace popebench::cuda {
 
@@ -13,7 +14,8 @@ static void lt_check(cublasStatus_t st, const char* what) {
 MatmulMode parse_matmul_mode(const std::string& s) {
   if (s == "fp32") return MatmulMode::kFp32;
   if (s == "tf32") return MatmulMode::kTf32;
-  throw CudaError("unknown GPU matmul mode '" + s + "' (known: fp32, tf32)");
+  if (s == "bf16") return MatmulMode::kBf16;
+  throw CudaError("unknown GPU matmul mode '" + s + "' (known: fp32, tf32, bf16)");
 }
 
 struct Gemm::Plan {
@@ -37,6 +39,8 @@ Gemm::Gemm(MatmulMode mode, size_t ws) : mode_(mode), ws_bytes_(ws) {
 
 Gemm::~Gemm() {
   plans_.clear();
+  cudaFree(shadow_);
+  for (void* p : scratch_) cudaFree(p);
   if (handle_) cublasLtDestroy(static_cast<cublasLtHandle_t>(handle_));
   if (workspace_) cudaFree(workspace_);
 }
@@ -48,19 +52,30 @@ Gemm::Plan& Gemm::plan(bool ta, bool tb, int M, int N, int K) {
   auto it = plans_.find(key);
   if (it != plans_.end()) return *it->second;
   auto p = std::make_unique<Plan>();
+  const bool bf16 = mode_ == MatmulMode::kBf16;
+  // bf16 operands, fp32 accumulation and fp32 output (cin and C stay fp32).
   cublasComputeType_t ct = mode_ == MatmulMode::kTf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  const cudaDataType_t in_t = bf16 ? CUDA_R_16BF : CUDA_R_32F;
   lt_check(cublasLtMatmulDescCreate(&p->op, ct, CUDA_R_32F), "MatmulDescCreate");
   cublasOperation_t opa = tb ? CUBLAS_OP_T : CUBLAS_OP_N, opb = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
   lt_check(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof opa), "TRANSA");
   lt_check(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof opb), "TRANSB");
   // first operand: row-major B, (K x N) or (N x K); second: row-major A, (M x K) or (K x M)
-  lt_check(cublasLtMatrixLayoutCreate(&p->a, CUDA_R_32F, tb ? K : N, tb ? N : K, tb ? K : N), "layout B");
-  lt_check(cublasLtMatrixLayoutCreate(&p->b, CUDA_R_32F, ta ? M : K, ta ? K : M, ta ? M : K), "layout A");
+  lt_check(cublasLtMatrixLayoutCreate(&p->a, in_t, tb ? K : N, tb ? N : K, tb ? K : N), "layout B");
+  lt_check(cublasLtMatrixLayoutCreate(&p->b, in_t, ta ? M : K, ta ? K : M, ta ? M : K), "layout A");
   lt_check(cublasLtMatrixLayoutCreate(&p->c, CUDA_R_32F, N, M, N), "layout C");
   cublasLtMatmulPreference_t pref;
   lt_check(cublasLtMatmulPreferenceCreate(&pref), "PreferenceCreate");
   lt_check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes_, sizeof ws_bytes_),
            "pref workspace");
+  if (bf16) {
+    // operand() hands over only 16-byte-aligned bf16 pointers; say so, so that no algorithm
+    // needing more is picked (the default assumption is 256 bytes).
+    uint32_t align = 16;
+    for (auto attr : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
+      lt_check(cublasLtMatmulPreferenceSetAttribute(pref, attr, &align, sizeof align), "pref alignment");
+  }
   cublasLtMatmulHeuristicResult_t res;
   int n = 0;
   cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(static_cast<cublasLtHandle_t>(handle_), p->op, p->a, p->b, p->c,
@@ -74,8 +89,57 @@ Gemm::Plan& Gemm::plan(bool ta, bool tb, int M, int N, int K) {
   return ref;
 }
 
+void Gemm::set_bf16_shadow(const float* base, size_t n) {
+  if (mode_ != MatmulMode::kBf16) return;
+  cudaFree(shadow_);
+  shadow_ = nullptr;
+  CUDA_CHECK(cudaMalloc(&shadow_, n * 2));
+  shadow_base_ = base;
+  shadow_n_ = n;
+}
+
+void Gemm::refresh_bf16_shadow(cudaStream_t s) {
+  if (mode_ == MatmulMode::kBf16 && shadow_) to_bf16(shadow_base_, shadow_, shadow_n_, s);
+}
+
+const void* Gemm::operand(const float* p, size_t n, int slot, cudaStream_t s) {
+  if (mode_ != MatmulMode::kBf16) return p;
+  if (shadow_ && p >= shadow_base_ && p + n <= shadow_base_ + shadow_n_) {
+    const void* q = static_cast<const char*>(shadow_) + 2 * size_t(p - shadow_base_);
+    if (reinterpret_cast<uintptr_t>(q) % 16 == 0) return q;  // else: an aligned copy below
+  }
+  if (scratch_n_[slot] < n) {
+    // Buffers grow on the first (eager) step; a CUDA graph captured later reuses them.
+    cudaStreamCaptureStatus cap;
+    CUDA_CHECK(cudaStreamIsCapturing(s, &cap));
+    if (cap != cudaStreamCaptureStatusNone)
+      throw CudaError("bf16 GEMM: an operand outgrew its scratch buffer during graph capture");
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    cudaFree(scratch_[slot]);
+    scratch_[slot] = nullptr;
+    CUDA_CHECK(cudaMalloc(&scratch_[slot], n * 2));
+    scratch_n_[slot] = n;
+  }
+  to_bf16(p, scratch_[slot], n, s);
+  return scratch_[slot];
+}
+
 void Gemm::matmul(bool ta, bool tb, int M, int N, int K, const float* A, const float* B, float* C, const float* cin,
                   float beta, cudaStream_t s) {
+  const void* a = operand(A, size_t(M) * K, 0, s);
+  const void* b = operand(B, size_t(K) * N, 1, s);
+  run(ta, tb, M, N, K, a, b, C, cin, beta, s);
+}
+
+void Gemm::linear_bwd(const float* dy, const float* x, const float* W, float* dx, float* dW, int rows, int in, int out,
+                      cudaStream_t s) {
+  const void* dy_op = operand(dy, size_t(rows) * out, 0, s);
+  if (dx) run(false, false, rows, in, out, dy_op, operand(W, size_t(out) * in, 1, s), dx, nullptr, 0.f, s);
+  run(true, false, out, in, rows, dy_op, operand(x, size_t(rows) * in, 2, s), dW, nullptr, 0.f, s);
+}
+
+void Gemm::run(bool ta, bool tb, int M, int N, int K, const void* A, const void* B, float* C, const float* cin,
+               float beta, cudaStream_t s) {
   Plan& p = plan(ta, tb, M, N, K);
   const float alpha = 1.f;
   lt_check(cublasLtMatmul(static_cast<cublasLtHandle_t>(handle_), p.op, &alpha, B, p.a, A, p.b, &beta,

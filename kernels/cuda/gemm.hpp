@@ -1,6 +1,9 @@
 // Row-major matrix products through cuBLASLt: C = alpha op(A) op(B) + beta Cin, fp32 storage,
-// with the compute mode chosen per run (fp32 exact, or TF32 tensor cores with fp32 accumulate).
-// Descriptors and the heuristic's algorithm are cached per shape.
+// with the compute mode chosen per run: fp32 exact; TF32 tensor cores with fp32 accumulate; or
+// bf16 tensor cores with fp32 accumulate and fp32 output, the operands rounded to bf16 first.
+// In bf16 mode the weights come from a bf16 shadow of the parameter buffer, refreshed once per
+// step (set_bf16_shadow / refresh_bf16_shadow); other operands are converted into scratch
+// buffers on the fly. Descriptors and the heuristic's algorithm are cached per shape.
 #pragma once
 #include <map>
 #include <memory>
@@ -11,8 +14,8 @@ typedef struct CUstream_st* cudaStream_t;
 
 namespace popebench::cuda {
 
-enum class MatmulMode { kFp32, kTf32 };
-MatmulMode parse_matmul_mode(const std::string& s);  // "fp32" | "tf32"
+enum class MatmulMode { kFp32, kTf32, kBf16 };
+MatmulMode parse_matmul_mode(const std::string& s);  // "fp32" | "tf32" | "bf16"
 
 class Gemm {
  public:
@@ -24,26 +27,40 @@ class Gemm {
   // cin may be nullptr (then beta must be 0) or C itself or another (M, N) buffer.
   void matmul(bool trans_a, bool trans_b, int M, int N, int K, const float* A, const float* B, float* C,
               const float* cin, float beta, cudaStream_t s);
+  // bf16 mode: operands inside [base, base + n) are read from a bf16 copy of that range, made by
+  // refresh_bf16_shadow (call it whenever the range changed, e.g. after each optimizer step).
+  // No-op in the other modes.
+  void set_bf16_shadow(const float* base, size_t n);
+  void refresh_bf16_shadow(cudaStream_t s);
+  MatmulMode mode() const { return mode_; }
   // y (rows, out) = x (rows, in) W^T [+ add (rows, out)]   (W stored (out, in), as in PyTorch)
   void linear_fwd(const float* x, const float* W, float* y, int rows, int in, int out, const float* add, cudaStream_t s) {
     matmul(false, true, rows, out, in, x, W, y, add, add ? 1.f : 0.f, s);
   }
   // dx (rows, in) = dy (rows, out) W ; dW (out, in) = dy^T x   (both overwritten)
+  // (In bf16 mode dy is converted once for both products.)
   void linear_bwd(const float* dy, const float* x, const float* W, float* dx, float* dW, int rows, int in, int out,
-                  cudaStream_t s) {
-    if (dx) matmul(false, false, rows, in, out, dy, W, dx, nullptr, 0.f, s);
-    matmul(true, false, out, in, rows, dy, x, dW, nullptr, 0.f, s);
-  }
+                  cudaStream_t s);
 
  private:
   struct Plan;
   using Key = std::tuple<bool, bool, int, int, int>;
   Plan& plan(bool ta, bool tb, int M, int N, int K);
+  // The operand as the product reads it: the fp32 pointer, or in bf16 mode its shadow or a copy
+  // converted into scratch slot `slot`.
+  const void* operand(const float* p, size_t n, int slot, cudaStream_t s);
+  void run(bool ta, bool tb, int M, int N, int K, const void* A, const void* B, float* C, const float* cin, float beta,
+           cudaStream_t s);
   MatmulMode mode_;
   void* handle_ = nullptr;
   void* workspace_ = nullptr;
   size_t ws_bytes_;
   std::map<Key, std::unique_ptr<Plan>> plans_;
+  const float* shadow_base_ = nullptr;  // bf16 mode: the range mirrored in shadow_
+  size_t shadow_n_ = 0;
+  void* shadow_ = nullptr;              // (shadow_n_) bf16
+  void* scratch_[3] = {nullptr, nullptr, nullptr};  // bf16 operand copies, grown on demand
+  size_t scratch_n_[3] = {0, 0, 0};
 };
 
 }  // namespace popebench::cuda

@@ -30,6 +30,9 @@ void column_sum(const float* in, float* out, int rows, int cols, cudaStream_t s)
 // *out = sqrt(sum of squares of x (n)), deterministic two-pass reduction; partial: 1024 floats.
 void l2_norm(const float* x, size_t n, float* partial, float* out, cudaStream_t s);
 
+// convert.cu. y (n, bf16) = x (n, fp32) rounded to nearest even.
+void to_bf16(const float* x, void* y, size_t n, cudaStream_t s);
+
 // gelu.cu (erf form). y = gelu(x); dx = dy * gelu'(x) (dx may alias dy).
 void gelu_fwd(const float* x, float* y, size_t n, cudaStream_t s);
 void gelu_bwd(const float* dy, const float* x, float* dx, size_t n, cudaStream_t s);
