@@ -36,40 +36,23 @@ PEConfig pe_from_name(const std::string& name, const PEConfig& base) {
 Runner register_extrapolate(CLI::App& app, const std::string& preset) {
   struct State {
     RunOptions run;
+    SweepOptions sweep;
     ExtrapolationConfig ex;
-    std::string preset, pes = "rope,pope,pope-delta0,alibi,none", seeds, factors, variants = "pi,ntk", out;
-    std::vector<uint64_t> preset_seeds;
-    int concurrent = 1;
-    double time_limit = 0;
+    std::string pes = "rope,pope,pope-delta0,alibi,none", factors, variants = "pi,ntk", out;
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("extrapolate", "Train at the training lengths, evaluate zero-shot up to 10x longer");
-  cmd->add_option("--preset", st->preset, "extrapolation (small model, minutes on a GPU), quick or paper")
-      ->default_val("extrapolation");
   cmd->add_option("--pe", st->pes, "Comma-separated PEs to train (pope-delta0: PoPE with delta init zero)")
       ->default_val(st->pes);
-  cmd->add_option("--seeds", st->seeds, "Comma-separated seeds (default: the preset's)");
   cmd->add_option("--factors", st->factors, "Length buckets as multiples of the training max length (default 1..10)");
   cmd->add_option("--bucket-examples", st->ex.examples, "Test examples per bucket")->default_val(st->ex.examples);
   cmd->add_option("--rope-variants", st->variants, "Test-time RoPE scalings evaluated for rope runs: pi, ntk (or none)")
       ->default_val(st->variants);
   cmd->add_option("--out", st->out, "Output directory")->required();
-  cmd->add_option("--concurrent", st->concurrent, "Runs trained at once")->default_val(1)->check(CLI::Range(1, 64));
-  cmd->add_option("--time-limit", st->time_limit, "Seconds; then unfinished runs checkpoint and the command exits 130")
-      ->default_val(0)->check(CLI::Range(0.0, 1e7));
-  add_run_options(*cmd, st->run, /*with_pe_and_seed=*/false);
-  try {
-    RunConfig c;
-    apply_preset(preset.empty() ? "extrapolation" : preset, c, st->preset_seeds);
-    st->run.cfg = c;
-  } catch (const UserError&) {
-    // reported when the command runs
-  }
+  add_sweep_options(*cmd, st->sweep, st->run, "extrapolation", preset,
+                    "extrapolation (small model, minutes on a GPU), quick or paper");
   return [st]() {
-    RunConfig dummy;
-    std::vector<uint64_t> seeds;
-    apply_preset(st->preset, dummy, seeds);  // validates the name
-    if (!st->seeds.empty()) seeds = parse_seeds(st->seeds);
+    std::vector<uint64_t> seeds = sweep_seeds(st->sweep);
     if (!st->factors.empty()) st->ex.factors = parse_int_list(st->factors, "--factors");
     st->ex.rope_variants = st->variants == "none" ? std::vector<std::string>{} : split_list(st->variants);
     st->ex.validate();
@@ -101,16 +84,13 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
     std::vector<Job> jobs;
     for (const auto& pe : pes)
       for (uint64_t s : seeds) jobs.push_back({pe, s});
-    const double deadline =
-        st->time_limit > 0
-            ? std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() + st->time_limit
-            : 0;
+    const double deadline = sweep_deadline(st->sweep);
     std::vector<std::vector<nlohmann::json>> rows(jobs.size());
     std::mutex log_mu;
     std::string device;  // as the runs report it
     auto label = [&](size_t k) { return pe_label(jobs[k].pe) + " seed " + std::to_string(jobs[k].seed); };
     const bool finished = run_jobs(
-        jobs.size(), st->concurrent,
+        jobs.size(), st->sweep.concurrent,
         [&](size_t k) {
           const Job& j = jobs[k];
           const std::string name = pe_label(j.pe) + "_seed" + std::to_string(j.seed);
@@ -121,11 +101,11 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
           o.out_json = st->out + "/runs/" + name + ".json";
           o.resume = true;
           o.skip_if_complete = true;
-          o.threads = st->concurrent > 1 ? std::max(1u, std::thread::hardware_concurrency() / st->concurrent)
+          o.threads = st->sweep.concurrent > 1 ? std::max(1u, std::thread::hardware_concurrency() / st->sweep.concurrent)
                                          : st->run.threads;
           o.log_every = st->run.log_every;
           o.command = g_command_line;
-          o.label = st->concurrent > 1 ? name : "";
+          o.label = st->sweep.concurrent > 1 ? name : "";
           o.deadline = deadline;
           nlohmann::json run = train(o);
           std::vector<float> params;  // loaded when an evaluation has to run (finished ones are files)

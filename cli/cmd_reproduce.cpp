@@ -1,11 +1,9 @@
 // popebench reproduce indirect-indexing: trains every (PE, seed) of the experiment, one run JSON
 // each, then writes the summary table. Runs whose JSON is complete are skipped; an unfinished
 // one resumes from its checkpoint, so a stopped sweep loses no finished work.
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <mutex>
-#include <sstream>
 #include <thread>
 
 #include "cli/commands.hpp"
@@ -20,43 +18,19 @@ namespace popebench::cli {
 Runner register_reproduce(CLI::App& app, const std::string& preset) {
   struct State {
     RunOptions run;
-    std::string task = "indirect-indexing", preset, pes = "rope,pope", seeds, out;
-    std::vector<uint64_t> preset_seeds;
-    int concurrent = 1;
-    double time_limit = 0;
-    std::string shard;
+    SweepOptions sweep;
+    std::string task = "indirect-indexing", pes = "rope,pope", out, shard;
   };
   auto st = std::make_shared<State>();
-  st->preset = preset.empty() ? "paper" : preset;
   auto* cmd = app.add_subcommand("reproduce", "Run the paper's experiment (all PEs x seeds) and write its table");
   cmd->add_option("experiment", st->task, "Experiment to reproduce")->check(CLI::IsMember({"indirect-indexing"}))
       ->default_val(st->task);
-  cmd->add_option("--preset", st->preset, "paper (SPEC, 100k steps) or quick (minutes on a CPU)")->default_val("paper");
   cmd->add_option("--pe", st->pes, "Comma-separated PEs to run, or all (Table 1 and v3 Table 9 rows)")->default_val(st->pes);
-  cmd->add_option("--seeds", st->seeds, "Comma-separated seeds (default: the preset's)");
   cmd->add_option("--out", st->out, "Output directory (default: runs/<experiment>_<preset>)");
-  cmd->add_option("--concurrent", st->concurrent, "Runs trained at once (threads; on a GPU each has its own stream)")
-      ->default_val(1)->check(CLI::Range(1, 64));
-  cmd->add_option("--time-limit", st->time_limit,
-                  "Seconds; then every unfinished run checkpoints and the command exits 130 (rerun to continue)")
-      ->default_val(0)->check(CLI::Range(0.0, 1e7));
   cmd->add_option("--shard", st->shard, "i/n: run only the i-th of n parts of the run list (0 <= i < n)");
-  add_run_options(*cmd, st->run, /*with_pe_and_seed=*/false);
-  // Options registered above took the paper defaults; the preset replaces them here, and what the
-  // user gives on the command line is applied over it at parse time.
-  try {
-    // Not st->preset: default_val above has already assigned "paper" to it.
-    RunConfig c;
-    apply_preset(preset.empty() ? "paper" : preset, c, st->preset_seeds);
-    st->run.cfg = c;
-  } catch (const UserError&) {
-    // reported when the command runs, as every other bad value
-  }
+  add_sweep_options(*cmd, st->sweep, st->run, "paper", preset, "paper (SPEC, 100k steps) or quick (minutes on a CPU)");
   return [st]() {
-    RunConfig dummy;
-    std::vector<uint64_t> seeds;
-    apply_preset(st->preset, dummy, seeds);  // validates the name
-    if (!st->seeds.empty()) seeds = parse_seeds(st->seeds);
+    std::vector<uint64_t> seeds = sweep_seeds(st->sweep);
     // "all": the paper's Table 1 and v3 Table 9 rows.
     auto pes = st->pes == "all" ? std::vector<std::string>{"rope", "pope", "rope-half", "alibi-half", "learned", "sinusoidal"}
                                 : split_list(st->pes);
@@ -67,7 +41,7 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
       p.validate();
     }
     finish_run_options(st->run);
-    std::string dir = st->out.empty() ? "runs/indirect_indexing_" + st->preset : st->out;
+    std::string dir = st->out.empty() ? "runs/indirect_indexing_" + st->sweep.preset : st->out;
     make_dirs(dir);
     int shard_i = 0, shard_n = 1;
     if (!st->shard.empty()) {
@@ -83,6 +57,7 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
       TrainOptions opt;
     };
     std::vector<Job> jobs;
+    const double deadline = sweep_deadline(st->sweep);
     std::vector<std::string> all_files;
     size_t index = 0;
     for (const auto& pe : pes)
@@ -97,20 +72,18 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
         o.data_dir = st->run.data_dir;
         o.out_json = dir + "/" + file;
         o.resume = true;
-        o.threads = st->concurrent > 1 ? std::max(1u, std::thread::hardware_concurrency() / st->concurrent) : st->run.threads;
+        o.threads = st->sweep.concurrent > 1 ? std::max(1u, std::thread::hardware_concurrency() / st->sweep.concurrent) : st->run.threads;
         o.log_every = st->run.log_every;
         o.command = g_command_line;
-        o.label = st->concurrent > 1 ? pe + "/" + std::to_string(seed) : "";
+        o.label = st->sweep.concurrent > 1 ? pe + "/" + std::to_string(seed) : "";
         o.skip_if_complete = true;  // a rerun of the sweep trains only what is not finished
-        if (st->time_limit > 0)
-          o.deadline = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() +
-                       st->time_limit;
+        o.deadline = deadline;
         jobs.push_back({pe, seed, o});
       }
     std::vector<nlohmann::json> results(jobs.size());
     std::mutex log_mu;
     const bool finished = run_jobs(
-        jobs.size(), st->concurrent,
+        jobs.size(), st->sweep.concurrent,
         [&](size_t k) {
           Job& j = jobs[k];
           {
@@ -134,8 +107,8 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
       return 0;
     }
     std::vector<nlohmann::json> runs(results.begin(), results.end());
-    auto summary = summarise_runs(runs, "Indirect Indexing, preset " + st->preset);
-    summary["preset"] = st->preset;
+    auto summary = summarise_runs(runs, "Indirect Indexing, preset " + st->sweep.preset);
+    summary["preset"] = st->sweep.preset;
     summary["command"] = g_command_line;
     summary["runs"] = all_files;
     write_file_atomic(dir + "/summary.json", summary.dump(2) + "\n");

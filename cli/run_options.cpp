@@ -1,6 +1,9 @@
 #include "cli/run_options.hpp"
 
+#include <chrono>
 #include <sstream>
+
+#include "cli/presets.hpp"
 
 #include "cli/commands.hpp"
 #include "common/files.hpp"
@@ -60,6 +63,41 @@ std::vector<int> parse_int_list(const std::string& s, const std::string& what) {
     out.push_back(static_cast<int>(v));
   }
   return out;
+}
+
+void add_sweep_options(CLI::App& cmd, SweepOptions& sw, RunOptions& r, const std::string& default_preset,
+                       const std::string& preset, const std::string& preset_help) {
+  sw.preset = preset.empty() ? default_preset : preset;
+  cmd.add_option("--preset", sw.preset, preset_help)->default_val(default_preset);
+  cmd.add_option("--seeds", sw.seeds, "Comma-separated seeds (default: the preset's)");
+  cmd.add_option("--concurrent", sw.concurrent, "Runs trained at once (threads; on a GPU each has its own stream)")
+      ->default_val(1)->check(CLI::Range(1, 64));
+  cmd.add_option("--time-limit", sw.time_limit,
+                 "Seconds; then every unfinished run checkpoints and the command exits 130 (rerun to continue)")
+      ->default_val(0)->check(CLI::Range(0.0, 1e7));
+  add_run_options(cmd, r, /*with_pe_and_seed=*/false);
+  // The options registered above took the paper defaults; the preset replaces them here, and
+  // what the user gives on the command line is applied over it at parse time.
+  try {
+    RunConfig c;
+    apply_preset(preset.empty() ? default_preset : preset, c, sw.preset_seeds);
+    r.cfg = c;
+  } catch (const UserError&) {
+    // reported when the command runs (sweep_seeds), as every other bad value
+  }
+}
+
+std::vector<uint64_t> sweep_seeds(const SweepOptions& sw) {
+  RunConfig dummy;
+  std::vector<uint64_t> seeds;
+  apply_preset(sw.preset, dummy, seeds);  // validates the name
+  if (!sw.seeds.empty()) seeds = parse_seeds(sw.seeds);
+  return seeds;
+}
+
+double sweep_deadline(const SweepOptions& sw) {
+  if (sw.time_limit <= 0) return 0;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() + sw.time_limit;
 }
 
 void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {

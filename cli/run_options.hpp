@@ -23,6 +23,24 @@ std::string command_line(int argc, char** argv);
 // Value of `--name V` or `--name=V` in argv, or "" (presets must be known before parsing).
 std::string prescan_option(int argc, char** argv, const std::string& name);
 extern std::string g_command_line;
+// What every sweep command (reproduce, extrapolate) shares: the preset, the seeds, how many runs
+// at once, and a time limit.
+struct SweepOptions {
+  std::string preset, seeds;
+  std::vector<uint64_t> preset_seeds;
+  int concurrent = 1;
+  double time_limit = 0;
+};
+// Registers --preset --seeds --concurrent --time-limit and the run options, then applies the
+// preset named on the command line (`preset`, found before parsing; empty: default_preset) to
+// r.cfg: options given on the command line are applied over it at parse time.
+void add_sweep_options(CLI::App& cmd, SweepOptions& sw, RunOptions& r, const std::string& default_preset,
+                       const std::string& preset, const std::string& preset_help);
+// The seeds to run (--seeds, else the preset's); validates the preset name.
+std::vector<uint64_t> sweep_seeds(const SweepOptions& sw);
+// The steady-clock deadline (seconds) of --time-limit, or 0.
+double sweep_deadline(const SweepOptions& sw);
+
 // "a,b,,c" -> {a, b, c}.
 std::vector<std::string> split_list(const std::string& s);
 // "0,1,2" -> seeds; a UserError naming the bad item otherwise.
