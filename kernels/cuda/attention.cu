@@ -4,7 +4,8 @@
 // exist only in shared memory: the kernels read the D-wide q, k from the qkv buffer and build
 // [mu cos, mu sin] tile by tile; nothing 2D-wide is written to global memory.
 //
-// Work split (all three kernels): blocks of 4 warps over tiles of 32 rows; the other side is
+// Work split (all three kernels): blocks of 8 warps over tiles of 32 rows, 4 rows per warp (see
+// kWarps for the measured difference from 4 warps of 8 rows); the other side is
 // staged 32 rows at a time in shared memory, transformed by the PE as it is loaded. Dot products
 // over channels run with lanes over rows (one row per lane, channels looped), accumulations with
 // lanes over channels. Rows padded by 4 floats keep both patterns free of bank conflicts.
@@ -23,7 +24,11 @@ namespace popebench::cuda {
 
 namespace {
 
-constexpr int kTile = 32, kWarps = 4, kRowsPerWarp = kTile / kWarps;
+// 8 warps of 4 rows rather than 4 of 8: the kernels are latency-bound (ncu: 13 cycles per issued
+// instruction, 31 % occupancy), so halving each warp's serial chain of rows and cutting the
+// per-thread accumulators (registers at D 64, rope dkdv: 96 -> 59) should pay. Measured in
+// bench/NOTES.md ("Attention: 8 warps per block").
+constexpr int kTile = 32, kWarps = 8, kRowsPerWarp = kTile / kWarps, kThreads = 32 * kWarps;
 constexpr double kTwoPi = 6.283185307179586, kDeltaMin = -6.283185307179586;
 
 __device__ __forceinline__ void angle_sincos(int pos, double theta, double phase, float* sn, float* cs) {
@@ -154,7 +159,7 @@ __device__ void load_key_side(const AttentionArgs& a, const float* qkv, int b, i
 }
 
 template <int D, PEKind PE>
-__global__ void __launch_bounds__(128) attention_fwd_kernel(AttentionArgs a, const float* qkv, float* out, float* lse) {
+__global__ void __launch_bounds__(kThreads) attention_fwd_kernel(AttentionArgs a, const float* qkv, float* out, float* lse) {
   using Dm = Dims<D, PE>;
   extern __shared__ float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);  // 16-byte aligned base for the float4 loads
@@ -265,7 +270,7 @@ struct BwdSmem {
 };
 
 template <int D, PEKind PE>
-__global__ void __launch_bounds__(128) attention_bwd_dkdv_kernel(AttentionArgs a, const float* qkv, const float* out,
+__global__ void __launch_bounds__(kThreads) attention_bwd_dkdv_kernel(AttentionArgs a, const float* qkv, const float* out,
                                                                   const float* dout, const float* lse, float* dqkv,
                                                                   float* ddelta_part) {
   using Dm = Dims<D, PE>;
@@ -330,7 +335,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_kernel(AttentionArgs a
 }
 
 template <int D, PEKind PE>
-__global__ void __launch_bounds__(128) attention_bwd_dq_kernel(AttentionArgs a, const float* qkv, const float* out,
+__global__ void __launch_bounds__(kThreads) attention_bwd_dq_kernel(AttentionArgs a, const float* qkv, const float* out,
                                                                 const float* dout, const float* lse, float* dqkv) {
   using Dm = Dims<D, PE>;
   extern __shared__ float4 smem4[];
@@ -397,7 +402,7 @@ void launch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse
     CUDA_CHECK(cudaFuncSetAttribute(attention_fwd_kernel<D, PE>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)));
   });
   dim3 grid((a.T + kTile - 1) / kTile, a.H, a.B);
-  attention_fwd_kernel<D, PE><<<grid, 128, sm, s>>>(a, qkv, out, lse);
+  attention_fwd_kernel<D, PE><<<grid, kThreads, sm, s>>>(a, qkv, out, lse);
   CUDA_CHECK_LAUNCH("attention_fwd");
 }
 
@@ -411,9 +416,9 @@ void launch_bwd(const AttentionArgs& a, const float* qkv, const float* out, cons
     CUDA_CHECK(cudaFuncSetAttribute(attention_bwd_dq_kernel<D, PE>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)));
   });
   dim3 grid((a.T + kTile - 1) / kTile, a.H, a.B);
-  attention_bwd_dkdv_kernel<D, PE><<<grid, 128, sm, s>>>(a, qkv, out, dout, lse, dqkv, ddelta_part);
+  attention_bwd_dkdv_kernel<D, PE><<<grid, kThreads, sm, s>>>(a, qkv, out, dout, lse, dqkv, ddelta_part);
   CUDA_CHECK_LAUNCH("attention_bwd_dkdv");
-  attention_bwd_dq_kernel<D, PE><<<grid, 128, sm, s>>>(a, qkv, out, dout, lse, dqkv);
+  attention_bwd_dq_kernel<D, PE><<<grid, kThreads, sm, s>>>(a, qkv, out, dout, lse, dqkv);
   CUDA_CHECK_LAUNCH("attention_bwd_dq");
 }
 
