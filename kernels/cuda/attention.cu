@@ -28,7 +28,7 @@ namespace {
 // instruction, 31 % occupancy), so halving each warp's serial chain of rows and cutting the
 // per-thread accumulators (registers at D 64, rope dkdv: 96 -> 59) should pay. Measured in
 // bench/NOTES.md ("Attention: 8 warps per block").
-constexpr int kTile = 32, kWarps = 16, kRowsPerWarp = kTile / kWarps, kThreads = 32 * kWarps;
+constexpr int kTile = 32, kWarps = 8, kRowsPerWarp = kTile / kWarps, kThreads = 32 * kWarps;
 constexpr double kTwoPi = 6.283185307179586, kDeltaMin = -6.283185307179586;
 
 __device__ __forceinline__ void angle_sincos(int pos, double theta, double phase, float* sn, float* cs) {
