@@ -9,7 +9,10 @@
 namespace popebench {
 
 std::unique_ptr<Backend> make_cpu_backend(const RunConfig& cfg);  // models/cpu_backend.cpp
-std::unique_ptr<Backend> make_cuda_backend(const RunConfig& cfg);  // kernels/cuda, when built
+std::unique_ptr<Backend> make_cuda_backend(const RunConfig& cfg);  // models/cuda_backend.cu, when built
+#ifdef POPEBENCH_HAVE_CUDA_BACKEND
+std::string cuda_backend_cannot_run(const RunConfig& cfg);        // the same file: "" or why not
+#endif
 
 std::unique_ptr<Backend> make_backend(const RunConfig& cfg, const std::string& device) {
   if (device == "cpu") return make_cpu_backend(cfg);
@@ -17,9 +20,7 @@ std::unique_ptr<Backend> make_backend(const RunConfig& cfg, const std::string& d
   bool usable = info.cuda_built && info.cuda_devices > 0;
   if (device == "cuda" && !usable) throw UserError("--device cuda: no usable GPU (" + info.error + ")");
 #ifdef POPEBENCH_HAVE_CUDA_BACKEND
-  const int hd = cfg.model.head_dim();
-  std::string why_not;
-  if (hd != 32 && hd != 64 && hd != 128) why_not = "head dim " + std::to_string(hd) + " has no GPU kernel (32, 64, 128)";
+  const std::string why_not = cuda_backend_cannot_run(cfg);
   if (usable && !why_not.empty()) {
     if (device == "cuda") throw UserError("--device cuda: " + why_not);
     usable = false;

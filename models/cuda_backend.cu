@@ -429,8 +429,15 @@ class CudaBackend final : public Backend {
 
 }  // namespace
 
-// Called by make_backend (models/cpu_backend.cpp), which has already checked that the GPU kernels
-// cover this config (head dim, PE kind).
+// What the kernels cover, declared next to them: every PE kind (mapped onto the one attention
+// kernel in the constructor) at head dims 32, 64 and 128 (attention.cu's instantiations).
+std::string cuda_backend_cannot_run(const RunConfig& cfg) {
+  const int hd = cfg.model.head_dim();
+  if (hd != 32 && hd != 64 && hd != 128) return "head dim " + std::to_string(hd) + " has no GPU kernel (32, 64, 128)";
+  return "";
+}
+
+// Called by make_backend (models/backend.cpp) after cuda_backend_cannot_run said yes.
 std::unique_ptr<Backend> make_cuda_backend(const RunConfig& cfg) {
   try {
     return std::make_unique<CudaBackend>(cfg);
