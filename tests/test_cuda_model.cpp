@@ -7,26 +7,15 @@
 #include "models/backend.hpp"
 #include "models/transformer.hpp"
 #include "tests/cuda_testing.hpp"
+#include "tests/test_configs.hpp"
 
 using namespace popebench;
 using namespace popebench::test;
 
 namespace {
 RunConfig tiny(const std::string& pe, const std::string& matmul, int d_model = 64) {
-  RunConfig c;
-  auto& ii = c.task.indirect_indexing;
-  ii.min_len = 6;
-  ii.max_len = 12;
-  ii.max_shift = 3;
-  ii.alphabet = 20;
-  c.task.n_train = 256;
-  c.model.n_layer = 2;
-  c.model.d_model = d_model;
-  c.model.n_head = 2;
-  c.model.vocab_size = c.task.vocab_size();
-  c.model.max_len = c.task.width();
+  RunConfig c = small_run_config(pe, {6, 12, 3, 20}, d_model, /*n_head=*/2, /*n_train=*/256);
   c.model.init_std = 0.1;
-  c.pe.kind = pe;
   c.train.batch = 9;  // odd
   c.train.eval_batch = 13;
   c.train.device = "cuda";

@@ -10,27 +10,16 @@
 #include "models/run_json.hpp"
 #include "models/summary.hpp"
 #include "models/trainer.hpp"
+#include "tests/test_configs.hpp"
 
 using namespace popebench;
 namespace fs = std::filesystem;
 
 namespace {
 RunConfig tiny_run(const std::string& pe) {
-  RunConfig c;
-  auto& ii = c.task.indirect_indexing;
-  ii.min_len = 5;
-  ii.max_len = 8;
-  ii.max_shift = 2;
-  ii.alphabet = 10;
-  c.task.n_train = 500;
+  RunConfig c = test::small_run_config(pe, {5, 8, 2, 10}, /*d_model=*/32, /*n_head=*/2, /*n_train=*/500);
   c.task.n_val = 64;
   c.task.n_test = 64;
-  c.model.n_layer = 2;
-  c.model.d_model = 32;
-  c.model.n_head = 2;
-  c.model.vocab_size = c.task.vocab_size();
-  c.model.max_len = c.task.width();
-  c.pe.kind = pe;
   c.optim.lr = 3e-3;
   c.optim.lr_min = 3e-4;
   c.optim.warmup_steps = 5;

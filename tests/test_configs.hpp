@@ -1,0 +1,31 @@
+// Small Indirect Indexing configs for tests (the CPU training tests and the GPU model tests use
+// different sizes on purpose; the model's vocabulary and length always follow the task).
+#pragma once
+#include <string>
+
+#include "models/config.hpp"
+
+namespace popebench::test {
+
+struct SmallTask {
+  int min_len, max_len, max_shift, alphabet;
+};
+
+inline RunConfig small_run_config(const std::string& pe, SmallTask t, int d_model, int n_head, uint64_t n_train) {
+  RunConfig c;
+  auto& ii = c.task.indirect_indexing;
+  ii.min_len = t.min_len;
+  ii.max_len = t.max_len;
+  ii.max_shift = t.max_shift;
+  ii.alphabet = t.alphabet;
+  c.task.n_train = n_train;
+  c.model.n_layer = 2;
+  c.model.d_model = d_model;
+  c.model.n_head = n_head;
+  c.model.vocab_size = c.task.vocab_size();
+  c.model.max_len = c.task.width();
+  c.pe.kind = pe;
+  return c;
+}
+
+}  // namespace popebench::test
