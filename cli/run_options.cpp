@@ -68,7 +68,8 @@ std::vector<int> parse_int_list(const std::string& s, const std::string& what) {
 void add_sweep_options(CLI::App& cmd, SweepOptions& sw, RunOptions& r, const std::string& default_preset,
                        const std::string& preset, const std::string& preset_help) {
   sw.preset = preset.empty() ? default_preset : preset;
-  cmd.add_option("--preset", sw.preset, preset_help)->default_val(default_preset);
+  cmd.add_option("--preset", sw.preset, preset_help + "; sets the defaults of the options below (cli/presets.cpp)")
+      ->default_val(default_preset);
   cmd.add_option("--seeds", sw.seeds, "Comma-separated seeds (default: the preset's)");
   cmd.add_option("--concurrent", sw.concurrent, "Runs trained at once (threads; on a GPU each has its own stream)")
       ->default_val(1)->check(CLI::Range(1, 64));

@@ -10,8 +10,8 @@ void add_task_options(CLI::App& cmd, TaskOptions& o) {
   auto add = [&](CLI::Option* opt) { o.opts.push_back(opt); return opt; };
   add(cmd.add_option("--task", o.name, "indirect-indexing, associative-recall or k-back (default indirect-indexing)")
           ->check(CLI::IsMember({"indirect-indexing", "associative-recall", "k-back"})));
-  o.min_len = add(cmd.add_option("--min-len", o.v_min_len, "Shortest string (associative recall: fewest pairs)"));
-  o.max_len = add(cmd.add_option("--max-len", o.v_max_len, "Longest string (associative recall: most pairs)"));
+  o.min_len = add(cmd.add_option("--min-len", o.v_min_len, "Shortest string (associative recall: fewest pairs); default 20 (associative recall 10)"));
+  o.max_len = add(cmd.add_option("--max-len", o.v_max_len, "Longest string (associative recall: most pairs); default 40 (associative recall 20)"));
   o.max_shift = add(cmd.add_option("--max-shift", o.v_max_shift, "Indirect Indexing: shifts in [-max, +max] (default 15)"));
   o.max_k = add(cmd.add_option("--max-k", o.v_max_k, "k-back: k in [1, max] (default 15)"));
   o.alphabet = add(cmd.add_option("--alphabet", o.v_alphabet, "Distinct symbols (associative recall: keys); default 52"));
