@@ -33,6 +33,5 @@ struct TaskOptions {
 void add_task_options(CLI::App& cmd, TaskOptions& o);
 // Applies the given options over `task` and validates it.
 void apply_task_options(const TaskOptions& o, TaskConfig& task);
-bool any_task_option_given(const TaskOptions& o);
 
 }  // namespace popebench::cli

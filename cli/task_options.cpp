@@ -56,10 +56,4 @@ void apply_task_options(const TaskOptions& o, TaskConfig& task) {
   task.validate();
 }
 
-bool any_task_option_given(const TaskOptions& o) {
-  for (const auto* opt : o.opts)
-    if (opt->count() > 0) return true;
-  return false;
-}
-
 }  // namespace popebench::cli

@@ -32,7 +32,6 @@ class Gemm {
   // No-op in the other modes.
   void set_bf16_shadow(const float* base, size_t n);
   void refresh_bf16_shadow(cudaStream_t s);
-  MatmulMode mode() const { return mode_; }
   // y (rows, out) = x (rows, in) W^T [+ add (rows, out)]   (W stored (out, in), as in PyTorch)
   void linear_fwd(const float* x, const float* W, float* y, int rows, int in, int out, const float* add, cudaStream_t s) {
     matmul(false, true, rows, out, in, x, W, y, add, add ? 1.f : 0.f, s);
