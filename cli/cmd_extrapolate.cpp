@@ -16,23 +16,6 @@
 
 namespace popebench::cli {
 
-namespace {
-// "pope-delta0" is PoPE with delta initialised to zero; every other name is a PE kind.
-PEConfig pe_from_name(const std::string& name, const PEConfig& base) {
-  PEConfig p = base;
-  p.kind = name;
-  if (name == "pope-delta0") {
-    p.kind = "pope";
-    p.delta_init = "zero";
-  }
-  if (name.find('+') != std::string::npos)
-    throw UserError("--pe " + name + ": test-time RoPE variants are not trained; they are evaluated for every rope run "
-                    "(--rope-variants)");
-  p.validate();
-  return p;
-}
-}  // namespace
-
 Runner register_extrapolate(CLI::App& app, const std::string& preset) {
   struct State {
     RunOptions run;
@@ -72,7 +55,7 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
     auto buckets = make_buckets(base.task, base.train.data_seed, st->ex);
     base.model.max_len = longest_input(buckets) + 1;  // the model is built for the longest bucket
     std::vector<PEConfig> pes;
-    for (const auto& name : split_list(st->pes)) pes.push_back(pe_from_name(name, base.pe));
+    for (const auto& name : split_list(st->pes)) pes.push_back(pe_from_label(name, base.pe));
     if (pes.empty() || seeds.empty()) throw UserError("nothing to run: --pe and --seeds must not be empty");
     make_dirs(st->out + "/runs");
     make_dirs(st->out + "/eval");

@@ -64,6 +64,20 @@ std::string pe_label(const PEConfig& pe) {
   return l;
 }
 
+PEConfig pe_from_label(const std::string& label, const PEConfig& base) {
+  if (label.find('+') != std::string::npos)
+    throw UserError("--pe " + label + ": test-time RoPE variants are not trained; they are evaluated for every rope run "
+                    "(--rope-variants)");
+  PEConfig p = base;
+  p.kind = label;
+  if (label == "pope-delta0") {
+    p.kind = "pope";
+    p.delta_init = "zero";
+  }
+  p.validate();
+  return p;
+}
+
 std::vector<std::string> scalings_for(const PEConfig& pe, const ExtrapolationConfig& e) {
   std::vector<std::string> s = {"none"};
   if (pe.kind == "rope" || pe.kind == "rope-half") s.insert(s.end(), e.rope_variants.begin(), e.rope_variants.end());

@@ -10,6 +10,7 @@
 #include "models/pe_alibi.hpp"
 #include "models/pe_rope.hpp"
 #include "models/pe_rope_half.hpp"
+#include "models/extrapolation.hpp"
 #include "kernels/cpu/attention.hpp"
 #include "tests/gradcheck.hpp"
 
@@ -208,4 +209,18 @@ TEST_CASE("RoPE scaling is refused for PEs it does not apply to", "[pe][config]"
   p.rope_factor = 2;
   p.rope_scaling = "yarn";
   CHECK_THROWS_WITH(p.validate(), Catch::Contains("unknown RoPE scaling 'yarn'"));
+}
+
+TEST_CASE("extrapolation labels name their PE and read back as it", "[pe][config]") {
+  for (std::string label : {"rope", "pope", "pope-delta0", "alibi-half", "none", "learned"}) {
+    PEConfig p = pe_from_label(label, PEConfig{});
+    CHECK(pe_label(p) == label);
+  }
+  CHECK(pe_from_label("pope-delta0", PEConfig{}).delta_init == "zero");
+  CHECK(pe_from_label("pope", PEConfig{}).delta_init == "uniform");
+  PEConfig pi = pe_from_label("rope", PEConfig{});
+  pi.rope_scaling = "pi";
+  CHECK(pe_label(pi) == "rope+pi");
+  CHECK_THROWS_WITH(pe_from_label("rope+pi", PEConfig{}), Catch::Contains("not trained"));
+  CHECK_THROWS_WITH(pe_from_label("pope-delta1", PEConfig{}), Catch::Contains("unknown positional embedding"));
 }
