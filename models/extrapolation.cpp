@@ -87,6 +87,7 @@ std::vector<std::string> scalings_for(const PEConfig& pe, const ExtrapolationCon
 nlohmann::json evaluate_buckets(const RunConfig& run, const std::vector<float>& params, const std::vector<Bucket>& buckets,
                                 const std::string& scaling, const std::string& device) {
   const int train_input = run.task.width() - 1;
+  const std::vector<float> no_moments(params.size(), 0.f);  // evaluation never steps the optimizer
   nlohmann::json acc = nlohmann::json::array(), loss = nlohmann::json::array(), n = nlohmann::json::array(),
                  factors = nlohmann::json::array(), rope_factor = nlohmann::json::array();
   for (const auto& b : buckets) {
@@ -103,8 +104,7 @@ nlohmann::json evaluate_buckets(const RunConfig& run, const std::vector<float>& 
     ec.validate();
     Dataset d = generate_split(b.task, b.seed, Split::kTest);
     auto be = make_backend(ec, device);
-    std::vector<float> zeros(params.size(), 0.f);
-    be->set_state(params, zeros, zeros);
+    be->set_state(params, no_moments, no_moments);
     EvalResult r = evaluate(*be, d, ec.train.eval_batch);
     factors.push_back(b.factor);
     rope_factor.push_back(ec.pe.rope_factor);

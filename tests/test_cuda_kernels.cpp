@@ -171,6 +171,14 @@ TEST_CASE("fused attention with RoPE on half the channels and with ALiBi matches
   check_attention(1, 1025, 2, 64, cuda::PEKind::kRope, 32);
 }
 
+TEST_CASE("fused attention refuses rope without a valid n_rot", "[cuda][attention]") {
+  cuda::AttentionArgs a{1, 4, 1, 64, cuda::PEKind::kRope, nullptr, nullptr, 0.125f};  // n_rot left 0
+  CHECK_THROWS_WITH(cuda::attention_fwd(a, nullptr, nullptr, nullptr, nullptr), Catch::Contains("even n_rot"));
+  a.n_rot = 65;
+  CHECK_THROWS_WITH(cuda::attention_bwd(a, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr),
+                    Catch::Contains("even n_rot"));
+}
+
 TEST_CASE("fused attention matches at T = 1025", "[cuda][attention]") {
   for (auto pe : {cuda::PEKind::kRope, cuda::PEKind::kPope}) check_attention(1, 1025, 2, 64, pe);
 }

@@ -442,9 +442,18 @@ void dispatch_bwd(const AttentionArgs& a, const float* qkv, const float* out, co
   throw CudaError("attention: head dim " + std::to_string(a.D) + " is not supported on the GPU (32, 64 or 128)");
 }
 
+// n_rot defaults to 0, which would silently leave RoPE unrotated: refuse it here, once for every
+// caller, rather than trusting each to fill it in.
+void check_args(const AttentionArgs& a) {
+  if (a.pe == PEKind::kRope && (a.n_rot < 2 || a.n_rot > a.D || a.n_rot % 2 != 0))
+    throw CudaError("attention: rope needs an even n_rot in [2, " + std::to_string(a.D) + "] (got " +
+                    std::to_string(a.n_rot) + ")");
+}
+
 }  // namespace
 
 void attention_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
+  check_args(a);
   switch (a.pe) {
     case PEKind::kNone: return dispatch_fwd<PEKind::kNone>(a, qkv, out, lse, s);
     case PEKind::kRope: return dispatch_fwd<PEKind::kRope>(a, qkv, out, lse, s);
@@ -453,6 +462,7 @@ void attention_fwd(const AttentionArgs& a, const float* qkv, float* out, float* 
 }
 void attention_bwd(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
                    float* dqkv, float* ddelta_part, cudaStream_t s) {
+  check_args(a);
   switch (a.pe) {
     case PEKind::kNone: return dispatch_bwd<PEKind::kNone>(a, qkv, out, dout, lse, dqkv, ddelta_part, s);
     case PEKind::kRope: return dispatch_bwd<PEKind::kRope>(a, qkv, out, dout, lse, dqkv, ddelta_part, s);
