@@ -41,6 +41,7 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
     st->ex.validate();
     if (!st->run.data_dir.empty()) throw UserError("extrapolate generates its data; --data is not supported here");
     finish_run_options(st->run);
+    check_sweep_gpus(st->sweep, st->run.cfg);
     RunConfig& base = st->run.cfg;
     // A large enough alphabet for unique symbols at the longest bucket, unless one was given.
     const int max_factor = st->ex.factors.back();
@@ -73,7 +74,7 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
     std::string device;  // as the runs report it
     auto label = [&](size_t k) { return pe_label(jobs[k].pe) + " seed " + std::to_string(jobs[k].seed); };
     const bool finished = run_jobs(
-        jobs.size(), st->sweep.concurrent,
+        jobs.size(), st->sweep.concurrent, st->sweep.gpus,
         [&](size_t k) {
           const Job& j = jobs[k];
           const std::string name = pe_label(j.pe) + "_seed" + std::to_string(j.seed);
@@ -84,11 +85,10 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
           o.out_json = st->out + "/runs/" + name + ".json";
           o.resume = true;
           o.skip_if_complete = true;
-          o.threads = st->sweep.concurrent > 1 ? std::max(1u, std::thread::hardware_concurrency() / st->sweep.concurrent)
-                                         : st->run.threads;
+          o.threads = sweep_threads_per_run(st->sweep, st->run);
           o.log_every = st->run.log_every;
           o.command = g_command_line;
-          o.label = st->sweep.concurrent > 1 ? name : "";
+          o.label = st->sweep.concurrent * st->sweep.gpus > 1 ? name : "";
           o.deadline = deadline;
           nlohmann::json run = train(o);
           std::vector<float> params;  // loaded when an evaluation has to run (finished ones are files)

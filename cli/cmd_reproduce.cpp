@@ -41,6 +41,7 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
       p.validate();
     }
     finish_run_options(st->run);
+    check_sweep_gpus(st->sweep, st->run.cfg);
     std::string dir = st->out.empty() ? "runs/indirect_indexing_" + st->sweep.preset : st->out;
     make_dirs(dir);
     int shard_i = 0, shard_n = 1;
@@ -72,10 +73,10 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
         o.data_dir = st->run.data_dir;
         o.out_json = dir + "/" + file;
         o.resume = true;
-        o.threads = st->sweep.concurrent > 1 ? std::max(1u, std::thread::hardware_concurrency() / st->sweep.concurrent) : st->run.threads;
+        o.threads = sweep_threads_per_run(st->sweep, st->run);
         o.log_every = st->run.log_every;
         o.command = g_command_line;
-        o.label = st->sweep.concurrent > 1 ? pe + "/" + std::to_string(seed) : "";
+        o.label = st->sweep.concurrent * st->sweep.gpus > 1 ? pe + "/" + std::to_string(seed) : "";
         o.skip_if_complete = true;  // a rerun of the sweep trains only what is not finished
         o.deadline = deadline;
         jobs.push_back({pe, seed, o});
@@ -83,7 +84,7 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
     std::vector<nlohmann::json> results(jobs.size());
     std::mutex log_mu;
     const bool finished = run_jobs(
-        jobs.size(), st->sweep.concurrent,
+        jobs.size(), st->sweep.concurrent, st->sweep.gpus,
         [&](size_t k) {
           Job& j = jobs[k];
           {

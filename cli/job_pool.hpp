@@ -1,6 +1,7 @@
-// The run lists of `reproduce` and `extrapolate`: jobs taken in order by `concurrent` threads
-// (on a GPU each run has its own stream, graph and buffers, so runs overlap on the device).
+// The run lists of `reproduce` and `extrapolate`: jobs run by `concurrent` threads per GPU (on a
+// GPU each run has its own stream, graph and buffers, so runs overlap on the device).
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <functional>
@@ -10,26 +11,37 @@
 #include <vector>
 
 #include "common/files.hpp"
+#include "kernels/device.hpp"
 #include "models/trainer.hpp"
 
 namespace popebench::cli {
 
-// Runs job(0..n-1). A job that stops early on purpose (RunInterrupted: time limit, signal) is
-// reported and the others go on; returns false when any did. The first job that failed is
-// rethrown, named by label(k), after every thread has finished.
-inline bool run_jobs(size_t n, int concurrent, const std::function<void(size_t)>& job,
+// Runs job(0..n-1). With gpus > 1, job k runs on GPU k % gpus (dealt in list order, so that a
+// sweep's PEs and seeds spread evenly whatever order the threads start in), by `concurrent`
+// threads per GPU, each of which makes its GPU current before its first job; with gpus <= 1 the
+// jobs share one queue and the current device. A job that stops early on purpose
+// (RunInterrupted: time limit, signal) is reported and the others go on; returns false when any
+// did. The first job that failed is rethrown, named by label(k), after every thread has finished.
+inline bool run_jobs(size_t n, int concurrent, int gpus, const std::function<void(size_t)>& job,
                      const std::function<std::string(size_t)>& label) {
+  const int queues = std::max(1, gpus);
   std::vector<std::string> errors(n);
-  std::atomic<size_t> next{0};
+  std::vector<std::atomic<size_t>> next(queues);
+  for (int g = 0; g < queues; ++g) next[g] = g;
   std::atomic<bool> interrupted{false};
   std::mutex log_mu;
-  auto worker = [&]() {
-    for (size_t k = next++; k < n; k = next++) {
+  auto worker = [&](int g) {
+    bool device_set = gpus <= 1;
+    for (size_t k = next[g].fetch_add(queues); k < n; k = next[g].fetch_add(queues)) {
       try {
+        if (!device_set) {
+          use_device(g);
+          device_set = true;
+        }
         job(k);
       } catch (const RunInterrupted& e) {
         interrupted = true;
-        std::lock_guard<std::mutex> g(log_mu);
+        std::lock_guard<std::mutex> lk(log_mu);
         std::fprintf(stderr, "popebench: %s: %s\n", label(k).c_str(), e.what());
       } catch (const std::exception& e) {
         errors[k] = e.what();
@@ -37,8 +49,11 @@ inline bool run_jobs(size_t n, int concurrent, const std::function<void(size_t)>
     }
   };
   std::vector<std::thread> pool;
-  for (int t = 1; t < std::min<int>(concurrent, static_cast<int>(n)); ++t) pool.emplace_back(worker);
-  worker();
+  for (int g = 0; g < queues; ++g) {
+    const size_t jobs_here = n > size_t(g) ? (n - g + queues - 1) / queues : 0;
+    const int threads = std::min<int>(concurrent, static_cast<int>(jobs_here));
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker, g);
+  }
   for (auto& t : pool) t.join();
   for (size_t k = 0; k < n; ++k)
     if (!errors[k].empty()) throw UserError(label(k) + ": " + errors[k]);

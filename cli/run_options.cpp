@@ -2,11 +2,13 @@
 
 #include <chrono>
 #include <sstream>
+#include <thread>
 
 #include "cli/presets.hpp"
 
 #include "cli/commands.hpp"
 #include "common/files.hpp"
+#include "kernels/device.hpp"
 
 namespace popebench::cli {
 
@@ -71,7 +73,9 @@ void add_sweep_options(CLI::App& cmd, SweepOptions& sw, RunOptions& r, const std
   cmd.add_option("--preset", sw.preset, preset_help + "; sets the defaults of the options below (cli/presets.cpp)")
       ->default_val(default_preset);
   cmd.add_option("--seeds", sw.seeds, "Comma-separated seeds (default: the preset's)");
-  cmd.add_option("--concurrent", sw.concurrent, "Runs trained at once (threads; on a GPU each has its own stream)")
+  cmd.add_option("--concurrent", sw.concurrent, "Runs trained at once on each GPU or on the CPU (threads; on a GPU each has its own stream)")
+      ->default_val(1)->check(CLI::Range(1, 64));
+  cmd.add_option("--gpus", sw.gpus, "GPUs to spread the runs over (run k on GPU k % N), --concurrent runs on each")
       ->default_val(1)->check(CLI::Range(1, 64));
   cmd.add_option("--time-limit", sw.time_limit,
                  "Seconds; then every unfinished run checkpoints and the command exits 130 (rerun to continue)")
@@ -94,6 +98,21 @@ std::vector<uint64_t> sweep_seeds(const SweepOptions& sw) {
   apply_preset(sw.preset, dummy, seeds);  // validates the name
   if (!sw.seeds.empty()) seeds = parse_seeds(sw.seeds);
   return seeds;
+}
+
+void check_sweep_gpus(const SweepOptions& sw, const RunConfig& cfg) {
+  if (sw.gpus <= 1) return;
+  if (cfg.train.device == "cpu") throw UserError("--gpus " + std::to_string(sw.gpus) + " needs --device cuda or auto");
+  const DeviceInfo d = query_device();
+  if (d.cuda_devices < sw.gpus)
+    throw UserError("--gpus " + std::to_string(sw.gpus) + ": " + std::to_string(d.cuda_devices) + " CUDA device" +
+                    (d.cuda_devices == 1 ? "" : "s") + " found" + (d.error.empty() ? "" : " (" + d.error + ")"));
+}
+
+int sweep_threads_per_run(const SweepOptions& sw, const RunOptions& r) {
+  const int at_once = sw.concurrent * sw.gpus;
+  if (at_once <= 1) return r.threads;
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency() / static_cast<unsigned>(at_once)));
 }
 
 double sweep_deadline(const SweepOptions& sw) {

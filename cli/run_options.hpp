@@ -28,16 +28,21 @@ extern std::string g_command_line;
 struct SweepOptions {
   std::string preset, seeds;
   std::vector<uint64_t> preset_seeds;
-  int concurrent = 1;
+  int concurrent = 1;  // runs at once on each GPU (or on the CPU)
+  int gpus = 1;        // GPUs 0..gpus-1 share the run list (run k on GPU k % gpus)
   double time_limit = 0;
 };
-// Registers --preset --seeds --concurrent --time-limit and the run options, then applies the
+// Registers --preset --seeds --concurrent --gpus --time-limit and the run options, then applies the
 // preset named on the command line (`preset`, found before parsing; empty: default_preset) to
 // r.cfg: options given on the command line are applied over it at parse time.
 void add_sweep_options(CLI::App& cmd, SweepOptions& sw, RunOptions& r, const std::string& default_preset,
                        const std::string& preset, const std::string& preset_help);
 // The seeds to run (--seeds, else the preset's); validates the preset name.
 std::vector<uint64_t> sweep_seeds(const SweepOptions& sw);
+// Refuses --gpus > 1 where the runs would not be on that many GPUs (CPU device, too few GPUs).
+void check_sweep_gpus(const SweepOptions& sw, const RunConfig& cfg);
+// CPU threads for each run of a sweep: the machine's cores shared by the runs at once.
+int sweep_threads_per_run(const SweepOptions& sw, const RunOptions& r);
 // The steady-clock deadline (seconds) of --time-limit, or 0.
 double sweep_deadline(const SweepOptions& sw);
 

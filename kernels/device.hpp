@@ -12,5 +12,8 @@ struct DeviceInfo {
   std::string error;           // why no device is usable, when none is
 };
 DeviceInfo query_device();
+// Makes CUDA device `index` the calling thread's device (every backend built on this thread
+// afterwards lives there). A UserError when the index is not a usable device.
+void use_device(int index);
 
 }  // namespace popebench

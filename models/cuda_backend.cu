@@ -63,8 +63,10 @@ class CudaBackend final : public Backend {
     const auto& lay = host_model_.layout();
     total_ = lay.total;
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    int dev = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));  // this thread's device (`--gpus` sets it per run)
     cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
     name_ = prop.name;
 
     params_ = dalloc<float>(total_);

@@ -4,6 +4,8 @@
 
 #include <thread>
 
+#include "cli/job_pool.hpp"
+#include "kernels/device.hpp"
 #include "models/backend.hpp"
 #include "models/transformer.hpp"
 #include "tests/cuda_testing.hpp"
@@ -130,20 +132,24 @@ TEST_CASE("GPU evaluation equals CPU evaluation", "[cuda][model]") {
   CHECK(cg == cc);
 }
 
+namespace {
+// Eight steps of a tiny run on the calling thread's current GPU.
+void train_run(const std::string& pe, uint64_t seed, std::vector<double>& losses, std::vector<float>& params) {
+  RunConfig c = tiny(pe, "tf32");
+  c.train.seed = seed;
+  Dataset d = generate_split(c.task, 0, Split::kTrain);
+  auto be = make_backend(c, "cuda");
+  for (long s = 1; s <= 8; ++s)
+    losses.push_back(be->train_step(batch_of(c, d, s * 5, c.train.batch, be->static_len()), 1e-3, s).loss);
+  std::vector<float> m, v;
+  be->get_state(params, m, v);
+}
+}  // namespace
+
 TEST_CASE("runs trained at once on one GPU equal the same runs trained alone", "[cuda][model]") {
   // What `reproduce --concurrent` relies on: each run has its own stream, graph and buffers, so
   // sharing the GPU must not change a single bit of any run.
   const std::vector<std::pair<std::string, uint64_t>> runs = {{"rope", 0}, {"pope", 1}, {"alibi", 2}};
-  auto train_run = [](const std::string& pe, uint64_t seed, std::vector<double>& losses, std::vector<float>& params) {
-    RunConfig c = tiny(pe, "tf32");
-    c.train.seed = seed;
-    Dataset d = generate_split(c.task, 0, Split::kTrain);
-    auto be = make_backend(c, "cuda");
-    for (long s = 1; s <= 8; ++s)
-      losses.push_back(be->train_step(batch_of(c, d, s * 5, c.train.batch, be->static_len()), 1e-3, s).loss);
-    std::vector<float> m, v;
-    be->get_state(params, m, v);
-  };
   const size_t n = runs.size();
   std::vector<std::vector<double>> solo_loss(n), conc_loss(n);
   std::vector<std::vector<float>> solo_p(n), conc_p(n);
@@ -156,5 +162,35 @@ TEST_CASE("runs trained at once on one GPU equal the same runs trained alone", "
     INFO("run " << runs[i].first << " seed " << runs[i].second);
     CHECK(conc_loss[i] == solo_loss[i]);
     CHECK(conc_p[i] == solo_p[i]);
+  }
+}
+
+TEST_CASE("runs spread over GPUs (--gpus) run on GPU k % n and equal the same runs on GPU 0", "[cuda][model]") {
+  int devices = 0;
+  REQUIRE(cudaGetDeviceCount(&devices) == cudaSuccess);
+  if (devices < 2) {
+    WARN("one GPU: nothing to spread over (run on a machine with two or more)");
+    return;
+  }
+  const std::vector<std::pair<std::string, uint64_t>> runs = {{"rope", 0}, {"pope", 1}, {"pope", 2}, {"rope", 3}};
+  const size_t n = runs.size();
+  std::vector<std::vector<double>> solo_loss(n), spread_loss(n);
+  std::vector<std::vector<float>> solo_p(n), spread_p(n);
+  std::vector<int> device_of(n, -1);
+  popebench::use_device(0);
+  for (size_t i = 0; i < n; ++i) train_run(runs[i].first, runs[i].second, solo_loss[i], solo_p[i]);
+  const bool finished = cli::run_jobs(
+      n, /*concurrent=*/2, /*gpus=*/2,
+      [&](size_t k) {
+        if (cudaGetDevice(&device_of[k]) != cudaSuccess) device_of[k] = -2;  // no Catch2 macros off the main thread
+        train_run(runs[k].first, runs[k].second, spread_loss[k], spread_p[k]);
+      },
+      [&](size_t k) { return runs[k].first; });
+  CHECK(finished);
+  for (size_t i = 0; i < n; ++i) {
+    INFO("run " << runs[i].first << " seed " << runs[i].second);
+    CHECK(device_of[i] == int(i % 2));
+    CHECK(spread_loss[i] == solo_loss[i]);
+    CHECK(spread_p[i] == solo_p[i]);
   }
 }

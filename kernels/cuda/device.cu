@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "common/files.hpp"
 #include "kernels/device.hpp"
 
 namespace popebench {
@@ -28,5 +29,18 @@ DeviceInfo query_device() {
     d.error = "no CUDA device found";
   }
   return d;
+}
+
+void use_device(int index) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    n = 0;
+  }
+  if (index < 0 || index >= n)
+    throw UserError("GPU " + std::to_string(index) + " requested, but " + std::to_string(n) + " CUDA device" +
+                    (n == 1 ? " is" : "s are") + " visible");
+  cudaError_t e = cudaSetDevice(index);
+  if (e != cudaSuccess) throw UserError("GPU " + std::to_string(index) + ": " + cudaGetErrorString(e));
 }
 }  // namespace popebench

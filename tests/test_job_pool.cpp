@@ -1,0 +1,53 @@
+// The job pool of `reproduce` and `extrapolate` (cli/job_pool.hpp) on one device: every job runs
+// exactly once whatever the thread count, failures are rethrown by name after the others ran,
+// and a run stopped on purpose makes the pool report "not finished" without failing.
+// (The spread over several GPUs is tested where GPUs are: tests/test_cuda_model.cpp.)
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <vector>
+
+#include "cli/job_pool.hpp"
+
+using popebench::cli::run_jobs;
+
+TEST_CASE("run_jobs runs every job once at any concurrency", "[jobs]") {
+  for (int concurrent : {1, 2, 5, 64}) {
+    std::vector<std::atomic<int>> ran(23);
+    for (auto& r : ran) r = 0;
+    const bool finished = run_jobs(ran.size(), concurrent, 1, [&](size_t k) { ++ran[k]; },
+                                   [](size_t k) { return std::to_string(k); });
+    CHECK(finished);
+    for (size_t k = 0; k < ran.size(); ++k) CHECK(ran[k] == 1);
+  }
+  CHECK(run_jobs(0, 3, 1, [](size_t) {}, [](size_t) { return std::string(); }));
+}
+
+TEST_CASE("run_jobs rethrows a failed job by name after running the rest", "[jobs]") {
+  std::atomic<int> ran{0};
+  auto job = [&](size_t k) {
+    ++ran;
+    if (k == 2) throw std::runtime_error("boom");
+  };
+  auto label = [](size_t k) { return "job " + std::to_string(k); };
+  try {
+    run_jobs(6, 2, 1, job, label);
+    FAIL("no exception");
+  } catch (const popebench::UserError& e) {
+    CHECK(std::string(e.what()) == "job 2: boom");
+  }
+  CHECK(ran == 6);
+}
+
+TEST_CASE("run_jobs reports interrupted runs as unfinished without failing", "[jobs]") {
+  std::atomic<int> ran{0};
+  const bool finished = run_jobs(
+      4, 2, 1,
+      [&](size_t k) {
+        ++ran;
+        if (k == 1) throw popebench::RunInterrupted("time limit");
+      },
+      [](size_t k) { return std::to_string(k); });
+  CHECK_FALSE(finished);
+  CHECK(ran == 4);
+}
