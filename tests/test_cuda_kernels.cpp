@@ -152,15 +152,18 @@ void check_attention(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0,
 }
 }  // namespace
 
-TEST_CASE("fused attention matches the CPU reference at T 1 7 48 97 and head dims 32 64 128", "[cuda][attention]") {
+// T <= 64 at head dims 32 and 64 runs the whole-sequence kernels (attention_short.cu), the rest
+// the tiled ones: the lengths straddle that switch (64, 65) and the short kernels' padding of T
+// to a multiple of 16 (1, 7, 16, 33, 48).
+TEST_CASE("fused attention matches the CPU reference at T 1 to 97 and head dims 32 64 128", "[cuda][attention]") {
   for (auto pe : {cuda::PEKind::kNone, cuda::PEKind::kRope, cuda::PEKind::kPope})
     for (int D : {32, 64, 128})
-      for (int T : {1, 7, 48, 97}) check_attention(3, T, 2, D, pe);
+      for (int T : {1, 7, 16, 33, 48, 64, 65, 97}) check_attention(3, T, 2, D, pe);
 }
 
 TEST_CASE("fused attention with RoPE on half the channels and with ALiBi matches the CPU", "[cuda][attention]") {
   for (int D : {32, 64, 128})
-    for (int T : {1, 7, 48, 97}) {
+    for (int T : {1, 7, 48, 64, 65, 97}) {
       check_attention(3, T, 2, D, cuda::PEKind::kRope, D / 2);
       check_attention(3, T, 4, D, cuda::PEKind::kNone, 0, true);
       check_attention(3, T, 4, D, cuda::PEKind::kNone, 0, true, true);

@@ -4,7 +4,11 @@
 // exist only in shared memory: the kernels read the D-wide q, k from the qkv buffer and build
 // [mu cos, mu sin] tile by tile; nothing 2D-wide is written to global memory.
 //
-// Work split (all three kernels): blocks of 8 warps over tiles of 32 rows, 4 rows per warp (see
+// Two kernel families behind one entry point: for T <= 64 and D <= 64 (every training shape of
+// the presets) attention_short.cu holds a (batch, head)'s whole sequence in one block; this file
+// holds the tiled kernels for everything else (long T for extrapolation, head dim 128).
+//
+// Work split of the tiled kernels: blocks of 8 warps over tiles of 32 rows, 4 rows per warp (see
 // kWarps for the measured difference from 4 warps of 8 rows); the other side is
 // staged 32 rows at a time in shared memory, transformed by the PE as it is loaded. Dot products
 // over channels run with lanes over rows (one row per lane, channels looped), accumulations with
@@ -14,98 +18,19 @@
 //
 // Angles t * theta_c (+ delta) are formed in double and reduced mod 2 pi before sincosf: in fp32,
 // t * theta at t = 4096 carries an absolute error of ~5e-4 rad, in double ~1e-12.
-#include <cmath>
-#include <mutex>
-
-#include "kernels/cuda/cuda_check.cuh"
-#include "kernels/cuda/kernels.hpp"
+#include "kernels/cuda/attention_common.cuh"
 
 namespace popebench::cuda {
 
 namespace {
+
+using namespace attn;
 
 // 8 warps of 4 rows rather than 4 of 8: the kernels are latency-bound (ncu: 13 cycles per issued
 // instruction, 31 % occupancy), so halving each warp's serial chain of rows and cutting the
 // per-thread accumulators (registers at D 64, rope dkdv: 96 -> 59) should pay. Measured in
 // bench/NOTES.md ("Attention: 8 warps per block").
 constexpr int kTile = 32, kWarps = 8, kRowsPerWarp = kTile / kWarps, kThreads = 32 * kWarps;
-constexpr double kTwoPi = 6.283185307179586, kDeltaMin = -6.283185307179586;
-
-__device__ __forceinline__ void angle_sincos(int pos, double theta, double phase, float* sn, float* cs) {
-  double a = double(pos) * theta + phase;
-  a -= kTwoPi * rint(a * (1.0 / kTwoPi));
-  sincosf(float(a), sn, cs);
-}
-__device__ __forceinline__ float softplusf(float x) { return x > 20.f ? x : log1pf(expf(x)); }
-__device__ __forceinline__ float sigmoidf(float x) { return 1.f / (1.f + expf(-x)); }
-__device__ __forceinline__ double clamp_delta(float d) { return fmin(fmax(double(d), kDeltaMin), 0.0); }
-__device__ __forceinline__ bool delta_in_range(float d) { return double(d) >= kDeltaMin && double(d) <= 0.0; }
-
-template <int D, PEKind PE> struct Dims {
-  static constexpr int DQ = PE == PEKind::kPope ? 2 * D : D;  // width the dot product sees
-  static constexpr int NQ = DQ / 32, NV = D / 32;             // elements per lane
-  static constexpr int SQ = DQ + 4, SV = D + 4;               // padded smem row strides (see dot_smem)
-};
-
-// One warp writes the PE-transformed row (times mul) of x (D floats, global) at position pos.
-// RoPE rotates the first n_rot channels (half-split pairs c, c + n_rot/2) and passes the rest
-// through: n_rot = D for rope, D/2 for rope-half (as kernels/cpu/rope.hpp).
-template <int D, PEKind PE, bool KEY>
-__device__ void load_transformed(const float* x, int pos, const double* theta, const float* delta_h, int n_rot,
-                                 float mul, float* dst, int lane) {
-  constexpr int DQ = Dims<D, PE>::DQ;
-  for (int e = lane; e < DQ; e += 32) {
-    float val;
-    if constexpr (PE == PEKind::kNone) {
-      val = x[e];
-    } else if constexpr (PE == PEKind::kRope) {
-      const int half = n_rot / 2;
-      if (e >= n_rot) {
-        val = x[e];
-      } else {
-        const int c = e < half ? e : e - half;
-        float sn, cs;
-        angle_sincos(pos, theta[c], 0.0, &sn, &cs);
-        val = e < half ? x[c] * cs - x[c + half] * sn : x[c] * sn + x[c + half] * cs;
-      }
-    } else {
-      const int c = e < D ? e : e - D;
-      float sn, cs;
-      angle_sincos(pos, theta[c], KEY ? clamp_delta(delta_h[c]) : 0.0, &sn, &cs);
-      const float mu = softplusf(x[c]);
-      val = e < D ? mu * cs : mu * sn;
-    }
-    dst[e] = val * mul;
-  }
-}
-
-// Gradient through the PE for one row: g (DQ floats, smem) -> dx (D floats, global);
-// PoPE keys also write this row's contribution to d delta (ddelta_row, D floats).
-template <int D, PEKind PE, bool KEY>
-__device__ void pe_backward_row(const float* g, const float* x, int pos, const double* theta, const float* delta_h,
-                                int n_rot, float* dx, float* ddelta_row, int lane) {
-  for (int c = lane; c < D; c += 32) {
-    if constexpr (PE == PEKind::kNone) {
-      dx[c] = g[c];
-    } else if constexpr (PE == PEKind::kRope) {
-      const int half = n_rot / 2;
-      if (c >= n_rot) {
-        dx[c] = g[c];
-      } else {
-        const int cc = c < half ? c : c - half;
-        float sn, cs;
-        angle_sincos(pos, theta[cc], 0.0, &sn, &cs);
-        dx[c] = c < half ? g[c] * cs + g[c + half] * sn : -g[cc] * sn + g[c] * cs;
-      }
-    } else {
-      float sn, cs;
-      angle_sincos(pos, theta[c], KEY ? clamp_delta(delta_h[c]) : 0.0, &sn, &cs);
-      const float dmu = g[c] * cs + g[D + c] * sn;
-      dx[c] = dmu * sigmoidf(x[c]);
-      if (KEY) ddelta_row[c] = delta_in_range(delta_h[c]) ? softplusf(x[c]) * (-g[c] * sn + g[D + c] * cs) : 0.f;
-    }
-  }
-}
 
 // Dot product of two shared-memory rows, 16 bytes per load. The kernels are bound by the rate
 // of shared-memory load instructions, not by FMAs: with scalar loads every FMA needed one load
@@ -129,13 +54,6 @@ __device__ __forceinline__ float dot_smem(const float* a, const float* b) {
   }
   return (s0 + s1) + (s2 + s3);
 }
-
-struct Ptrs {
-  int T, H, C;  // C = H * D
-  __device__ const float* q(const float* qkv, int b, int t, int h, int D) const {
-    return qkv + (size_t(b) * T + t) * 3 * C + h * D;
-  }
-};
 
 // Loads one tile of 32 keys: PE-transformed K and V; rows past T are zeroed, since the
 // full-tile loops read them (with weight 0).
@@ -396,9 +314,9 @@ size_t bwd_smem() { return BwdSmem<D, PE>::bytes(); }
 
 template <int D, PEKind PE>
 void launch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
-  static std::once_flag once;  // raise the dynamic shared-memory limit once (runs may share a process)
+  static DeviceOnce once;
   const size_t sm = fwd_smem<D, PE>();
-  std::call_once(once, [&] {
+  once.run([&] {
     CUDA_CHECK(cudaFuncSetAttribute(attention_fwd_kernel<D, PE>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)));
   });
   dim3 grid((a.T + kTile - 1) / kTile, a.H, a.B);
@@ -409,9 +327,9 @@ void launch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse
 template <int D, PEKind PE>
 void launch_bwd(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
                 float* dqkv, float* ddelta_part, cudaStream_t s) {
-  static std::once_flag once;
+  static DeviceOnce once;
   const size_t sm = bwd_smem<D, PE>();
-  std::call_once(once, [&] {
+  once.run([&] {
     CUDA_CHECK(cudaFuncSetAttribute(attention_bwd_dkdv_kernel<D, PE>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)));
     CUDA_CHECK(cudaFuncSetAttribute(attention_bwd_dq_kernel<D, PE>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)));
   });
@@ -454,6 +372,7 @@ void check_args(const AttentionArgs& a) {
 
 void attention_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
   check_args(a);
+  if (attn::short_kernels_apply(a)) return attn::attention_fwd_short(a, qkv, out, lse, s);
   switch (a.pe) {
     case PEKind::kNone: return dispatch_fwd<PEKind::kNone>(a, qkv, out, lse, s);
     case PEKind::kRope: return dispatch_fwd<PEKind::kRope>(a, qkv, out, lse, s);
@@ -463,6 +382,7 @@ void attention_fwd(const AttentionArgs& a, const float* qkv, float* out, float* 
 void attention_bwd(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
                    float* dqkv, float* ddelta_part, cudaStream_t s) {
   check_args(a);
+  if (attn::short_kernels_apply(a)) return attn::attention_bwd_short(a, qkv, out, dout, lse, dqkv, ddelta_part, s);
   switch (a.pe) {
     case PEKind::kNone: return dispatch_bwd<PEKind::kNone>(a, qkv, out, dout, lse, dqkv, ddelta_part, s);
     case PEKind::kRope: return dispatch_bwd<PEKind::kRope>(a, qkv, out, dout, lse, dqkv, ddelta_part, s);

@@ -57,7 +57,7 @@ void adamw_update(float* p, const float* g, float* m, float* v, const uint8_t* d
                   const AdamWHyper* hyper, float weight_decay, float beta1, float beta2, float eps, float grad_clip,
                   cudaStream_t s);
 
-// attention.cu. Fused causal attention with the PE applied inside the kernel.
+// attention.cu (and attention_short.cu for T <= 64). Fused causal attention with the PE applied inside the kernel.
 // qkv (B, T, 3, H, D) as produced by the qkv projection; theta (D for pope, n_rot/2 for rope) and
 // delta (H, D, pope only, clamped in the kernel) on the device. rope rotates the first n_rot
 // channels (D: RoPE, D/2: RoPE on half the channels). slopes (H, device) or nullptr: ALiBi bias.

@@ -1,0 +1,128 @@
+// Device code shared by the two attention kernel families (attention.cu: key/query tiles of 32
+// for any T; attention_short.cu: the whole sequence of a (batch, head) in one block for short T):
+// the PE transforms of a row as it is loaded into shared memory and their backward, and the
+// per-device kernel setup. Only included by those two files.
+#pragma once
+#include <cmath>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/kernels.hpp"
+
+namespace popebench::cuda::attn {
+
+constexpr double kTwoPi = 6.283185307179586, kDeltaMin = -6.283185307179586;
+
+__device__ __forceinline__ void angle_sincos(int pos, double theta, double phase, float* sn, float* cs) {
+  double a = double(pos) * theta + phase;
+  a -= kTwoPi * rint(a * (1.0 / kTwoPi));
+  sincosf(float(a), sn, cs);
+}
+__device__ __forceinline__ float softplusf(float x) { return x > 20.f ? x : log1pf(expf(x)); }
+__device__ __forceinline__ float sigmoidf(float x) { return 1.f / (1.f + expf(-x)); }
+__device__ __forceinline__ double clamp_delta(float d) { return fmin(fmax(double(d), kDeltaMin), 0.0); }
+__device__ __forceinline__ bool delta_in_range(float d) { return double(d) >= kDeltaMin && double(d) <= 0.0; }
+
+template <int D, PEKind PE> struct Dims {
+  static constexpr int DQ = PE == PEKind::kPope ? 2 * D : D;  // width the dot product sees
+  static constexpr int NQ = DQ / 32, NV = D / 32;             // elements per lane
+  static constexpr int SQ = DQ + 4, SV = D + 4;               // padded smem row strides (see dot_smem)
+};
+
+// One warp writes the PE-transformed row (times mul) of x (D floats, global) at position pos.
+// RoPE rotates the first n_rot channels (half-split pairs c, c + n_rot/2) and passes the rest
+// through: n_rot = D for rope, D/2 for rope-half (as kernels/cpu/rope.hpp).
+template <int D, PEKind PE, bool KEY>
+__device__ void load_transformed(const float* x, int pos, const double* theta, const float* delta_h, int n_rot,
+                                 float mul, float* dst, int lane) {
+  constexpr int DQ = Dims<D, PE>::DQ;
+  for (int e = lane; e < DQ; e += 32) {
+    float val;
+    if constexpr (PE == PEKind::kNone) {
+      val = x[e];
+    } else if constexpr (PE == PEKind::kRope) {
+      const int half = n_rot / 2;
+      if (e >= n_rot) {
+        val = x[e];
+      } else {
+        const int c = e < half ? e : e - half;
+        float sn, cs;
+        angle_sincos(pos, theta[c], 0.0, &sn, &cs);
+        val = e < half ? x[c] * cs - x[c + half] * sn : x[c] * sn + x[c + half] * cs;
+      }
+    } else {
+      const int c = e < D ? e : e - D;
+      float sn, cs;
+      angle_sincos(pos, theta[c], KEY ? clamp_delta(delta_h[c]) : 0.0, &sn, &cs);
+      const float mu = softplusf(x[c]);
+      val = e < D ? mu * cs : mu * sn;
+    }
+    dst[e] = val * mul;
+  }
+}
+
+// Gradient through the PE for one row: g (DQ floats, smem) -> dx (D floats, global);
+// PoPE keys also write this row's contribution to d delta (ddelta_row, D floats).
+template <int D, PEKind PE, bool KEY>
+__device__ void pe_backward_row(const float* g, const float* x, int pos, const double* theta, const float* delta_h,
+                                int n_rot, float* dx, float* ddelta_row, int lane) {
+  for (int c = lane; c < D; c += 32) {
+    if constexpr (PE == PEKind::kNone) {
+      dx[c] = g[c];
+    } else if constexpr (PE == PEKind::kRope) {
+      const int half = n_rot / 2;
+      if (c >= n_rot) {
+        dx[c] = g[c];
+      } else {
+        const int cc = c < half ? c : c - half;
+        float sn, cs;
+        angle_sincos(pos, theta[cc], 0.0, &sn, &cs);
+        dx[c] = c < half ? g[c] * cs + g[c + half] * sn : -g[cc] * sn + g[c] * cs;
+      }
+    } else {
+      float sn, cs;
+      angle_sincos(pos, theta[c], KEY ? clamp_delta(delta_h[c]) : 0.0, &sn, &cs);
+      const float dmu = g[c] * cs + g[D + c] * sn;
+      dx[c] = dmu * sigmoidf(x[c]);
+      if (KEY) ddelta_row[c] = delta_in_range(delta_h[c]) ? softplusf(x[c]) * (-g[c] * sn + g[D + c] * cs) : 0.f;
+    }
+  }
+}
+
+struct Ptrs {
+  int T, H, C;  // C = H * D
+  __device__ const float* q(const float* qkv, int b, int t, int h, int D) const {
+    return qkv + (size_t(b) * T + t) * 3 * C + h * D;
+  }
+};
+
+// Runs a setup function once per device: a kernel attribute such as the dynamic shared-memory
+// limit belongs to the device that was current when it was set, and runs of one process may sit
+// on different GPUs (`--gpus`) and threads.
+class DeviceOnce {
+ public:
+  template <typename F>
+  void run(F&& f) {
+    int dev = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    if (dev < 0 || dev >= kMaxDevices) throw CudaError("device index " + std::to_string(dev) + " out of range");
+    std::call_once(flags_[dev], std::forward<F>(f));
+  }
+
+ private:
+  static constexpr int kMaxDevices = 64;
+  std::once_flag flags_[kMaxDevices];
+};
+
+// The whole-sequence kernels (attention_short.cu) take (batch, head) pairs whose T is at most
+// kShortMaxT and whose head dim is at most 64 (at D 128 PoPE's backward would need > 227 KB of
+// shared memory at T 64); the tiled kernels take the rest.
+constexpr int kShortMaxT = 64;
+inline bool short_kernels_apply(const AttentionArgs& a) { return a.T <= kShortMaxT && (a.D == 32 || a.D == 64); }
+void attention_fwd_short(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s);
+void attention_bwd_short(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
+                         const float* lse, float* dqkv, float* ddelta_part, cudaStream_t s);
+
+}  // namespace popebench::cuda::attn

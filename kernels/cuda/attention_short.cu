@@ -1,0 +1,369 @@
+// Fused causal attention for short sequences (T <= 64, head dim <= 64): one block of 256 threads
+// holds the whole sequence of one (batch, head) in shared memory, so every query and key row is
+// PE-transformed exactly once per kernel, and the products run as small register-tiled matrix
+// products instead of the tiled kernels' one-row-per-lane dot products and shuffles.
+// Same maths, same inputs and outputs as the tiled kernels in attention.cu (see there); the GPU
+// tests compare both families with the CPU reference at T on either side of the switch.
+//
+// Why (bench/NOTES.md, "Attention: whole sequence per block"): at the paper's shape (T 48, D 64)
+// the tiled kernels transform each row up to 4 times per layer (forward, dK/dV, dQ, each
+// reloading tiles), run a block per 32-row tile with half of it idle at T 48, and spend their
+// issue slots on shuffles and one shared-memory load per two FMAs; they took 1.9 / 3.1 ms of the
+// 4.6 / 6.1 ms step (RoPE / PoPE).
+//
+// Thread layout of every product: 16 x 16 threads (ty, tx); a thread owns rows ty + 16 i
+// (i < Tp / 16, at most 4) and columns tx + 16 j of a (T, T) matrix, or the contiguous columns
+// tx * W .. tx * W + W - 1 of a (T, width) matrix (W = width / 16). Interleaved rows keep the
+// causal work even across threads; within a warp, lanes 0-15 and 16-31 read two rows (broadcast)
+// and 16 different rows or contiguous columns of the other operand (conflict-free: rows padded
+// by 4 floats, see Dims).
+#include "kernels/cuda/attention_common.cuh"
+
+namespace popebench::cuda::attn {
+
+namespace {
+
+constexpr int kThreads = 256, kWarps = kThreads / 32, kMaxRowTiles = kShortMaxT / 16;
+
+// Rows held in shared memory: T rounded up to 16 (rows T..Tp-1 are zeros).
+__host__ __device__ inline int padded_rows(int T) { return (T + 15) / 16 * 16; }
+// Row stride of the (Tp, Tp) score buffers: 16 mod 32 floats, so that when a warp writes its two
+// rows (lanes 0-15 and 16-31, 16 consecutive columns each) the halves fall in different banks.
+__host__ __device__ inline int score_stride(int Tp) { return Tp % 32 == 16 ? Tp : Tp + 16; }
+
+template <int D, PEKind PE>
+struct ShortSmem {
+  using Dm = Dims<D, PE>;
+  // forward: Q (Tp, SQ), K (Tp, SQ), V (Tp, SV), P (Tp, SP)
+  static size_t fwd_bytes(int T) {
+    const int Tp = padded_rows(T);
+    return sizeof(float) * Tp * (2 * Dm::SQ + Dm::SV + score_stride(Tp));
+  }
+  // backward: Q, K (Tp, SQ), V, dO (Tp, SV), P, dS (Tp, SP), Di, lse (Tp); the PE backward's
+  // staging rows (Tp, SQ) reuse V and dO once they are dead (2 SV >= SQ).
+  static size_t bwd_bytes(int T) {
+    const int Tp = padded_rows(T);
+    return sizeof(float) * Tp * (2 * Dm::SQ + 2 * Dm::SV + 2 * score_stride(Tp) + 2);
+  }
+  static_assert(2 * Dm::SV >= Dm::SQ, "staging rows must fit in V and dO");
+};
+
+// W floats from shared memory (16-byte aligned when W >= 4, 8-byte when W == 2).
+template <int W>
+__device__ __forceinline__ void load_vec(const float* p, float (&v)[W]) {
+  if constexpr (W % 4 == 0) {
+#pragma unroll
+    for (int k = 0; k < W / 4; ++k) {
+      const float4 x = reinterpret_cast<const float4*>(p)[k];
+      v[4 * k] = x.x, v[4 * k + 1] = x.y, v[4 * k + 2] = x.z, v[4 * k + 3] = x.w;
+    }
+  } else {
+    static_assert(W == 2, "widths are 2, 4 or 8 floats per thread");
+    const float2 x = *reinterpret_cast<const float2*>(p);
+    v[0] = x.x, v[1] = x.y;
+  }
+}
+
+// acc[i][j] += A[ty + 16 i] . B[tx + 16 j] over N channels, for the causal blocks j <= i < nt
+// (blocks j > i are all above the diagonal). Rows have stride S floats (16-byte aligned).
+template <int N, int S>
+__device__ __forceinline__ void causal_row_dots(const float* A, const float* B, int ty, int tx, int nt,
+                                                float (&acc)[kMaxRowTiles][kMaxRowTiles]) {
+#pragma unroll 2
+  for (int c = 0; c < N; c += 4) {
+    float4 av[kMaxRowTiles], bv[kMaxRowTiles];
+#pragma unroll
+    for (int i = 0; i < kMaxRowTiles; ++i)
+      if (i < nt) {
+        av[i] = *reinterpret_cast<const float4*>(A + (ty + 16 * i) * S + c);
+        bv[i] = *reinterpret_cast<const float4*>(B + (tx + 16 * i) * S + c);
+      }
+#pragma unroll
+    for (int i = 0; i < kMaxRowTiles; ++i)
+#pragma unroll
+      for (int j = 0; j <= i; ++j)
+        if (i < nt)
+          acc[i][j] += av[i].x * bv[j].x + av[i].y * bv[j].y + av[i].z * bv[j].z + av[i].w * bv[j].w;
+  }
+}
+
+// acc[i][w] += sum_k M(row_i, k) X[k][tx W + w] for k < Tp, where M(r, k) is Ms[r * SP + k]
+// (TRANSPOSED false) or Ms[k * SP + r] (true), row_i = ty + 16 i: the (T, T) x (T, width)
+// products (P V, dS K; P^T dO, dS^T Q). X rows have stride S floats.
+template <int W, int S, bool TRANSPOSED>
+__device__ __forceinline__ void mat_rows(const float* Ms, int SP, const float* X, int Tp, int ty, int tx, int nt,
+                                         float (&acc)[kMaxRowTiles][W]) {
+#pragma unroll 4
+  for (int k = 0; k < Tp; ++k) {
+    float x[W];
+    load_vec<W>(X + k * S + tx * W, x);
+#pragma unroll
+    for (int i = 0; i < kMaxRowTiles; ++i)
+      if (i < nt) {
+        const int r = ty + 16 * i;
+        const float m = TRANSPOSED ? Ms[k * SP + r] : Ms[r * SP + k];
+#pragma unroll
+        for (int w = 0; w < W; ++w) acc[i][w] += m * x[w];
+      }
+  }
+}
+
+template <int R, int W>
+__device__ __forceinline__ void zero(float (&acc)[R][W]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+#pragma unroll
+    for (int w = 0; w < W; ++w) acc[i][w] = 0.f;
+}
+
+template <int D, PEKind PE>
+__global__ void __launch_bounds__(kThreads) attention_fwd_short_kernel(AttentionArgs a, const float* qkv, float* out,
+                                                                      float* lse) {
+  using Dm = Dims<D, PE>;
+  constexpr int SQ = Dm::SQ, SV = Dm::SV, W = D / 16;
+  extern __shared__ float4 smem4[];
+  const int T = a.T, C = a.H * D, h = blockIdx.x, b = blockIdx.y;
+  const int Tp = padded_rows(T), SP = score_stride(Tp), nt = Tp / 16;
+  float* Qs = reinterpret_cast<float*>(smem4);  // (Tp, SQ) transformed queries times scale
+  float* Ks = Qs + Tp * SQ;                     // (Tp, SQ) transformed keys
+  float* Vs = Ks + Tp * SQ;                     // (Tp, SV)
+  float* Ps = Vs + Tp * SV;                     // (Tp, SP) scores, then probabilities
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, ty = threadIdx.x >> 4, tx = threadIdx.x & 15;
+  const Ptrs P{T, a.H, C};
+  const float* delta_h = a.delta ? a.delta + h * D : nullptr;
+  for (int r = warp; r < Tp; r += kWarps) {
+    if (r >= T) {  // read by the full products with weight 0: keep finite
+      for (int c = lane; c < Dm::DQ; c += 32) Qs[r * SQ + c] = Ks[r * SQ + c] = 0.f;
+      for (int c = lane; c < D; c += 32) Vs[r * SV + c] = 0.f;
+      continue;
+    }
+    const float* q = P.q(qkv, b, r, h, D);
+    load_transformed<D, PE, false>(q, r, a.theta, nullptr, a.n_rot, a.scale, Qs + r * SQ, lane);
+    load_transformed<D, PE, true>(q + C, r, a.theta, delta_h, a.n_rot, 1.f, Ks + r * SQ, lane);
+    for (int c = lane; c < D; c += 32) Vs[r * SV + c] = q[2 * C + c];
+  }
+  __syncthreads();
+
+  float sc[kMaxRowTiles][kMaxRowTiles];
+  zero(sc);
+  causal_row_dots<Dm::DQ, SQ>(Qs, Ks, ty, tx, nt, sc);
+#pragma unroll
+  for (int i = 0; i < kMaxRowTiles; ++i)
+#pragma unroll
+    for (int j = 0; j <= i; ++j)
+      if (i < nt) Ps[(ty + 16 * i) * SP + tx + 16 * j] = sc[i][j];
+  __syncthreads();
+
+  // Softmax, a warp per row: columns lane and lane + 32. Every entry of the (Tp, Tp) buffer is
+  // written (zeros above the diagonal and in padded rows), since P V reads all of them.
+  const float slope = a.slopes ? a.slopes[h] : 0.f;
+  for (int t = warp; t < Tp; t += kWarps) {
+    const int s0 = lane, s1 = lane + 32;
+    const bool v0 = t < T && s0 <= t, v1 = t < T && s1 <= t;
+    const float x0 = v0 ? Ps[t * SP + s0] - slope * float(t - s0) : -INFINITY;
+    const float x1 = v1 ? Ps[t * SP + s1] - slope * float(t - s1) : -INFINITY;
+    const float m = warp_max(fmaxf(x0, x1));
+    const float e0 = v0 ? __expf(x0 - m) : 0.f, e1 = v1 ? __expf(x1 - m) : 0.f;
+    const float l = warp_sum(e0 + e1);
+    const float inv = t < T ? 1.f / l : 0.f;
+    if (s0 < Tp) Ps[t * SP + s0] = e0 * inv;
+    if (s1 < Tp) Ps[t * SP + s1] = e1 * inv;
+    if (lane == 0 && t < T) lse[(size_t(b) * a.H + h) * T + t] = m + logf(l);
+  }
+  __syncthreads();
+
+  float o[kMaxRowTiles][W];
+  zero(o);
+  mat_rows<W, SV, false>(Ps, SP, Vs, Tp, ty, tx, nt, o);
+#pragma unroll
+  for (int i = 0; i < kMaxRowTiles; ++i) {
+    const int t = ty + 16 * i;
+    if (i >= nt || t >= T) continue;
+    float* orow = out + (size_t(b) * T + t) * C + h * D + tx * W;
+#pragma unroll
+    for (int w = 0; w < W; ++w) orow[w] = o[i][w];
+  }
+}
+
+template <int D, PEKind PE>
+__global__ void __launch_bounds__(kThreads) attention_bwd_short_kernel(AttentionArgs a, const float* qkv,
+                                                                      const float* out, const float* dout,
+                                                                      const float* lse, float* dqkv,
+                                                                      float* ddelta_part) {
+  using Dm = Dims<D, PE>;
+  constexpr int SQ = Dm::SQ, SV = Dm::SV, W = D / 16, WQ = Dm::DQ / 16;
+  extern __shared__ float4 smem4[];
+  const int T = a.T, C = a.H * D, h = blockIdx.x, b = blockIdx.y;
+  const int Tp = padded_rows(T), SP = score_stride(Tp), nt = Tp / 16;
+  float* Qs = reinterpret_cast<float*>(smem4);  // (Tp, SQ) transformed queries (unscaled)
+  float* Ks = Qs + Tp * SQ;                     // (Tp, SQ) transformed keys
+  float* Vs = Ks + Tp * SQ;                     // (Tp, SV)
+  float* dOs = Vs + Tp * SV;                    // (Tp, SV)
+  float* Ps = dOs + Tp * SV;                    // (Tp, SP) probabilities
+  float* dSs = Ps + Tp * SP;                    // (Tp, SP) score gradients
+  float* Ds = dSs + Tp * SP;                    // (Tp) dO . O per row
+  float* Ls = Ds + Tp;                          // (Tp) log-sum-exp from the forward
+  float* Gs = Vs;  // (Tp, SQ) gradient rows for the PE backward, once V and dO are dead
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, ty = threadIdx.x >> 4, tx = threadIdx.x & 15;
+  const Ptrs P{T, a.H, C};
+  const float* delta_h = a.delta ? a.delta + h * D : nullptr;
+  for (int r = warp; r < Tp; r += kWarps) {
+    if (r >= T) {
+      for (int c = lane; c < Dm::DQ; c += 32) Qs[r * SQ + c] = Ks[r * SQ + c] = 0.f;
+      for (int c = lane; c < D; c += 32) Vs[r * SV + c] = dOs[r * SV + c] = 0.f;
+      if (lane == 0) Ds[r] = Ls[r] = 0.f;
+      continue;
+    }
+    const float* q = P.q(qkv, b, r, h, D);
+    load_transformed<D, PE, false>(q, r, a.theta, nullptr, a.n_rot, 1.f, Qs + r * SQ, lane);
+    load_transformed<D, PE, true>(q + C, r, a.theta, delta_h, a.n_rot, 1.f, Ks + r * SQ, lane);
+    const float* dor = dout + (size_t(b) * T + r) * C + h * D;
+    const float* orow = out + (size_t(b) * T + r) * C + h * D;
+    float di = 0.f;
+    for (int c = lane; c < D; c += 32) {
+      Vs[r * SV + c] = q[2 * C + c];
+      dOs[r * SV + c] = dor[c];
+      di += dor[c] * orow[c];
+    }
+    di = warp_sum(di);
+    if (lane == 0) {
+      Ds[r] = di;
+      Ls[r] = lse[(size_t(b) * a.H + h) * T + r];
+    }
+  }
+  __syncthreads();
+
+  {  // P and dS = P (dP - Di), every entry written (zeros off the causal triangle)
+    float sc[kMaxRowTiles][kMaxRowTiles], dp[kMaxRowTiles][kMaxRowTiles];
+    zero(sc);
+    zero(dp);
+    causal_row_dots<Dm::DQ, SQ>(Qs, Ks, ty, tx, nt, sc);
+    causal_row_dots<D, SV>(dOs, Vs, ty, tx, nt, dp);
+    const float slope = a.slopes ? a.slopes[h] : 0.f;
+#pragma unroll
+    for (int i = 0; i < kMaxRowTiles; ++i)
+#pragma unroll
+      for (int j = 0; j < kMaxRowTiles; ++j) {
+        if (i >= nt || j >= nt) continue;
+        const int t = ty + 16 * i, s = tx + 16 * j;
+        float p = 0.f, ds = 0.f;
+        if (j <= i && s <= t && t < T) {
+          p = __expf(sc[i][j] * a.scale - slope * float(t - s) - Ls[t]);
+          ds = p * (dp[i][j] - Ds[t]);
+        }
+        Ps[t * SP + s] = p;
+        dSs[t * SP + s] = ds;
+      }
+  }
+  __syncthreads();
+
+  {  // dV = P^T dO (no PE on values): straight to global memory
+    float dv[kMaxRowTiles][W];
+    zero(dv);
+    mat_rows<W, SV, true>(Ps, SP, dOs, Tp, ty, tx, nt, dv);
+#pragma unroll
+    for (int i = 0; i < kMaxRowTiles; ++i) {
+      const int s = ty + 16 * i;
+      if (i >= nt || s >= T) continue;
+      float* dvrow = dqkv + (size_t(b) * T + s) * 3 * C + 2 * C + h * D + tx * W;
+#pragma unroll
+      for (int w = 0; w < W; ++w) dvrow[w] = dv[i][w];
+    }
+  }
+  // dQ' = scale dS K and dK' = scale dS^T Q, the gradients of the transformed rows.
+  float dq[kMaxRowTiles][WQ], dk[kMaxRowTiles][WQ];
+  zero(dq);
+  zero(dk);
+  mat_rows<WQ, SQ, false>(dSs, SP, Ks, Tp, ty, tx, nt, dq);
+  mat_rows<WQ, SQ, true>(dSs, SP, Qs, Tp, ty, tx, nt, dk);
+  __syncthreads();  // V and dO are dead: Gs may overwrite them
+
+  // The PE backward, a warp per row, from the staged rows: queries, then keys (with delta's
+  // per-key gradient), through the same row functions as the tiled kernels.
+#pragma unroll
+  for (int pass = 0; pass < 2; ++pass) {  // unrolled: dq and dk stay in registers
+    const bool key = pass == 1;
+#pragma unroll
+    for (int i = 0; i < kMaxRowTiles; ++i) {
+      if (i >= nt) continue;
+      float* g = Gs + (ty + 16 * i) * SQ + tx * WQ;
+#pragma unroll
+      for (int w = 0; w < WQ; ++w) g[w] = (key ? dk[i][w] : dq[i][w]) * a.scale;
+    }
+    __syncthreads();
+    for (int r = warp; r < T; r += kWarps) {
+      const float* x = P.q(qkv, b, r, h, D);
+      float* dx = dqkv + (size_t(b) * T + r) * 3 * C + h * D;
+      if (key)
+        pe_backward_row<D, PE, true>(Gs + r * SQ, x + C, r, a.theta, delta_h, a.n_rot, dx + C,
+                                     ddelta_part ? ddelta_part + ((size_t(b) * T + r) * a.H + h) * D : nullptr, lane);
+      else
+        pe_backward_row<D, PE, false>(Gs + r * SQ, x, r, a.theta, nullptr, a.n_rot, dx, nullptr, lane);
+    }
+    __syncthreads();  // the key pass overwrites Gs
+  }
+}
+
+template <int D, PEKind PE>
+void launch_fwd_short(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
+  static DeviceOnce once;  // the limit for the largest T this kernel takes
+  once.run([] {
+    CUDA_CHECK(cudaFuncSetAttribute(attention_fwd_short_kernel<D, PE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    int(ShortSmem<D, PE>::fwd_bytes(kShortMaxT))));
+  });
+  attention_fwd_short_kernel<D, PE><<<dim3(a.H, a.B), kThreads, ShortSmem<D, PE>::fwd_bytes(a.T), s>>>(a, qkv, out, lse);
+  CUDA_CHECK_LAUNCH("attention_fwd_short");
+}
+
+template <int D, PEKind PE>
+void launch_bwd_short(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
+                      float* dqkv, float* ddelta_part, cudaStream_t s) {
+  static DeviceOnce once;
+  once.run([] {
+    CUDA_CHECK(cudaFuncSetAttribute(attention_bwd_short_kernel<D, PE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    int(ShortSmem<D, PE>::bwd_bytes(kShortMaxT))));
+  });
+  attention_bwd_short_kernel<D, PE><<<dim3(a.H, a.B), kThreads, ShortSmem<D, PE>::bwd_bytes(a.T), s>>>(
+      a, qkv, out, dout, lse, dqkv, ddelta_part);
+  CUDA_CHECK_LAUNCH("attention_bwd_short");
+}
+
+template <int D>
+void fwd_for_pe(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
+  switch (a.pe) {
+    case PEKind::kNone: return launch_fwd_short<D, PEKind::kNone>(a, qkv, out, lse, s);
+    case PEKind::kRope: return launch_fwd_short<D, PEKind::kRope>(a, qkv, out, lse, s);
+    case PEKind::kPope: return launch_fwd_short<D, PEKind::kPope>(a, qkv, out, lse, s);
+  }
+}
+template <int D>
+void bwd_for_pe(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
+                float* dqkv, float* ddp, cudaStream_t s) {
+  switch (a.pe) {
+    case PEKind::kNone: return launch_bwd_short<D, PEKind::kNone>(a, qkv, out, dout, lse, dqkv, ddp, s);
+    case PEKind::kRope: return launch_bwd_short<D, PEKind::kRope>(a, qkv, out, dout, lse, dqkv, ddp, s);
+    case PEKind::kPope: return launch_bwd_short<D, PEKind::kPope>(a, qkv, out, dout, lse, dqkv, ddp, s);
+  }
+}
+
+}  // namespace
+
+void attention_fwd_short(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
+  if (a.T < 1) return;
+  switch (a.D) {
+    case 32: return fwd_for_pe<32>(a, qkv, out, lse, s);
+    case 64: return fwd_for_pe<64>(a, qkv, out, lse, s);
+  }
+  throw CudaError("attention (short): head dim " + std::to_string(a.D) + " is not supported (32 or 64)");
+}
+void attention_bwd_short(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
+                         const float* lse, float* dqkv, float* ddelta_part, cudaStream_t s) {
+  if (a.T < 1) return;
+  switch (a.D) {
+    case 32: return bwd_for_pe<32>(a, qkv, out, dout, lse, dqkv, ddelta_part, s);
+    case 64: return bwd_for_pe<64>(a, qkv, out, dout, lse, dqkv, ddelta_part, s);
+  }
+  throw CudaError("attention (short): head dim " + std::to_string(a.D) + " is not supported (32 or 64)");
+}
+
+}  // namespace popebench::cuda::attn
