@@ -105,6 +105,10 @@ class CudaBackend final : public Backend {
     CUDA_CHECK(cudaMemset(grads_, 0, total_ * sizeof(float)));
 
     const size_t N = size_t(maxB_) * T_, NC = N * C_;
+    // The largest operand a product converts to bf16 is an (N, F) or (N, 3C) activation or
+    // gradient at the largest batch (training or evaluation): reserve it now, before any graph is
+    // captured, so that an evaluation after the capture (first thing after a resume) reuses it.
+    gemm_.reserve_scratch(N * std::max<size_t>(F_, 3 * size_t(C_)), stream_);
     for (int l = 0; l <= L_; ++l) resid_.push_back(dalloc<float>(NC));  // (B, T, C) input of block l
     for (int l = 0; l < L_; ++l) {
       Layer a;
@@ -204,6 +208,15 @@ class CudaBackend final : public Backend {
     stage_batch(b);
     h_hyper_->lr = static_cast<float>(lr);
     h_hyper_->step = static_cast<float>(step);
+    if (graph_exec_ && graph_scratch_generation_ != gemm_.scratch_generation()) {
+      // A bf16 scratch buffer was reallocated since the capture (an operand larger than the
+      // reservation): the graph points at freed memory, so capture it again.
+      CUDA_CHECK(cudaGraphExecDestroy(graph_exec_));
+      CUDA_CHECK(cudaGraphDestroy(graph_));
+      graph_exec_ = nullptr;
+      graph_ = nullptr;
+      eager_steps_ = 0;
+    }
     if (!graph_exec_) {
       // First step eagerly: cuBLASLt picks its algorithms and the kernels their attributes
       // outside capture; later steps replay the graph captured on the second step.
@@ -212,6 +225,7 @@ class CudaBackend final : public Backend {
         enqueue_step(b.B);
         CUDA_CHECK(cudaStreamEndCapture(stream_, &graph_));
         CUDA_CHECK(cudaGraphInstantiate(&graph_exec_, graph_, 0));
+        graph_scratch_generation_ = gemm_.scratch_generation();
         CUDA_CHECK(cudaGraphLaunch(graph_exec_, stream_));
       } else {
         enqueue_step(b.B);
@@ -411,6 +425,7 @@ class CudaBackend final : public Backend {
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t graph_exec_ = nullptr;
   int eager_steps_ = 0;
+  uint64_t graph_scratch_generation_ = 0;  // gemm_.scratch_generation() when graph_exec_ was captured
   float *params_, *grads_, *m_, *v_;  // (total,) each: the one parameter buffer and its twins
   uint8_t* decay_;                    // (total,) 1 where weight decay applies
   double* theta_;                     // PE frequencies

@@ -194,3 +194,30 @@ TEST_CASE("runs spread over GPUs (--gpus) run on GPU k % n and equal the same ru
     CHECK(spread_p[i] == solo_p[i]);
   }
 }
+
+TEST_CASE("bf16: an evaluation at a larger batch after the graph capture leaves training intact", "[cuda][model]") {
+  // The order of a resumed run: training steps (the graph is captured on the second) and then an
+  // evaluation at eval_batch > batch. bf16 scratch buffers once grew at that evaluation and the
+  // graph kept reading the freed ones (an illegal address at the next replay, seen on the H200).
+  RunConfig c = tiny("rope", "bf16");
+  REQUIRE(c.train.eval_batch > c.train.batch);
+  Dataset d = generate_split(c.task, 0, Split::kTrain);
+  auto run = [&](bool eval_first, std::vector<double>& losses, std::vector<float>& params) {
+    auto be = make_backend(c, "cuda");
+    std::vector<int32_t> correct;
+    const Batch eb = batch_of(c, d, 100, c.train.eval_batch, be->static_len());
+    if (eval_first) be->eval_batch(eb, correct);
+    for (long s = 1; s <= 6; ++s) {
+      losses.push_back(be->train_step(batch_of(c, d, s * 5, c.train.batch, be->static_len()), 1e-3, s).loss);
+      if (s == 3) be->eval_batch(eb, correct);
+    }
+    std::vector<float> m, v;
+    be->get_state(params, m, v);
+  };
+  std::vector<double> la, lb;
+  std::vector<float> pa, pb;
+  run(false, la, pa);
+  run(true, lb, pb);
+  CHECK(la == lb);
+  CHECK(pa == pb);
+}

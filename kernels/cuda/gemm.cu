@@ -108,20 +108,29 @@ const void* Gemm::operand(const float* p, size_t n, int slot, cudaStream_t s) {
     const void* q = static_cast<const char*>(shadow_) + 2 * size_t(p - shadow_base_);
     if (reinterpret_cast<uintptr_t>(q) % 16 == 0) return q;  // else: an aligned copy below
   }
-  if (scratch_n_[slot] < n) {
-    // Buffers grow on the first (eager) step; a CUDA graph captured later reuses them.
-    cudaStreamCaptureStatus cap;
-    CUDA_CHECK(cudaStreamIsCapturing(s, &cap));
-    if (cap != cudaStreamCaptureStatusNone)
-      throw CudaError("bf16 GEMM: an operand outgrew its scratch buffer during graph capture");
-    CUDA_CHECK(cudaStreamSynchronize(s));
-    cudaFree(scratch_[slot]);
-    scratch_[slot] = nullptr;
-    CUDA_CHECK(cudaMalloc(&scratch_[slot], n * 2));
-    scratch_n_[slot] = n;
-  }
+  if (scratch_n_[slot] < n) grow_scratch(slot, n, s);
   to_bf16(p, scratch_[slot], n, s);
   return scratch_[slot];
+}
+
+// A graph captured earlier holds the old buffer's address: the generation tells its owner.
+void Gemm::grow_scratch(int slot, size_t n, cudaStream_t s) {
+  cudaStreamCaptureStatus cap;
+  CUDA_CHECK(cudaStreamIsCapturing(s, &cap));
+  if (cap != cudaStreamCaptureStatusNone)
+    throw CudaError("bf16 GEMM: an operand outgrew its scratch buffer during graph capture");
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  cudaFree(scratch_[slot]);
+  scratch_[slot] = nullptr;
+  CUDA_CHECK(cudaMalloc(&scratch_[slot], n * 2));
+  scratch_n_[slot] = n;
+  ++scratch_generation_;
+}
+
+void Gemm::reserve_scratch(size_t n, cudaStream_t s) {
+  if (mode_ != MatmulMode::kBf16) return;
+  for (int slot = 0; slot < 3; ++slot)
+    if (scratch_n_[slot] < n) grow_scratch(slot, n, s);
 }
 
 void Gemm::matmul(bool ta, bool tb, int M, int N, int K, const float* A, const float* B, float* C, const float* cin,

@@ -40,6 +40,12 @@ class Gemm {
   // (In bf16 mode dy is converted once for both products.)
   void linear_bwd(const float* dy, const float* x, const float* W, float* dx, float* dW, int rows, int in, int out,
                   cudaStream_t s);
+  // bf16 mode: grows every scratch slot to n elements now, so that no operand up to that size
+  // reallocates one later (a CUDA graph captured before a reallocation would read freed memory).
+  void reserve_scratch(size_t n, cudaStream_t s);
+  // Incremented whenever a scratch slot is reallocated: a graph captured at another generation
+  // holds stale pointers and must be captured again.
+  uint64_t scratch_generation() const { return scratch_generation_; }
 
  private:
   struct Plan;
@@ -60,6 +66,8 @@ class Gemm {
   void* shadow_ = nullptr;              // (shadow_n_) bf16
   void* scratch_[3] = {nullptr, nullptr, nullptr};  // bf16 operand copies, grown on demand
   size_t scratch_n_[3] = {0, 0, 0};
+  uint64_t scratch_generation_ = 0;
+  void grow_scratch(int slot, size_t n, cudaStream_t s);
 };
 
 }  // namespace popebench::cuda
