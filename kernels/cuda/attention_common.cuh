@@ -117,7 +117,7 @@ class DeviceOnce {
 };
 
 // The whole-sequence kernels (attention_short.cu) take (batch, head) pairs whose T is at most
-// kShortMaxT and whose head dim is at most 64 (at D 128 PoPE's backward would need > 227 KB of
+// kShortMaxT and whose head dim is 32 or 64 (at D 128 PoPE's backward would need > 227 KB of
 // shared memory at T 64); the tiled kernels take the rest.
 constexpr int kShortMaxT = 64;
 inline bool short_kernels_apply(const AttentionArgs& a) { return a.T <= kShortMaxT && (a.D == 32 || a.D == 64); }
