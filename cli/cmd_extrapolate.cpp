@@ -88,7 +88,7 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
           o.threads = sweep_threads_per_run(st->sweep, st->run);
           o.log_every = st->run.log_every;
           o.command = g_command_line;
-          o.label = st->sweep.concurrent * st->sweep.gpus > 1 ? name : "";
+          o.label = sweep_runs_at_once(st->sweep) ? name : "";
           o.deadline = deadline;
           nlohmann::json run = train(o);
           std::vector<float> params;  // loaded when an evaluation has to run (finished ones are files)

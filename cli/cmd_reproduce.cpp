@@ -76,7 +76,7 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
         o.threads = sweep_threads_per_run(st->sweep, st->run);
         o.log_every = st->run.log_every;
         o.command = g_command_line;
-        o.label = st->sweep.concurrent * st->sweep.gpus > 1 ? pe + "/" + std::to_string(seed) : "";
+        o.label = sweep_runs_at_once(st->sweep) ? pe + "/" + std::to_string(seed) : "";
         o.skip_if_complete = true;  // a rerun of the sweep trains only what is not finished
         o.deadline = deadline;
         jobs.push_back({pe, seed, o});

@@ -110,9 +110,9 @@ void check_sweep_gpus(const SweepOptions& sw, const RunConfig& cfg) {
 }
 
 int sweep_threads_per_run(const SweepOptions& sw, const RunOptions& r) {
-  const int at_once = sw.concurrent * sw.gpus;
-  if (at_once <= 1) return r.threads;
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency() / static_cast<unsigned>(at_once)));
+  if (!sweep_runs_at_once(sw)) return r.threads;
+  const auto at_once = static_cast<unsigned>(sw.concurrent * sw.gpus);
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency() / at_once));
 }
 
 double sweep_deadline(const SweepOptions& sw) {

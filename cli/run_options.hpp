@@ -43,6 +43,8 @@ std::vector<uint64_t> sweep_seeds(const SweepOptions& sw);
 void check_sweep_gpus(const SweepOptions& sw, const RunConfig& cfg);
 // CPU threads for each run of a sweep: the machine's cores shared by the runs at once.
 int sweep_threads_per_run(const SweepOptions& sw, const RunOptions& r);
+// Whether a sweep trains several runs at once (then each run's log lines carry its label).
+inline bool sweep_runs_at_once(const SweepOptions& sw) { return sw.concurrent * sw.gpus > 1; }
 // The steady-clock deadline (seconds) of --time-limit, or 0.
 double sweep_deadline(const SweepOptions& sw);
 
