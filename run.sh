@@ -38,11 +38,14 @@ case "$cmd" in
     cd "$BUILD_DIR" && ctest --output-on-failure -j"$(nproc)" "$@" ;;
   main)
     build
-    # The main job: the Indirect Indexing reproduction. With a GPU, the paper's experiment
-    # (6 runs x 100k steps, ~1 h on an H200); without, the quick preset (~5 min on 2 cores).
+    # The main job: the Indirect Indexing reproduction. With GPUs, the paper's experiment
+    # (6 runs x 100k steps) spread over all of them (~19 min on two H200s with
+    # --gpu-matmul bf16, bench/NOTES.md); without, the quick preset (~5 min on 2 cores).
     # Extra arguments go to `popebench reproduce` (e.g. --pe pope --seeds 0 --time-limit 3000).
     if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
-      args=(--preset paper --concurrent 6)
+      ngpu=$(nvidia-smi -L | grep -c '^GPU') || true
+      (( ngpu >= 1 )) || ngpu=1
+      args=(--preset paper --gpus "$ngpu" --concurrent $(( (6 + ngpu - 1) / ngpu )))
     else
       args=(--preset quick --concurrent "$(nproc)")
     fi
