@@ -110,8 +110,17 @@ class CudaBackend final : public Backend {
     // captured, so that an evaluation after the capture (first thing after a resume) reuses it.
     gemm_.reserve_scratch(N * std::max<size_t>(F_, 3 * size_t(C_)), stream_);
     for (int l = 0; l <= L_; ++l) resid_.push_back(dalloc<float>(NC));  // (B, T, C) input of block l
+    // bf16 products: the activations and gradients they read get bf16 mirrors, written by their
+    // producers (or converted once, for attention's output) and kept for the backward, instead of
+    // a conversion before every product (23 (N, C)-sized conversions per layer and step before).
+    const bool mirrors = cuda::parse_matmul_mode(cfg.train.gpu_matmul) == cuda::MatmulMode::kBf16;
+    auto bf16_alloc = [&](size_t n) -> void* { return mirrors ? static_cast<void*>(dalloc<uint16_t>(n)) : nullptr; };
     for (int l = 0; l < L_; ++l) {
       Layer a;
+      a.ln1_b = bf16_alloc(NC);                            // (B, T, C) bf16 mirrors, or nullptr
+      a.att_b = bf16_alloc(NC);
+      a.ln2_b = bf16_alloc(NC);
+      a.gelu_b = bf16_alloc(N * F_);                       // (B, T, F)
       a.ln1 = dalloc<float>(NC);
       a.rstd1 = dalloc<float>(N);
       a.qkv = dalloc<float>(3 * NC);                       // (B, T, 3, H, D)
@@ -136,6 +145,8 @@ class CudaBackend final : public Backend {
     datt_ = dalloc<float>(NC);
     dqkv_ = dalloc<float>(3 * NC);
     dgelu_ = dalloc<float>(N * F_);
+    dx_b_ = bf16_alloc(NC);        // (B, T, C) bf16 mirror of dx_, or nullptr
+    dgelu_b_ = bf16_alloc(N * F_); // (B, T, F) bf16 mirror of dgelu_, or nullptr
     dgpart_ = dalloc<float>(NC);
     ddelta_part_ = dalloc<float>(N * C_);  // (B, T, H, D)
     dhf_ = dalloc<float>(size_t(maxB_) * C_);
@@ -158,8 +169,12 @@ class CudaBackend final : public Backend {
     if (graph_) cudaGraphDestroy(graph_);
     cudaStreamSynchronize(stream_);
     for (float* p : resid_) cudaFree(p);
-    for (auto& a : layers_)
+    for (auto& a : layers_) {
       for (float* p : {a.ln1, a.rstd1, a.qkv, a.att, a.lse, a.mid, a.ln2, a.rstd2, a.fc, a.gelu}) cudaFree(p);
+      for (void* p : {a.ln1_b, a.att_b, a.ln2_b, a.gelu_b}) cudaFree(p);
+    }
+    cudaFree(dx_b_);
+    cudaFree(dgelu_b_);
     for (float* p : {params_, grads_, m_, v_, hf_in_, hf_, rstdf_, logits_, dlogits_, loss_rows_, dx_, dln_, datt_,
                      dqkv_, dgelu_, dgpart_, ddelta_part_, dhf_, dhf_in_, norm_partial_})
       cudaFree(p);
@@ -290,14 +305,17 @@ class CudaBackend final : public Backend {
       for (int l = 0; l < L_; ++l) {
         const auto& lp = lay.layers[l];
         Layer& a = layers_[l];
-        gemm_.linear_fwd(a.ln1, params_ + lp.w_qkv, a.qkv, N, C_, 3 * C_, nullptr, stream_);
-        gemm_.linear_fwd(a.att, params_ + lp.w_o, a.mid, N, C_, C_, resid_[l], stream_);
-        gemm_.linear_fwd(a.ln2, params_ + lp.w_fc, a.fc, N, C_, F_, nullptr, stream_);
-        gemm_.linear_fwd(a.gelu, params_ + lp.w_proj, resid_[l + 1], N, F_, C_, a.mid, stream_);
-        gemm_.linear_bwd(dx_, a.gelu, params_ + lp.w_proj, dgelu_, grads_ + lp.w_proj, N, F_, C_, stream_);
-        gemm_.linear_bwd(dgelu_, a.ln2, params_ + lp.w_fc, dln_, grads_ + lp.w_fc, N, C_, F_, stream_);
-        gemm_.linear_bwd(dx_, a.att, params_ + lp.w_o, datt_, grads_ + lp.w_o, N, C_, C_, stream_);
-        gemm_.linear_bwd(dqkv_, a.ln1, params_ + lp.w_qkv, dln_, grads_ + lp.w_qkv, N, C_, 3 * C_, stream_);
+        // as in the step: bf16 operands from their mirrors, dqkv converted (values: whatever
+        // the buffers hold; only the time counts)
+        gemm_.linear_fwd(a.ln1, params_ + lp.w_qkv, a.qkv, N, C_, 3 * C_, nullptr, stream_, a.ln1_b);
+        gemm_.linear_fwd(a.att, params_ + lp.w_o, a.mid, N, C_, C_, resid_[l], stream_, a.att_b);
+        gemm_.linear_fwd(a.ln2, params_ + lp.w_fc, a.fc, N, C_, F_, nullptr, stream_, a.ln2_b);
+        gemm_.linear_fwd(a.gelu, params_ + lp.w_proj, resid_[l + 1], N, F_, C_, a.mid, stream_, a.gelu_b);
+        gemm_.linear_bwd(dx_, a.gelu, params_ + lp.w_proj, dgelu_, grads_ + lp.w_proj, N, F_, C_, stream_, dx_b_, a.gelu_b);
+        gemm_.linear_bwd(dgelu_, a.ln2, params_ + lp.w_fc, dln_, grads_ + lp.w_fc, N, C_, F_, stream_, dgelu_b_, a.ln2_b);
+        gemm_.linear_bwd(dx_, a.att, params_ + lp.w_o, datt_, grads_ + lp.w_o, N, C_, C_, stream_, dx_b_, a.att_b);
+        gemm_.linear_bwd(dqkv_, a.ln1, params_ + lp.w_qkv, dln_, grads_ + lp.w_qkv, N, C_, 3 * C_, stream_, nullptr,
+                         a.ln1_b);
       }
     });
     r["attention_ms"] = time([&] {  // fused attention forward and backward of every layer
@@ -316,6 +334,7 @@ class CudaBackend final : public Backend {
  private:
   struct Layer {
     float *ln1, *rstd1, *qkv, *att, *lse, *mid, *ln2, *rstd2, *fc, *gelu;
+    void *ln1_b, *att_b, *ln2_b, *gelu_b;  // bf16 mirrors of ln1, att, ln2, gelu (bf16 products), or nullptr
   };
 
   void stage_batch(const Batch& b) {
@@ -367,14 +386,15 @@ class CudaBackend final : public Backend {
     for (int l = 0; l < L_; ++l) {
       const auto& lp = lay.layers[l];
       Layer& a = layers_[l];
-      cuda::rmsnorm_fwd(resid_[l], params_ + lp.ln1, a.ln1, a.rstd1, N, C_, s);
-      gemm_.linear_fwd(a.ln1, params_ + lp.w_qkv, a.qkv, N, C_, 3 * C_, nullptr, s);
+      cuda::rmsnorm_fwd(resid_[l], params_ + lp.ln1, a.ln1, a.rstd1, N, C_, s, a.ln1_b);
+      gemm_.linear_fwd(a.ln1, params_ + lp.w_qkv, a.qkv, N, C_, 3 * C_, nullptr, s, a.ln1_b);
       cuda::attention_fwd(attn_args(B, l), a.qkv, a.att, a.lse, s);
-      gemm_.linear_fwd(a.att, params_ + lp.w_o, a.mid, N, C_, C_, resid_[l], s);  // residual add fused (beta = 1)
-      cuda::rmsnorm_fwd(a.mid, params_ + lp.ln2, a.ln2, a.rstd2, N, C_, s);
-      gemm_.linear_fwd(a.ln2, params_ + lp.w_fc, a.fc, N, C_, F_, nullptr, s);
-      cuda::gelu_fwd(a.fc, a.gelu, size_t(N) * F_, s);
-      gemm_.linear_fwd(a.gelu, params_ + lp.w_proj, resid_[l + 1], N, F_, C_, a.mid, s);
+      if (a.att_b) cuda::to_bf16(a.att, a.att_b, size_t(N) * C_, s);  // once, for the fwd and bwd products
+      gemm_.linear_fwd(a.att, params_ + lp.w_o, a.mid, N, C_, C_, resid_[l], s, a.att_b);  // residual add fused (beta = 1)
+      cuda::rmsnorm_fwd(a.mid, params_ + lp.ln2, a.ln2, a.rstd2, N, C_, s, a.ln2_b);
+      gemm_.linear_fwd(a.ln2, params_ + lp.w_fc, a.fc, N, C_, F_, nullptr, s, a.ln2_b);
+      cuda::gelu_fwd(a.fc, a.gelu, size_t(N) * F_, s, a.gelu_b);
+      gemm_.linear_fwd(a.gelu, params_ + lp.w_proj, resid_[l + 1], N, F_, C_, a.mid, s, a.gelu_b);
     }
     cuda::gather_rows(resid_[L_], ans_, hf_in_, B, T_, C_, s);
     cuda::rmsnorm_fwd(hf_in_, params_ + lay.lnf, hf_, rstdf_, B, C_, s);
@@ -394,20 +414,23 @@ class CudaBackend final : public Backend {
     cuda::column_sum(dgpart_, G + lay.lnf, B, C_, s);
     CUDA_CHECK(cudaMemsetAsync(dx_, 0, size_t(N) * C_ * sizeof(float), s));
     cuda::scatter_add_rows(dhf_in_, ans_, dx_, B, T_, C_, s);
+    // dx_b_ mirrors dx_ wherever a product reads it: converted here, then written by each
+    // rmsnorm_bwd that updates dx_.
+    if (dx_b_) cuda::to_bf16(dx_, dx_b_, size_t(N) * C_, s);
     for (int l = L_ - 1; l >= 0; --l) {
       const auto& lp = lay.layers[l];
       Layer& a = layers_[l];
-      gemm_.linear_bwd(dx_, a.gelu, P + lp.w_proj, dgelu_, G + lp.w_proj, N, F_, C_, s);
-      cuda::gelu_bwd(dgelu_, a.fc, dgelu_, size_t(N) * F_, s);
-      gemm_.linear_bwd(dgelu_, a.ln2, P + lp.w_fc, dln_, G + lp.w_fc, N, C_, F_, s);
-      cuda::rmsnorm_bwd(dln_, a.mid, P + lp.ln2, a.rstd2, dx_, dgpart_, N, C_, s);
+      gemm_.linear_bwd(dx_, a.gelu, P + lp.w_proj, dgelu_, G + lp.w_proj, N, F_, C_, s, dx_b_, a.gelu_b);
+      cuda::gelu_bwd(dgelu_, a.fc, dgelu_, size_t(N) * F_, s, dgelu_b_);
+      gemm_.linear_bwd(dgelu_, a.ln2, P + lp.w_fc, dln_, G + lp.w_fc, N, C_, F_, s, dgelu_b_, a.ln2_b);
+      cuda::rmsnorm_bwd(dln_, a.mid, P + lp.ln2, a.rstd2, dx_, dgpart_, N, C_, s, dx_b_);
       cuda::column_sum(dgpart_, G + lp.ln2, N, C_, s);
-      gemm_.linear_bwd(dx_, a.att, P + lp.w_o, datt_, G + lp.w_o, N, C_, C_, s);
+      gemm_.linear_bwd(dx_, a.att, P + lp.w_o, datt_, G + lp.w_o, N, C_, C_, s, dx_b_, a.att_b);
       const bool pope = pe_ == cuda::PEKind::kPope;
       cuda::attention_bwd(attn_args(B, l), a.qkv, a.att, datt_, a.lse, dqkv_, pope ? ddelta_part_ : nullptr, s);
       if (pope) cuda::column_sum(ddelta_part_, G + lp.pe, N, C_, s);
-      gemm_.linear_bwd(dqkv_, a.ln1, P + lp.w_qkv, dln_, G + lp.w_qkv, N, C_, 3 * C_, s);
-      cuda::rmsnorm_bwd(dln_, resid_[l], P + lp.ln1, a.rstd1, dx_, dgpart_, N, C_, s);
+      gemm_.linear_bwd(dqkv_, a.ln1, P + lp.w_qkv, dln_, G + lp.w_qkv, N, C_, 3 * C_, s, nullptr, a.ln1_b);
+      cuda::rmsnorm_bwd(dln_, resid_[l], P + lp.ln1, a.rstd1, dx_, dgpart_, N, C_, s, l > 0 ? dx_b_ : nullptr);
       cuda::column_sum(dgpart_, G + lp.ln1, N, C_, s);
     }
     cuda::embedding_bwd(tokens_, dx_, G + lay.wte, N, C_, V_, s);
@@ -437,6 +460,7 @@ class CudaBackend final : public Backend {
   float *hf_in_, *hf_, *rstdf_, *logits_, *dlogits_, *loss_rows_;
   int32_t* correct_;
   float *dx_, *dln_, *datt_, *dqkv_, *dgelu_, *dgpart_, *ddelta_part_, *dhf_, *dhf_in_, *norm_partial_;
+  void *dx_b_, *dgelu_b_;  // bf16 mirrors of dx_ and dgelu_ (bf16 products), or nullptr
   int32_t *tokens_, *ans_, *targets_;
   cuda::AdamWHyper* hyper_;
   int32_t *h_tokens_, *h_ans_, *h_targets_, *h_correct_;

@@ -231,6 +231,17 @@ TEST_CASE("bf16 GEMMs are as accurate as the same product done naively in bf16",
     CHECK(rel_err(ddx.download(), dx) < 1.5 * edx + 1e-6);
     CHECK(rel_err(ddw.download(), dw) < 1.5 * edw + 1e-6);
     CHECK(ey > 1e-4);  // the bound is bf16's, not fp32's: the inputs really were rounded
+    // Operands handed over as bf16 mirrors (made here by to_bf16, in the backend by their
+    // producers) give the same bits as the converting path.
+    DevBuf<uint16_t> xb(x.size()), dyb(dy.size());
+    cuda::to_bf16(dx_.p, xb.p, x.size(), nullptr);
+    cuda::to_bf16(ddy.p, dyb.p, dy.size(), nullptr);
+    DevBuf<float> y2(y.size()), dx2(dx.size()), dw2(dw.size());
+    gemm.linear_fwd(dx_.p, dP.p + off, y2.p, M, K, N, dadd.p, nullptr, xb.p);
+    gemm.linear_bwd(ddy.p, dx_.p, dP.p + off, dx2.p, dw2.p, M, K, N, nullptr, dyb.p, xb.p);
+    CHECK(y2.download() == dy_out.download());
+    CHECK(dx2.download() == ddx.download());
+    CHECK(dw2.download() == ddw.download());
   }
 }
 
@@ -273,6 +284,40 @@ TEST_CASE("GEMMs in fp32 and TF32 match double products at awkward sizes", "[cud
       CHECK(rel_err(ddx.download(), dx) < tol);
       CHECK(rel_err(ddw.download(), dw) < tol);
     }
+  }
+}
+
+// The bf16 mirrors (kernels.hpp) must be exactly what converting the fp32 output gives, bit for
+// bit: the bf16 products then read the same operands as before the producers wrote them, and a
+// bf16 training run does not change by where the rounding happens.
+TEST_CASE("bf16 mirrors written by rmsnorm and GELU equal to_bf16 of their fp32 outputs", "[cuda][ops]") {
+  auto same_bits = [](const DevBuf<float>& f32, const DevBuf<uint16_t>& mirror) {
+    DevBuf<uint16_t> conv(f32.n);
+    cuda::to_bf16(f32.p, conv.p, f32.n, nullptr);
+    auto a = conv.download(), b = mirror.download();
+    size_t diff = 0;
+    for (size_t i = 0; i < a.size(); ++i) diff += a[i] != b[i];
+    return diff;
+  };
+  for (auto [N, C] : {std::pair{97, 512}, std::pair{1, 33}, std::pair{3, 130}}) {
+    INFO("rmsnorm N=" << N << " C=" << C);
+    const size_t NC = size_t(N) * C;
+    DevBuf<float> dX(to_float(rnd(NC))), dG(to_float(rnd(C))), dY(NC), dR(N), dDY(to_float(rnd(NC))),
+        dDX(to_float(rnd(NC))), dPart(NC);
+    DevBuf<uint16_t> yb(NC), dxb(NC);
+    cuda::rmsnorm_fwd(dX.p, dG.p, dY.p, dR.p, N, C, nullptr, yb.p);
+    cuda::rmsnorm_bwd(dDY.p, dX.p, dG.p, dR.p, dDX.p, dPart.p, N, C, nullptr, dxb.p);
+    CHECK(same_bits(dY, yb) == 0);
+    CHECK(same_bits(dDX, dxb) == 0);
+  }
+  for (size_t n : {size_t(1), size_t(7), size_t(100003)}) {
+    INFO("gelu n=" << n);
+    DevBuf<float> dX(to_float(rnd(n, 3.0))), dY(n), dDX(to_float(rnd(n)));
+    DevBuf<uint16_t> yb(n), dxb(n);
+    cuda::gelu_fwd(dX.p, dY.p, n, nullptr, yb.p);
+    cuda::gelu_bwd(dDX.p, dX.p, dDX.p, n, nullptr, dxb.p);  // in place, as the backend calls it
+    CHECK(same_bits(dY, yb) == 0);
+    CHECK(same_bits(dDX, dxb) == 0);
   }
 }
 

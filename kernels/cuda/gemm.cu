@@ -102,8 +102,12 @@ void Gemm::refresh_bf16_shadow(cudaStream_t s) {
   if (mode_ == MatmulMode::kBf16 && shadow_) to_bf16(shadow_base_, shadow_, shadow_n_, s);
 }
 
-const void* Gemm::operand(const float* p, size_t n, int slot, cudaStream_t s) {
+const void* Gemm::operand(const float* p, size_t n, int slot, cudaStream_t s, const void* mirror) {
   if (mode_ != MatmulMode::kBf16) return p;
+  if (mirror) {
+    if (reinterpret_cast<uintptr_t>(mirror) % 16 != 0) throw CudaError("bf16 GEMM: a bf16 operand is not 16-byte aligned");
+    return mirror;
+  }
   if (shadow_ && p >= shadow_base_ && p + n <= shadow_base_ + shadow_n_) {
     const void* q = static_cast<const char*>(shadow_) + 2 * size_t(p - shadow_base_);
     if (reinterpret_cast<uintptr_t>(q) % 16 == 0) return q;  // else: an aligned copy below
@@ -141,10 +145,10 @@ void Gemm::matmul(bool ta, bool tb, int M, int N, int K, const float* A, const f
 }
 
 void Gemm::linear_bwd(const float* dy, const float* x, const float* W, float* dx, float* dW, int rows, int in, int out,
-                      cudaStream_t s) {
-  const void* dy_op = operand(dy, size_t(rows) * out, 0, s);
+                      cudaStream_t s, const void* dy_bf16, const void* x_bf16) {
+  const void* dy_op = operand(dy, size_t(rows) * out, 0, s, dy_bf16);
   if (dx) run(false, false, rows, in, out, dy_op, operand(W, size_t(out) * in, 1, s), dx, nullptr, 0.f, s);
-  run(true, false, out, in, rows, dy_op, operand(x, size_t(rows) * in, 2, s), dW, nullptr, 0.f, s);
+  run(true, false, out, in, rows, dy_op, operand(x, size_t(rows) * in, 2, s, x_bf16), dW, nullptr, 0.f, s);
 }
 
 void Gemm::run(bool ta, bool tb, int M, int N, int K, const void* A, const void* B, float* C, const float* cin,

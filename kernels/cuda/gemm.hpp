@@ -32,14 +32,19 @@ class Gemm {
   // No-op in the other modes.
   void set_bf16_shadow(const float* base, size_t n);
   void refresh_bf16_shadow(cudaStream_t s);
+  // The `*_bf16` arguments: in bf16 mode, a bf16 mirror of that operand that its producer wrote
+  // (kernels.hpp), read instead of converting the fp32 buffer; nullptr: convert. Ignored in the
+  // other modes.
   // y (rows, out) = x (rows, in) W^T [+ add (rows, out)]   (W stored (out, in), as in PyTorch)
-  void linear_fwd(const float* x, const float* W, float* y, int rows, int in, int out, const float* add, cudaStream_t s) {
-    matmul(false, true, rows, out, in, x, W, y, add, add ? 1.f : 0.f, s);
+  void linear_fwd(const float* x, const float* W, float* y, int rows, int in, int out, const float* add, cudaStream_t s,
+                  const void* x_bf16 = nullptr) {
+    run(false, true, rows, out, in, operand(x, size_t(rows) * in, 0, s, x_bf16), operand(W, size_t(out) * in, 1, s),
+        y, add, add ? 1.f : 0.f, s);
   }
   // dx (rows, in) = dy (rows, out) W ; dW (out, in) = dy^T x   (both overwritten)
   // (In bf16 mode dy is converted once for both products.)
   void linear_bwd(const float* dy, const float* x, const float* W, float* dx, float* dW, int rows, int in, int out,
-                  cudaStream_t s);
+                  cudaStream_t s, const void* dy_bf16 = nullptr, const void* x_bf16 = nullptr);
   // bf16 mode: grows every scratch slot to n elements now, so that no operand up to that size
   // reallocates one later (a CUDA graph captured before a reallocation would read freed memory).
   void reserve_scratch(size_t n, cudaStream_t s);
@@ -51,9 +56,9 @@ class Gemm {
   struct Plan;
   using Key = std::tuple<bool, bool, int, int, int>;
   Plan& plan(bool ta, bool tb, int M, int N, int K);
-  // The operand as the product reads it: the fp32 pointer, or in bf16 mode its shadow or a copy
-  // converted into scratch slot `slot`.
-  const void* operand(const float* p, size_t n, int slot, cudaStream_t s);
+  // The operand as the product reads it: the fp32 pointer, or in bf16 mode the mirror its
+  // producer made, its shadow, or a copy converted into scratch slot `slot`.
+  const void* operand(const float* p, size_t n, int slot, cudaStream_t s, const void* mirror = nullptr);
   void run(bool ta, bool tb, int M, int N, int K, const void* A, const void* B, float* C, const float* cin, float beta,
            cudaStream_t s);
   MatmulMode mode_;

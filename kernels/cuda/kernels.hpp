@@ -19,11 +19,17 @@ void embedding_fwd(const int32_t* tok, const float* wte, const float* pos, float
                    cudaStream_t s);
 void embedding_bwd(const int32_t* tok, const float* dx, float* dwte, int N, int C, int V, cudaStream_t s);
 
+// The optional `*_bf16` outputs below are bf16 mirrors (same shape, rounded to nearest even,
+// exactly what to_bf16 would make of the fp32 result) written by the producer itself, for the
+// bf16 matrix products that read the result next (nullptr: none). A mirror costs 2 bytes per
+// element in a kernel that runs anyway; converting afterwards costs 6 and a launch.
+
 // rmsnorm.cu. x (N, C), g (C) -> y (N, C), rstd (N). Backward: dx (N, C) accumulated (+=),
 // dg_part (N, C) per-row contributions, to be summed by column_sum.
-void rmsnorm_fwd(const float* x, const float* g, float* y, float* rstd, int N, int C, cudaStream_t s);
+void rmsnorm_fwd(const float* x, const float* g, float* y, float* rstd, int N, int C, cudaStream_t s,
+                 void* y_bf16 = nullptr);
 void rmsnorm_bwd(const float* dy, const float* x, const float* g, const float* rstd, float* dx, float* dg_part,
-                 int N, int C, cudaStream_t s);
+                 int N, int C, cudaStream_t s, void* dx_bf16 = nullptr);
 
 // reduce.cu. out (cols) = sum over rows of in (rows, cols), in a fixed order (deterministic).
 void column_sum(const float* in, float* out, int rows, int cols, cudaStream_t s);
@@ -34,8 +40,8 @@ void l2_norm(const float* x, size_t n, float* partial, float* out, cudaStream_t 
 void to_bf16(const float* x, void* y, size_t n, cudaStream_t s);
 
 // gelu.cu (erf form). y = gelu(x); dx = dy * gelu'(x) (dx may alias dy).
-void gelu_fwd(const float* x, float* y, size_t n, cudaStream_t s);
-void gelu_bwd(const float* dy, const float* x, float* dx, size_t n, cudaStream_t s);
+void gelu_fwd(const float* x, float* y, size_t n, cudaStream_t s, void* y_bf16 = nullptr);
+void gelu_bwd(const float* dy, const float* x, float* dx, size_t n, cudaStream_t s, void* dx_bf16 = nullptr);
 
 // answer.cu. Rows of x (B*T, C) at each example's answer position -> out (B, C), and back
 // (scatter-add into dx, which holds only zeros at those rows' other users' positions).

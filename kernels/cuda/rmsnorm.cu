@@ -1,3 +1,5 @@
+#include <cuda_bf16.h>
+
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/kernels.hpp"
 
@@ -17,19 +19,23 @@ __device__ float block_sum(float v, float* sh) {
   return t;
 }
 
-__global__ void rmsnorm_fwd_kernel(const float* x, const float* g, float* y, float* rstd, int C) {
+__global__ void rmsnorm_fwd_kernel(const float* x, const float* g, float* y, float* rstd, __nv_bfloat16* yb, int C) {
   __shared__ float sh[32];
   const float* xr = x + static_cast<size_t>(blockIdx.x) * C;
   float ss = 0.f;
   for (int c = threadIdx.x; c < C; c += blockDim.x) ss += xr[c] * xr[c];
   float r = rsqrtf(block_sum(ss, sh) / C + kEps);
   if (threadIdx.x == 0) rstd[blockIdx.x] = r;
-  float* yr = y + static_cast<size_t>(blockIdx.x) * C;
-  for (int c = threadIdx.x; c < C; c += blockDim.x) yr[c] = xr[c] * r * g[c];
+  const size_t off = static_cast<size_t>(blockIdx.x) * C;
+  for (int c = threadIdx.x; c < C; c += blockDim.x) {
+    const float v = xr[c] * r * g[c];
+    y[off + c] = v;
+    if (yb) yb[off + c] = __float2bfloat16_rn(v);
+  }
 }
 
 __global__ void rmsnorm_bwd_kernel(const float* dy, const float* x, const float* g, const float* rstd, float* dx,
-                                   float* dg_part, int C) {
+                                   float* dg_part, __nv_bfloat16* dxb, int C) {
   __shared__ float sh[32];
   const size_t off = static_cast<size_t>(blockIdx.x) * C;
   const float r = rstd[blockIdx.x];
@@ -39,17 +45,19 @@ __global__ void rmsnorm_bwd_kernel(const float* dy, const float* x, const float*
   for (int c = threadIdx.x; c < C; c += blockDim.x) {
     float xh = x[off + c] * r;
     dg_part[off + c] = dy[off + c] * xh;
-    dx[off + c] += r * (dy[off + c] * g[c] - xh * dot);
+    const float v = dx[off + c] + r * (dy[off + c] * g[c] - xh * dot);
+    dx[off + c] = v;
+    if (dxb) dxb[off + c] = __float2bfloat16_rn(v);
   }
 }
 
-void rmsnorm_fwd(const float* x, const float* g, float* y, float* rstd, int N, int C, cudaStream_t s) {
-  rmsnorm_fwd_kernel<<<N, 128, 0, s>>>(x, g, y, rstd, C);
+void rmsnorm_fwd(const float* x, const float* g, float* y, float* rstd, int N, int C, cudaStream_t s, void* y_bf16) {
+  rmsnorm_fwd_kernel<<<N, 128, 0, s>>>(x, g, y, rstd, static_cast<__nv_bfloat16*>(y_bf16), C);
   CUDA_CHECK_LAUNCH("rmsnorm_fwd");
 }
 void rmsnorm_bwd(const float* dy, const float* x, const float* g, const float* rstd, float* dx, float* dg_part,
-                 int N, int C, cudaStream_t s) {
-  rmsnorm_bwd_kernel<<<N, 128, 0, s>>>(dy, x, g, rstd, dx, dg_part, C);
+                 int N, int C, cudaStream_t s, void* dx_bf16) {
+  rmsnorm_bwd_kernel<<<N, 128, 0, s>>>(dy, x, g, rstd, dx, dg_part, static_cast<__nv_bfloat16*>(dx_bf16), C);
   CUDA_CHECK_LAUNCH("rmsnorm_bwd");
 }
 
