@@ -1,0 +1,33 @@
+#!/usr/bin/python3
+"""Loss and accuracy of the partial solutions of Indirect Indexing, exactly, from the task's
+distribution (SPEC section 1, the defaults: strings of 20-40 letters, shifts in [-15, +15]
+without 0, (source, shift) pairs drawn uniformly among those whose target is in the string).
+
+  /usr/bin/python3 results/indirect_indexing/plateau_levels.py
+
+A model that knows which letters the string holds but not where the answer is: uniform over the
+string. One that finds the source letter but ignores the shift: uniform over the targets that a
+valid shift reaches from there. One that also reads the shift's sign: uniform over that side.
+"""
+import math
+from collections import Counter
+
+lengths = range(20, 41)
+levels = {"any letter of the string": [0.0, 0.0], "source found, shift ignored": [0.0, 0.0],
+          "source found, sign of the shift read": [0.0, 0.0]}
+for L in lengths:
+    pairs = [(p, s) for p in range(L) for s in range(-15, 16) if s != 0 and 0 <= p + s < L]
+    n = len(pairs)
+    w = 1.0 / len(lengths)  # string length is uniform
+    lv = levels["any letter of the string"]
+    lv[0] += w * math.log(L)
+    lv[1] += w / L
+    for key, group in (("source found, shift ignored", lambda p, s: p),
+                       ("source found, sign of the shift read", lambda p, s: (p, s > 0))):
+        c = Counter(group(p, s) for p, s in pairs)  # candidates per situation; situations weighted by count
+        levels[key][0] += w * sum(k / n * math.log(k) for k in c.values())
+        levels[key][1] += w * sum(1 / n for _ in c)
+print("| partial solution | loss (nats) | accuracy % |")
+print("| --- | --- | --- |")
+for name, (loss, acc) in levels.items():
+    print(f"| {name} | {loss:.3f} | {100 * acc:.2f} |")
