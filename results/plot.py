@@ -77,10 +77,13 @@ def plot_curves(d, runs):
         style = "-" if r["status"] == "complete" else "--"
         pts = r["curve"]
         steps = [p["step"] for p in pts]
-        a1.plot(steps, [100 * p["val_acc"] for p in pts], style, color=COLORS.get(pe, "k"), alpha=0.8,
+        # one colour per PE, one marker per seed (the seeds of a PE share its colour)
+        mark = dict(marker="osv^D<>"[seed % 7], markevery=max(1, len(pts) // 10), ms=3.5)
+        a1.plot(steps, [100 * p["val_acc"] for p in pts], style, color=COLORS.get(pe, "k"), alpha=0.8, **mark,
                 label=f"{pe} seed {seed}" + ("" if r["status"] == "complete" else " (partial)"))
         tl = [(p["step"], p["train_loss"]) for p in pts if p.get("train_loss") is not None]
-        a2.plot([s for s, _ in tl], [v for _, v in tl], style, color=COLORS.get(pe, "k"), alpha=0.8)
+        mark["markevery"] = max(1, len(tl) // 10)
+        a2.plot([s for s, _ in tl], [v for _, v in tl], style, color=COLORS.get(pe, "k"), alpha=0.8, **mark)
     a1.set_xlabel("step")
     a1.set_ylabel("validation accuracy %")
     a1.legend(fontsize=7)
