@@ -42,7 +42,7 @@ Runner register_eval(CLI::App& app) {
     nlohmann::json out = {{"schema", "popebench.eval"}, {"schema_version", 1}, {"checkpoint", st->checkpoint},
                           {"step", ck.step}, {"config", ck.config}, {"data", data.source},
                           {"val", val}, {"test", test},
-                          {"environment", environment_json(be->device_name(), omp_get_max_threads(), g_command_line)}};
+                          {"environment", environment_json(be->device_name(), omp_get_max_threads(), g_command_line, be->device_index())}};
     if (!st->out.empty()) write_file_atomic(st->out, out.dump(2) + "\n");
     std::printf("step %lld  val acc %.2f%% (loss %.4f)  test acc %.2f%% (loss %.4f)\n", static_cast<long long>(ck.step),
                 100 * val.acc, val.loss, 100 * test.acc, test.loss);

@@ -23,6 +23,8 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string device_name() const = 0;
+  // The CUDA device this backend runs on (`--gpus` puts runs on different ones); -1 on the CPU.
+  virtual int device_index() const { return -1; }
   virtual const ParamLayout& layout() const = 0;
   // Parameters and AdamW moments, each layout().total floats, for init and checkpoints.
   virtual void get_state(std::vector<float>& params, std::vector<float>& m, std::vector<float>& v) = 0;

@@ -63,10 +63,9 @@ class CudaBackend final : public Backend {
     const auto& lay = host_model_.layout();
     total_ = lay.total;
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    int dev = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));  // this thread's device (`--gpus` sets it per run)
+    CUDA_CHECK(cudaGetDevice(&dev_));  // this thread's device (`--gpus` sets it per run)
     cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, dev_));
     name_ = prop.name;
 
     params_ = dalloc<float>(total_);
@@ -197,6 +196,7 @@ class CudaBackend final : public Backend {
   }
 
   std::string device_name() const override { return name_; }
+  int device_index() const override { return dev_; }
   const ParamLayout& layout() const override { return host_model_.layout(); }
   int static_len() const override { return T_; }
 
@@ -442,6 +442,7 @@ class CudaBackend final : public Backend {
   cuda::Gemm gemm_;
   cuda::PEKind pe_;
   std::string name_;
+  int dev_ = 0;  // CUDA device index
   int C_, H_, D_, F_, V_, L_, T_, maxB_;
   size_t total_;
   cudaStream_t stream_ = nullptr;

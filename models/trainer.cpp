@@ -68,14 +68,16 @@ EvalResult evaluate(Backend& be, const Dataset& d, int eval_batch, size_t limit)
   return r;
 }
 
-nlohmann::json environment_json(const std::string& device, int threads, const std::string& command) {
+nlohmann::json environment_json(const std::string& device, int threads, const std::string& command, int gpu_index) {
   char host[256] = "unknown";
   gethostname(host, sizeof host - 1);
   std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return {{"popebench_version", kPopebenchVersion}, {"git_commit", git_commit()}, {"compiler", compiler_id()},
-          {"device", device}, {"threads", threads}, {"host", host}, {"date", date}, {"command", command}};
+  nlohmann::json env = {{"popebench_version", kPopebenchVersion}, {"git_commit", git_commit()}, {"compiler", compiler_id()},
+                        {"device", device}, {"threads", threads}, {"host", host}, {"date", date}, {"command", command}};
+  if (gpu_index >= 0) env["gpu_index"] = gpu_index;
+  return env;
 }
 
 namespace {
@@ -180,7 +182,7 @@ nlohmann::json train(TrainOptions opt) {
   auto run_json = [&](const char* status) {
     return nlohmann::json{{"schema", "popebench.run"}, {"schema_version", kRunSchemaVersion}, {"status", status},
                           {"config", cfg_json}, {"data", data.source}, {"curve", curve},
-                          {"environment", environment_json(be->device_name(), threads, opt.command)},
+                          {"environment", environment_json(be->device_name(), threads, opt.command, be->device_index())},
                           {"checkpoint", opt.checkpoint}};
   };
 

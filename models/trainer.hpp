@@ -55,6 +55,7 @@ EvalResult evaluate(Backend& be, const Dataset& d, int eval_batch, size_t limit 
 void to_json(nlohmann::json& j, const EvalResult& e);
 
 // popebench version, git commit, compiler, device, threads, host, time, command.
-nlohmann::json environment_json(const std::string& device, int threads, const std::string& command);
+// gpu_index >= 0 adds "gpu_index" (which GPU of the machine ran it).
+nlohmann::json environment_json(const std::string& device, int threads, const std::string& command, int gpu_index = -1);
 
 }  // namespace popebench

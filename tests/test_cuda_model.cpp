@@ -134,11 +134,13 @@ TEST_CASE("GPU evaluation equals CPU evaluation", "[cuda][model]") {
 
 namespace {
 // Eight steps of a tiny run on the calling thread's current GPU.
-void train_run(const std::string& pe, uint64_t seed, std::vector<double>& losses, std::vector<float>& params) {
+void train_run(const std::string& pe, uint64_t seed, std::vector<double>& losses, std::vector<float>& params,
+               int* device_index = nullptr) {
   RunConfig c = tiny(pe, "tf32");
   c.train.seed = seed;
   Dataset d = generate_split(c.task, 0, Split::kTrain);
   auto be = make_backend(c, "cuda");
+  if (device_index) *device_index = be->device_index();  // what the run JSON records as gpu_index
   for (long s = 1; s <= 8; ++s)
     losses.push_back(be->train_step(batch_of(c, d, s * 5, c.train.batch, be->static_len()), 1e-3, s).loss);
   std::vector<float> m, v;
@@ -176,20 +178,21 @@ TEST_CASE("runs spread over GPUs (--gpus) run on GPU k % n and equal the same ru
   const size_t n = runs.size();
   std::vector<std::vector<double>> solo_loss(n), spread_loss(n);
   std::vector<std::vector<float>> solo_p(n), spread_p(n);
-  std::vector<int> device_of(n, -1);
+  std::vector<int> device_of(n, -1), recorded(n, -1);
   popebench::use_device(0);
   for (size_t i = 0; i < n; ++i) train_run(runs[i].first, runs[i].second, solo_loss[i], solo_p[i]);
   const bool finished = cli::run_jobs(
       n, /*concurrent=*/2, /*gpus=*/2,
       [&](size_t k) {
         if (cudaGetDevice(&device_of[k]) != cudaSuccess) device_of[k] = -2;  // no Catch2 macros off the main thread
-        train_run(runs[k].first, runs[k].second, spread_loss[k], spread_p[k]);
+        train_run(runs[k].first, runs[k].second, spread_loss[k], spread_p[k], &recorded[k]);
       },
       [&](size_t k) { return runs[k].first; });
   CHECK(finished);
   for (size_t i = 0; i < n; ++i) {
     INFO("run " << runs[i].first << " seed " << runs[i].second);
     CHECK(device_of[i] == int(i % 2));
+    CHECK(recorded[i] == int(i % 2));
     CHECK(spread_loss[i] == solo_loss[i]);
     CHECK(spread_p[i] == solo_p[i]);
   }

@@ -162,6 +162,8 @@ TEST_CASE("run JSON is written then read back and summarised", "[train][json]") 
   CHECK(r.test_acc == run["final"]["test"]["acc"].get<double>());
   CHECK(run["curve"].size() == 4);  // steps 0, 10, 20, 30
   CHECK(run["environment"]["git_commit"].is_string());
+  CHECK_FALSE(run["environment"].contains("gpu_index"));  // a CPU run names no GPU
+  CHECK(environment_json("NVIDIA H200", 1, "x", 1)["gpu_index"] == 1);
   auto s = summarise_runs({run, run}, "t");
   CHECK(s["rows"][0]["n"] == 2);
   CHECK(s["rows"][0]["std"] == 0.0);
