@@ -1,22 +1,29 @@
 #!/usr/bin/python3
 """Loss and accuracy of the partial solutions of Indirect Indexing, exactly, from the task's
-distribution (SPEC section 1, the defaults: strings of 20-40 letters, shifts in [-15, +15]
-without 0, (source, shift) pairs drawn uniformly among those whose target is in the string).
+distribution (SPEC section 1: string length uniform, shifts uniform in [-max, +max] without 0,
+(source, shift) pairs drawn uniformly among those whose target is in the string; by default the
+paper's strings of 20-40 letters and shifts up to 15).
 
-  /usr/bin/python3 results/indirect_indexing/plateau_levels.py
+  /usr/bin/python3 results/indirect_indexing/plateau_levels.py [--min-len 20 --max-len 40 --max-shift 15]
 
 A model that knows which letters the string holds but not where the answer is: uniform over the
 string. One that finds the source letter but ignores the shift: uniform over the targets that a
 valid shift reaches from there. One that also reads the shift's sign: uniform over that side.
 """
+import argparse
 import math
 from collections import Counter
 
-lengths = range(20, 41)
+ap = argparse.ArgumentParser()
+ap.add_argument("--min-len", type=int, default=20)
+ap.add_argument("--max-len", type=int, default=40)
+ap.add_argument("--max-shift", type=int, default=15)
+a = ap.parse_args()
+lengths = range(a.min_len, a.max_len + 1)
 levels = {"any letter of the string": [0.0, 0.0], "source found, shift ignored": [0.0, 0.0],
           "source found, sign of the shift read": [0.0, 0.0]}
 for L in lengths:
-    pairs = [(p, s) for p in range(L) for s in range(-15, 16) if s != 0 and 0 <= p + s < L]
+    pairs = [(p, s) for p in range(L) for s in range(-a.max_shift, a.max_shift + 1) if s != 0 and 0 <= p + s < L]
     n = len(pairs)
     w = 1.0 / len(lengths)  # string length is uniform
     lv = levels["any letter of the string"]
