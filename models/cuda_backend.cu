@@ -112,7 +112,7 @@ class CudaBackend final : public Backend {
     // bf16 products: the activations and gradients they read get bf16 mirrors, written by their
     // producers (or converted once, for attention's output) and kept for the backward, instead of
     // a conversion before every product (23 (N, C)-sized conversions per layer and step before).
-    const bool mirrors = cuda::parse_matmul_mode(cfg.train.gpu_matmul) == cuda::MatmulMode::kBf16;
+    const bool mirrors = gemm_.mode() == cuda::MatmulMode::kBf16;
     auto bf16_alloc = [&](size_t n) -> void* { return mirrors ? static_cast<void*>(dalloc<uint16_t>(n)) : nullptr; };
     for (int l = 0; l < L_; ++l) {
       Layer a;

@@ -138,8 +138,8 @@ void Gemm::reserve_scratch(size_t n, cudaStream_t s) {
 }
 
 void Gemm::matmul(bool ta, bool tb, int M, int N, int K, const float* A, const float* B, float* C, const float* cin,
-                  float beta, cudaStream_t s) {
-  const void* a = operand(A, size_t(M) * K, 0, s);
+                  float beta, cudaStream_t s, const void* a_bf16) {
+  const void* a = operand(A, size_t(M) * K, 0, s, a_bf16);
   const void* b = operand(B, size_t(K) * N, 1, s);
   run(ta, tb, M, N, K, a, b, C, cin, beta, s);
 }

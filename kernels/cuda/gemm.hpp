@@ -23,23 +23,23 @@ class Gemm {
   ~Gemm();
   Gemm(const Gemm&) = delete;
   Gemm& operator=(const Gemm&) = delete;
+  // The `*_bf16` arguments below: in bf16 mode, a bf16 mirror of that operand that its producer
+  // wrote (kernels.hpp), read instead of converting the fp32 buffer; nullptr: convert. Ignored in
+  // the other modes.
   // C (M, N) row-major, ldc = N; A is (M, K) or, transposed, (K, M); B is (K, N) or (N, K).
   // cin may be nullptr (then beta must be 0) or C itself or another (M, N) buffer.
   void matmul(bool trans_a, bool trans_b, int M, int N, int K, const float* A, const float* B, float* C,
-              const float* cin, float beta, cudaStream_t s);
+              const float* cin, float beta, cudaStream_t s, const void* a_bf16 = nullptr);
+  MatmulMode mode() const { return mode_; }
   // bf16 mode: operands inside [base, base + n) are read from a bf16 copy of that range, made by
   // refresh_bf16_shadow (call it whenever the range changed, e.g. after each optimizer step).
   // No-op in the other modes.
   void set_bf16_shadow(const float* base, size_t n);
   void refresh_bf16_shadow(cudaStream_t s);
-  // The `*_bf16` arguments: in bf16 mode, a bf16 mirror of that operand that its producer wrote
-  // (kernels.hpp), read instead of converting the fp32 buffer; nullptr: convert. Ignored in the
-  // other modes.
   // y (rows, out) = x (rows, in) W^T [+ add (rows, out)]   (W stored (out, in), as in PyTorch)
   void linear_fwd(const float* x, const float* W, float* y, int rows, int in, int out, const float* add, cudaStream_t s,
                   const void* x_bf16 = nullptr) {
-    run(false, true, rows, out, in, operand(x, size_t(rows) * in, 0, s, x_bf16), operand(W, size_t(out) * in, 1, s),
-        y, add, add ? 1.f : 0.f, s);
+    matmul(false, true, rows, out, in, x, W, y, add, add ? 1.f : 0.f, s, x_bf16);
   }
   // dx (rows, in) = dy (rows, out) W ; dW (out, in) = dy^T x   (both overwritten)
   // (In bf16 mode dy is converted once for both products.)
