@@ -19,6 +19,11 @@ ap.add_argument("--min-len", type=int, default=20)
 ap.add_argument("--max-len", type=int, default=40)
 ap.add_argument("--max-shift", type=int, default=15)
 a = ap.parse_args()
+# The generator's own rules (generators/indirect_indexing.cpp): every shift reachable in every string.
+if a.min_len < 2 or a.max_len < a.min_len:
+    ap.error(f"need 2 <= --min-len <= --max-len (got {a.min_len}, {a.max_len})")
+if not 1 <= a.max_shift <= a.min_len - 1:
+    ap.error(f"need 1 <= --max-shift <= --min-len - 1 (got {a.max_shift})")
 lengths = range(a.min_len, a.max_len + 1)
 levels = {"any letter of the string": [0.0, 0.0], "source found, shift ignored": [0.0, 0.0],
           "source found, sign of the shift read": [0.0, 0.0]}
