@@ -32,8 +32,7 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
   return [st]() {
     std::vector<uint64_t> seeds = sweep_seeds(st->sweep);
     // "all": the paper's Table 1 and v3 Table 9 rows.
-    auto pes = st->pes == "all" ? std::vector<std::string>{"rope", "pope", "rope-half", "alibi-half", "learned", "sinusoidal"}
-                                : split_list(st->pes);
+    auto pes = st->pes == "all" ? paper_indirect_indexing_pes() : split_list(st->pes);
     if (pes.empty() || seeds.empty()) throw UserError("nothing to run: --pe and --seeds must not be empty");
     for (const auto& pe : pes) {
       PEConfig p;

@@ -1,5 +1,6 @@
 #include "models/summary.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -9,6 +10,11 @@
 #include "models/run_json.hpp"
 
 namespace popebench {
+
+const std::vector<std::string>& paper_indirect_indexing_pes() {
+  static const std::vector<std::string> pes = {"rope", "pope", "rope-half", "alibi-half", "learned", "sinusoidal"};
+  return pes;
+}
 
 PaperValue paper_indirect_indexing(const std::string& pe) {
   if (pe == "rope") return {11.16, 2.45, true};
@@ -22,7 +28,16 @@ PaperValue paper_indirect_indexing(const std::string& pe) {
 }
 
 nlohmann::json summarise_runs(const std::vector<nlohmann::json>& runs, const std::string& title) {
-  std::map<std::string, std::vector<RunRecord>> by_pe;
+  // Rows in the paper's order (Table 1, then Table 9), other PEs after them by name, so a table
+  // reads like the paper's whatever order the files were listed in.
+  auto rank = [](const std::string& pe) {
+    const auto& order = paper_indirect_indexing_pes();
+    return std::size_t(std::find(order.begin(), order.end(), pe) - order.begin());
+  };
+  auto before = [&](const std::string& a, const std::string& b) {
+    return rank(a) != rank(b) ? rank(a) < rank(b) : a < b;
+  };
+  std::map<std::string, std::vector<RunRecord>, decltype(before)> by_pe(before);
   for (const auto& j : runs) {
     RunRecord r = read_run(j, "summary");
     if (r.status != "complete") throw UserError("summary: the " + r.pe + " run of seed " + std::to_string(r.seed) + " is not complete");
@@ -40,8 +55,9 @@ nlohmann::json summarise_runs(const std::vector<nlohmann::json>& runs, const std
     double mean = 0, var = 0;
     for (double a : acc) mean += a / acc.size();
     for (double a : acc) var += (a - mean) * (a - mean);
-    // Sample std (n - 1), the usual "mean +- std over seeds"; 0 for a single run.
-    double sd = acc.size() > 1 ? std::sqrt(var / (acc.size() - 1)) : 0.0;
+    // Sample std (n - 1), the usual "mean +- std over seeds"; undefined (null) for a single run,
+    // which a 0 would pass off as a perfectly repeatable result.
+    nlohmann::json sd = acc.size() > 1 ? nlohmann::json(std::sqrt(var / (acc.size() - 1))) : nlohmann::json(nullptr);
     nlohmann::json row = {{"pe", pe}, {"n", acc.size()}, {"seeds", seeds}, {"test_acc", accs},
                           {"mean", mean}, {"std", sd}};
     PaperValue p = paper_indirect_indexing(pe);
@@ -62,8 +78,13 @@ std::string summary_markdown(const nlohmann::json& s) {
       std::snprintf(buf, sizeof buf, "%.2f ± %.2f", r["paper"]["mean"].get<double>(), r["paper"]["std"].get<double>());
       paper = buf;
     }
-    std::snprintf(buf, sizeof buf, "| %s | %d | %.2f ± %.2f | %s |\n", r["pe"].get<std::string>().c_str(),
-                  r["n"].get<int>(), r["mean"].get<double>(), r["std"].get<double>(), paper.c_str());
+    char ours[64];
+    if (r["std"].is_null())
+      std::snprintf(ours, sizeof ours, "%.2f", r["mean"].get<double>());
+    else
+      std::snprintf(ours, sizeof ours, "%.2f ± %.2f", r["mean"].get<double>(), r["std"].get<double>());
+    std::snprintf(buf, sizeof buf, "| %s | %d | %s | %s |\n", r["pe"].get<std::string>().c_str(),
+                  r["n"].get<int>(), ours, paper.c_str());
     out += buf;
   }
   return out;

@@ -14,6 +14,8 @@ struct PaperValue {
   bool present = false;
 };
 PaperValue paper_indirect_indexing(const std::string& pe);
+// The PEs the paper reports on Indirect Indexing, in its order: Table 1, then v3 Table 9.
+const std::vector<std::string>& paper_indirect_indexing_pes();
 
 // runs: run JSON objects (complete ones). Returns the summary JSON (results/SCHEMA.md).
 nlohmann::json summarise_runs(const std::vector<nlohmann::json>& runs, const std::string& title);

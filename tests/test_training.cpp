@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <filesystem>
 #include <unistd.h>
 
@@ -168,6 +169,21 @@ TEST_CASE("run JSON is written then read back and summarised", "[train][json]") 
   CHECK(s["rows"][0]["n"] == 2);
   CHECK(s["rows"][0]["std"] == 0.0);
   CHECK(s["rows"][0]["paper"]["mean"] == 94.82);
+  // One run has no spread: std is null, not 0, and the table shows the mean alone.
+  auto one = summarise_runs({run}, "t");
+  CHECK(one["rows"][0]["std"].is_null());
+  char row[128];
+  std::snprintf(row, sizeof row, "| pope | 1 | %.2f | 94.82 ± 2.91 |\n", one["rows"][0]["mean"].get<double>());
+  CHECK(summary_markdown(one).find(row) != std::string::npos);
+  // Rows follow the paper's order (RoPE before PoPE before the Table 9 rows), not the files' order.
+  auto sinus = run, rope = run;
+  sinus["config"]["pe"]["kind"] = "sinusoidal";
+  rope["config"]["pe"]["kind"] = "rope";
+  auto order = summarise_runs({sinus, run, rope}, "t");
+  REQUIRE(order["rows"].size() == 3);
+  CHECK(order["rows"][0]["pe"] == "rope");
+  CHECK(order["rows"][1]["pe"] == "pope");
+  CHECK(order["rows"][2]["pe"] == "sinusoidal");
   // Future versions are refused, foreign documents too.
   auto future = run;
   future["schema_version"] = kRunSchemaVersion + 1;
