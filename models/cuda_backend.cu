@@ -114,22 +114,24 @@ class CudaBackend final : public Backend {
     // a conversion before every product (23 (N, C)-sized conversions per layer and step before).
     const bool mirrors = gemm_.mode() == cuda::MatmulMode::kBf16;
     auto bf16_alloc = [&](size_t n) -> void* { return mirrors ? static_cast<void*>(dalloc<uint16_t>(n)) : nullptr; };
+    // ln1, ln2 and gelu are read only by products, so with mirrors their fp32 copies are not kept.
+    auto fp32_unless_mirrored = [&](size_t n) { return mirrors ? nullptr : dalloc<float>(n); };
     for (int l = 0; l < L_; ++l) {
       Layer a;
       a.ln1_b = bf16_alloc(NC);                            // (B, T, C) bf16 mirrors, or nullptr
       a.att_b = bf16_alloc(NC);
       a.ln2_b = bf16_alloc(NC);
       a.gelu_b = bf16_alloc(N * F_);                       // (B, T, F)
-      a.ln1 = dalloc<float>(NC);
+      a.ln1 = fp32_unless_mirrored(NC);
       a.rstd1 = dalloc<float>(N);
       a.qkv = dalloc<float>(3 * NC);                       // (B, T, 3, H, D)
       a.att = dalloc<float>(NC);                           // (B, T, H, D)
       a.lse = dalloc<float>(size_t(maxB_) * H_ * T_);      // (B, H, T)
       a.mid = dalloc<float>(NC);
-      a.ln2 = dalloc<float>(NC);
+      a.ln2 = fp32_unless_mirrored(NC);
       a.rstd2 = dalloc<float>(N);
       a.fc = dalloc<float>(N * F_);                        // (B, T, F)
-      a.gelu = dalloc<float>(N * F_);
+      a.gelu = fp32_unless_mirrored(N * F_);
       layers_.push_back(a);
     }
     hf_in_ = dalloc<float>(size_t(maxB_) * C_);
@@ -333,7 +335,7 @@ class CudaBackend final : public Backend {
 
  private:
   struct Layer {
-    float *ln1, *rstd1, *qkv, *att, *lse, *mid, *ln2, *rstd2, *fc, *gelu;
+    float *ln1, *rstd1, *qkv, *att, *lse, *mid, *ln2, *rstd2, *fc, *gelu;  // ln1, ln2, gelu: nullptr with mirrors
     void *ln1_b, *att_b, *ln2_b, *gelu_b;  // bf16 mirrors of ln1, att, ln2, gelu (bf16 products), or nullptr
   };
 

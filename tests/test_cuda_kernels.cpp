@@ -309,6 +309,12 @@ TEST_CASE("bf16 mirrors written by rmsnorm and GELU equal to_bf16 of their fp32 
     cuda::rmsnorm_bwd(dDY.p, dX.p, dG.p, dR.p, dDX.p, dPart.p, N, C, nullptr, dxb.p);
     CHECK(same_bits(dY, yb) == 0);
     CHECK(same_bits(dDX, dxb) == 0);
+    // The mirror alone (no fp32 output, as the backend calls it in bf16 mode): the same bits.
+    DevBuf<uint16_t> yb_only(NC);
+    DevBuf<float> dR2(N);
+    cuda::rmsnorm_fwd(dX.p, dG.p, nullptr, dR2.p, N, C, nullptr, yb_only.p);
+    CHECK(yb_only.download() == yb.download());
+    CHECK(dR2.download() == dR.download());
   }
   for (size_t n : {size_t(1), size_t(7), size_t(100003)}) {
     INFO("gelu n=" << n);
@@ -318,7 +324,12 @@ TEST_CASE("bf16 mirrors written by rmsnorm and GELU equal to_bf16 of their fp32 
     cuda::gelu_bwd(dDX.p, dX.p, dDX.p, n, nullptr, dxb.p);  // in place, as the backend calls it
     CHECK(same_bits(dY, yb) == 0);
     CHECK(same_bits(dDX, dxb) == 0);
+    DevBuf<uint16_t> yb_only(n);
+    cuda::gelu_fwd(dX.p, nullptr, n, nullptr, yb_only.p);
+    CHECK(yb_only.download() == yb.download());
   }
+  // A forward with no output at all is a caller's bug, refused before the launch.
+  CHECK_THROWS_WITH(cuda::gelu_fwd(nullptr, nullptr, 1, nullptr, nullptr), Catch::Contains("neither"));
 }
 
 TEST_CASE("rmsnorm gelu embedding cross-entropy reductions and AdamW match the CPU", "[cuda][ops]") {

@@ -116,6 +116,21 @@ __device__ __forceinline__ void zero(float (&acc)[R][W]) {
     for (int w = 0; w < W; ++w) acc[i][w] = 0.f;
 }
 
+// Rows r = ty + 16 i (i < nt, r < T) of a register tile to global memory: W floats at column
+// tx W of the row that starts at base + r * row_stride (attention's output, dV in dqkv).
+template <int W>
+__device__ __forceinline__ void store_rows(const float (&acc)[kMaxRowTiles][W], float* base, size_t row_stride,
+                                           int T, int ty, int tx, int nt) {
+#pragma unroll
+  for (int i = 0; i < kMaxRowTiles; ++i) {
+    const int r = ty + 16 * i;
+    if (i >= nt || r >= T) continue;
+    float* row = base + r * row_stride + tx * W;
+#pragma unroll
+    for (int w = 0; w < W; ++w) row[w] = acc[i][w];
+  }
+}
+
 template <int D, PEKind PE>
 __global__ void __launch_bounds__(kThreads) attention_fwd_short_kernel(AttentionArgs a, const float* qkv, float* out,
                                                                       float* lse) {
@@ -175,14 +190,7 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_short_kernel(Attention
   float o[kMaxRowTiles][W];
   zero(o);
   mat_rows<W, SV, false>(Ps, SP, Vs, Tp, ty, tx, nt, o);
-#pragma unroll
-  for (int i = 0; i < kMaxRowTiles; ++i) {
-    const int t = ty + 16 * i;
-    if (i >= nt || t >= T) continue;
-    float* orow = out + (size_t(b) * T + t) * C + h * D + tx * W;
-#pragma unroll
-    for (int w = 0; w < W; ++w) orow[w] = o[i][w];
-  }
+  store_rows<W>(o, out + size_t(b) * T * C + h * D, C, T, ty, tx, nt);
 }
 
 template <int D, PEKind PE>
@@ -261,14 +269,7 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_short_kernel(Attention
     float dv[kMaxRowTiles][W];
     zero(dv);
     mat_rows<W, SV, true>(Ps, SP, dOs, Tp, ty, tx, nt, dv);
-#pragma unroll
-    for (int i = 0; i < kMaxRowTiles; ++i) {
-      const int s = ty + 16 * i;
-      if (i >= nt || s >= T) continue;
-      float* dvrow = dqkv + (size_t(b) * T + s) * 3 * C + 2 * C + h * D + tx * W;
-#pragma unroll
-      for (int w = 0; w < W; ++w) dvrow[w] = dv[i][w];
-    }
+    store_rows<W>(dv, dqkv + size_t(b) * T * 3 * C + 2 * C + h * D, 3 * size_t(C), T, ty, tx, nt);
   }
   // dQ' = scale dS K and dK' = scale dS^T Q, the gradients of the transformed rows.
   float dq[kMaxRowTiles][WQ], dk[kMaxRowTiles][WQ];

@@ -22,7 +22,10 @@ void embedding_bwd(const int32_t* tok, const float* dx, float* dwte, int N, int 
 // The optional `*_bf16` outputs below are bf16 mirrors (same shape, rounded to nearest even,
 // exactly what to_bf16 would make of the fp32 result) written by the producer itself, for the
 // bf16 matrix products that read the result next (nullptr: none). A mirror costs 2 bytes per
-// element in a kernel that runs anyway; converting afterwards costs 6 and a launch.
+// element in a kernel that runs anyway; converting afterwards costs 6 and a launch. The forward
+// kernels also take y == nullptr when they have a mirror: in bf16 mode nothing reads their fp32
+// result (the products read the mirror, the backward reads x), so writing it would waste 4 bytes
+// per element.
 
 // rmsnorm.cu. x (N, C), g (C) -> y (N, C), rstd (N). Backward: dx (N, C) accumulated (+=),
 // dg_part (N, C) per-row contributions, to be summed by column_sum.
