@@ -137,9 +137,11 @@ nlohmann::json summarise_extrapolation(const std::vector<nlohmann::json>& rows) 
       for (const auto* r : rs) m += 100.0 * r->at("acc")[k].get<double>() / rs.size();
       for (const auto* r : rs) v += std::pow(100.0 * r->at("acc")[k].get<double>() - m, 2);
       mean.push_back(m);
-      sd.push_back(rs.size() > 1 ? std::sqrt(v / (rs.size() - 1)) : 0.0);
+      sd.push_back(std::sqrt(v / std::max<size_t>(rs.size() - 1, 1)));
     }
-    out.push_back({{"label", label}, {"seeds", seeds}, {"factors", factors}, {"mean", mean}, {"std", sd}});
+    // One seed has no spread: std is null rather than zeros that would read as a repeatable result.
+    out.push_back({{"label", label}, {"seeds", seeds}, {"factors", factors}, {"mean", mean},
+                   {"std", rs.size() > 1 ? sd : nlohmann::json(nullptr)}});
   }
   return out;
 }
@@ -157,7 +159,10 @@ std::string extrapolation_markdown(const nlohmann::json& table) {
   for (const auto& row : table) {
     out += "| " + row.at("label").get<std::string>() + " |";
     for (size_t k = 0; k < row.at("mean").size(); ++k) {
-      std::snprintf(buf, sizeof buf, " %.1f ± %.1f |", row["mean"][k].get<double>(), row["std"][k].get<double>());
+      if (row["std"].is_null())
+        std::snprintf(buf, sizeof buf, " %.1f |", row["mean"][k].get<double>());
+      else
+        std::snprintf(buf, sizeof buf, " %.1f ± %.1f |", row["mean"][k].get<double>(), row["std"][k].get<double>());
       out += buf;
     }
     out += "\n";

@@ -103,8 +103,9 @@ def plot_extrapolation(d, ex):
         mean, sd = row["mean"], row["std"]
         style = "o--" if "half" in row["label"] else "o-"  # the paper's "half" baselines dashed
         line, = ax.plot(x, mean, style, ms=3, color=c, label=f"{row['label']} (n={len(row['seeds'])})")
-        ax.fill_between(x, [m - s for m, s in zip(mean, sd)], [m + s for m, s in zip(mean, sd)],
-                        color=line.get_color(), alpha=0.15, lw=0)
+        if sd is not None:  # null for a single seed: no band
+            ax.fill_between(x, [m - s for m, s in zip(mean, sd)], [m + s for m, s in zip(mean, sd)],
+                            color=line.get_color(), alpha=0.15, lw=0)
     task = ex["task"]
     p = task["params"]
     ax.axvspan(p["min_len"], p["max_len"], color="k", alpha=0.08, label="training lengths")

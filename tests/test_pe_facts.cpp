@@ -224,3 +224,21 @@ TEST_CASE("extrapolation labels name their PE and read back as it", "[pe][config
   CHECK_THROWS_WITH(pe_from_label("rope+pi", PEConfig{}), Catch::Contains("not trained"));
   CHECK_THROWS_WITH(pe_from_label("pope-delta1", PEConfig{}), Catch::Contains("unknown positional embedding"));
 }
+
+TEST_CASE("extrapolation table: mean and sample std per bucket over seeds, none for one seed", "[pe][config]") {
+  auto row = [](const std::string& label, int seed, double a1, double a2) {
+    return nlohmann::json{{"label", label}, {"seed", seed}, {"factors", {1, 2}}, {"acc", {a1, a2}}};
+  };
+  // Two rope seeds, one pope seed; the table keeps the order the labels first appear in.
+  auto t = summarise_extrapolation({row("rope", 0, 0.5, 0.1), row("pope", 0, 0.9, 0.3), row("rope", 1, 0.7, 0.1)});
+  REQUIRE(t.size() == 2);
+  CHECK(t[0]["label"] == "rope");
+  CHECK(t[0]["mean"][0].get<double>() == Approx(60.0));
+  CHECK(t[0]["std"][0].get<double>() == Approx(std::sqrt(200.0)));  // (50, 70): sample std 14.14
+  CHECK(t[0]["std"][1].get<double>() == Approx(0.0).margin(1e-12));
+  CHECK(t[1]["label"] == "pope");
+  CHECK(t[1]["std"].is_null());
+  const std::string md = extrapolation_markdown(t);
+  CHECK(md.find("| rope | 60.0 ± 14.1 | 10.0 ± 0.0 |") != std::string::npos);
+  CHECK(md.find("| pope | 90.0 | 30.0 |") != std::string::npos);
+}
