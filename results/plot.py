@@ -54,9 +54,8 @@ def plot_accuracy(d, summary, runs):
     fig, ax = plt.subplots(figsize=(1.8 + 1.6 * len(rows), 3.6))
     for i, r in enumerate(rows):
         c = COLORS.get(r["pe"], "k")
-        # std is null for a single run: no error bar rather than a zero-width one.
-        ax.bar(i - 0.2, r["mean"], 0.38, yerr=r["std"] if r["std"] is not None else None, color=c, capsize=4,
-               label="ours" if i == 0 else None)
+        # std is null (None) for a single run: no error bar rather than a zero-width one.
+        ax.bar(i - 0.2, r["mean"], 0.38, yerr=r["std"], color=c, capsize=4, label="ours" if i == 0 else None)
         ax.scatter([i - 0.2] * len(r["test_acc"]), r["test_acc"], color="k", s=12, zorder=3)
         if r.get("paper"):
             ax.bar(i + 0.2, r["paper"]["mean"], 0.38, yerr=r["paper"]["std"], color=c, alpha=0.35, hatch="//",
