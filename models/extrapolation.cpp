@@ -8,6 +8,7 @@
 #include "common/files.hpp"
 #include "common/rng.hpp"
 #include "models/backend.hpp"
+#include "models/summary.hpp"
 #include "models/trainer.hpp"
 
 namespace popebench {
@@ -133,13 +134,13 @@ nlohmann::json summarise_extrapolation(const std::vector<nlohmann::json>& rows) 
     nlohmann::json mean = nlohmann::json::array(), sd = nlohmann::json::array(), seeds = nlohmann::json::array();
     for (const auto* r : rs) seeds.push_back(r->at("seed"));
     for (size_t k = 0; k < factors.size(); ++k) {
-      double m = 0, v = 0;
-      for (const auto* r : rs) m += 100.0 * r->at("acc")[k].get<double>() / rs.size();
-      for (const auto* r : rs) v += std::pow(100.0 * r->at("acc")[k].get<double>() - m, 2);
-      mean.push_back(m);
-      sd.push_back(std::sqrt(v / std::max<size_t>(rs.size() - 1, 1)));
+      std::vector<double> acc;
+      for (const auto* r : rs) acc.push_back(100.0 * r->at("acc")[k].get<double>());
+      const MeanStd ms = mean_sample_std(acc);
+      mean.push_back(ms.mean);
+      sd.push_back(ms.std);
     }
-    // One seed has no spread: std is null rather than zeros that would read as a repeatable result.
+    // One seed: std is null as a whole (mean_sample_std's null per bucket).
     out.push_back({{"label", label}, {"seeds", seeds}, {"factors", factors}, {"mean", mean},
                    {"std", rs.size() > 1 ? sd : nlohmann::json(nullptr)}});
   }
@@ -155,15 +156,11 @@ std::string extrapolation_markdown(const nlohmann::json& table) {
     sep += " --- |";
   }
   out += "\n" + sep + "\n";
-  char buf[64];
   for (const auto& row : table) {
     out += "| " + row.at("label").get<std::string>() + " |";
     for (size_t k = 0; k < row.at("mean").size(); ++k) {
-      if (row["std"].is_null())
-        std::snprintf(buf, sizeof buf, " %.1f |", row["mean"][k].get<double>());
-      else
-        std::snprintf(buf, sizeof buf, " %.1f ± %.1f |", row["mean"][k].get<double>(), row["std"][k].get<double>());
-      out += buf;
+      const nlohmann::json sd = row["std"].is_null() ? nlohmann::json(nullptr) : row["std"][k];
+      out += " " + format_mean_std(row["mean"][k].get<double>(), sd, 1) + " |";
     }
     out += "\n";
   }

@@ -11,6 +11,24 @@
 
 namespace popebench {
 
+MeanStd mean_sample_std(const std::vector<double>& xs) {
+  MeanStd r;
+  for (double x : xs) r.mean += x / xs.size();
+  double var = 0;
+  for (double x : xs) var += (x - r.mean) * (x - r.mean);
+  r.std = xs.size() > 1 ? nlohmann::json(std::sqrt(var / (xs.size() - 1))) : nlohmann::json(nullptr);
+  return r;
+}
+
+std::string format_mean_std(double mean, const nlohmann::json& std, int digits) {
+  char buf[64];
+  if (std.is_null())
+    std::snprintf(buf, sizeof buf, "%.*f", digits, mean);
+  else
+    std::snprintf(buf, sizeof buf, "%.*f ± %.*f", digits, mean, digits, std.get<double>());
+  return buf;
+}
+
 const std::vector<std::string>& paper_indirect_indexing_pes() {
   static const std::vector<std::string> pes = {"rope", "pope", "rope-half", "alibi-half", "learned", "sinusoidal"};
   return pes;
@@ -52,14 +70,9 @@ nlohmann::json summarise_runs(const std::vector<nlohmann::json>& runs, const std
       seeds.push_back(r.seed);
       accs.push_back(acc.back());
     }
-    double mean = 0, var = 0;
-    for (double a : acc) mean += a / acc.size();
-    for (double a : acc) var += (a - mean) * (a - mean);
-    // Sample std (n - 1), the usual "mean +- std over seeds"; undefined (null) for a single run,
-    // which a 0 would pass off as a perfectly repeatable result.
-    nlohmann::json sd = acc.size() > 1 ? nlohmann::json(std::sqrt(var / (acc.size() - 1))) : nlohmann::json(nullptr);
+    const MeanStd ms = mean_sample_std(acc);
     nlohmann::json row = {{"pe", pe}, {"n", acc.size()}, {"seeds", seeds}, {"test_acc", accs},
-                          {"mean", mean}, {"std", sd}};
+                          {"mean", ms.mean}, {"std", ms.std}};
     PaperValue p = paper_indirect_indexing(pe);
     row["paper"] = p.present ? nlohmann::json{{"mean", p.mean}, {"std", p.std}} : nlohmann::json(nullptr);
     rows.push_back(row);
@@ -73,18 +86,11 @@ std::string summary_markdown(const nlohmann::json& s) {
   std::string out = "| PE | runs | test accuracy % (ours) | paper |\n| --- | --- | --- | --- |\n";
   char buf[256];
   for (const auto& r : s["rows"]) {
-    std::string paper = "-";
-    if (!r["paper"].is_null()) {
-      std::snprintf(buf, sizeof buf, "%.2f ± %.2f", r["paper"]["mean"].get<double>(), r["paper"]["std"].get<double>());
-      paper = buf;
-    }
-    char ours[64];
-    if (r["std"].is_null())
-      std::snprintf(ours, sizeof ours, "%.2f", r["mean"].get<double>());
-    else
-      std::snprintf(ours, sizeof ours, "%.2f ± %.2f", r["mean"].get<double>(), r["std"].get<double>());
+    const std::string paper =
+        r["paper"].is_null() ? "-" : format_mean_std(r["paper"]["mean"].get<double>(), r["paper"]["std"], 2);
+    const std::string ours = format_mean_std(r["mean"].get<double>(), r["std"], 2);
     std::snprintf(buf, sizeof buf, "| %s | %d | %s | %s |\n", r["pe"].get<std::string>().c_str(),
-                  r["n"].get<int>(), ours, paper.c_str());
+                  r["n"].get<int>(), ours.c_str(), paper.c_str());
     out += buf;
   }
   return out;

@@ -17,6 +17,16 @@ PaperValue paper_indirect_indexing(const std::string& pe);
 // The PEs the paper reports on Indirect Indexing, in its order: Table 1, then v3 Table 9.
 const std::vector<std::string>& paper_indirect_indexing_pes();
 
+// Mean and sample std (n - 1) over seeds, for every table of results; std is null for fewer than
+// two values (no spread to report: a 0 would read as a perfectly repeatable result).
+struct MeanStd {
+  double mean = 0;
+  nlohmann::json std;  // number, or null
+};
+MeanStd mean_sample_std(const std::vector<double>& xs);
+// "mean ± std" with `digits` decimals, or the mean alone when std is null.
+std::string format_mean_std(double mean, const nlohmann::json& std, int digits);
+
 // runs: run JSON objects (complete ones). Returns the summary JSON (results/SCHEMA.md).
 nlohmann::json summarise_runs(const std::vector<nlohmann::json>& runs, const std::string& title);
 std::string summary_markdown(const nlohmann::json& summary);
