@@ -87,7 +87,11 @@ def plot_curves(d, runs):
         a2.plot([s for s, _ in tl], [v for _, v in tl], style, color=COLORS.get(pe, "k"), alpha=0.8, **mark)
     a1.set_xlabel("step")
     a1.set_ylabel("validation accuracy %")
-    a1.legend(fontsize=7)
+    if len(runs) <= 10:
+        a1.legend(fontsize=7)
+    else:  # a legend of many runs would cover the curves: put it beside the second panel
+        a2.legend(*a1.get_legend_handles_labels(), fontsize=6.5, ncol=(len(runs) + 13) // 14,
+                  loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
     a2.set_xlabel("step")
     a2.set_ylabel("train loss (mean since last point)")
     save(fig, os.path.join(d, "curves.png"))
