@@ -14,6 +14,7 @@
 
 #include "common/files.hpp"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_memory.cuh"
 #include "kernels/cuda/event_timer.hpp"
 #include "kernels/cuda/gemm.hpp"
 #include "kernels/cuda/kernels.hpp"
@@ -27,17 +28,6 @@
 namespace popebench {
 
 namespace {
-
-template <typename T>
-T* dalloc(size_t n) {
-  T* p = nullptr;
-  if (n == 0) n = 1;
-  cudaError_t e = cudaMalloc(&p, n * sizeof(T));
-  if (e == cudaErrorMemoryAllocation)
-    throw UserError("out of GPU memory allocating " + std::to_string(n * sizeof(T) >> 20) + " MiB");
-  CUDA_CHECK(e);
-  return p;
-}
 
 class CudaBackend final : public Backend {
  public:
@@ -68,10 +58,10 @@ class CudaBackend final : public Backend {
     CUDA_CHECK(cudaGetDeviceProperties(&prop, dev_));
     name_ = prop.name;
 
-    params_ = dalloc<float>(total_);
-    grads_ = dalloc<float>(total_);
-    m_ = dalloc<float>(total_);
-    v_ = dalloc<float>(total_);
+    params_ = mem_.device<float>(total_);
+    grads_ = mem_.device<float>(total_);
+    m_ = mem_.device<float>(total_);
+    v_ = mem_.device<float>(total_);
     std::vector<float> p(total_);
     host_model_.init_params(p.data(), cfg.train.seed);  // the CPU's init: both backends start equal
     CUDA_CHECK(cudaMemcpy(params_, p.data(), total_ * sizeof(float), cudaMemcpyHostToDevice));
@@ -82,22 +72,22 @@ class CudaBackend final : public Backend {
     std::vector<uint8_t> decay(total_, 0);
     for (const auto& view : lay.views)
       if (view.decays()) std::fill(decay.begin() + view.offset, decay.begin() + view.offset + view.size(), 1);
-    decay_ = dalloc<uint8_t>(total_);
+    decay_ = mem_.device<uint8_t>(total_);
     CUDA_CHECK(cudaMemcpy(decay_, decay.data(), total_, cudaMemcpyHostToDevice));
 
     std::vector<double> th = pe_ == cuda::PEKind::kPope ? pope_thetas(D_, cfg.pe.base) : rope_thetas(n_rot_, cfg.pe);
-    theta_ = dalloc<double>(th.size());
+    theta_ = mem_.device<double>(th.size());
     CUDA_CHECK(cudaMemcpy(theta_, th.data(), th.size() * sizeof(double), cudaMemcpyHostToDevice));
     if (kind == "alibi" || kind == "alibi-half") {
       std::vector<double> sl = alibi_slopes(H_, kind == "alibi-half");
       std::vector<float> slf(sl.begin(), sl.end());
-      slopes_ = dalloc<float>(H_);
+      slopes_ = mem_.device<float>(H_);
       CUDA_CHECK(cudaMemcpy(slopes_, slf.data(), H_ * sizeof(float), cudaMemcpyHostToDevice));
     }
     if (kind == "sinusoidal") {  // fixed table (max_len, C), rounded to float as the CPU's float path does
       std::vector<double> tab = sinusoidal_table(m.max_len, C_);
       std::vector<float> tf(tab.begin(), tab.end());
-      sin_table_ = dalloc<float>(tf.size());
+      sin_table_ = mem_.device<float>(tf.size());
       CUDA_CHECK(cudaMemcpy(sin_table_, tf.data(), tf.size() * sizeof(float), cudaMemcpyHostToDevice));
     }
     // Gradient entries no kernel writes (learned positions beyond the padded length) stay 0.
@@ -108,14 +98,14 @@ class CudaBackend final : public Backend {
     // gradient at the largest batch (training or evaluation): reserve it now, before any graph is
     // captured, so that an evaluation after the capture (first thing after a resume) reuses it.
     gemm_.reserve_scratch(N * std::max<size_t>(F_, 3 * size_t(C_)), stream_);
-    for (int l = 0; l <= L_; ++l) resid_.push_back(dalloc<float>(NC));  // (B, T, C) input of block l
+    for (int l = 0; l <= L_; ++l) resid_.push_back(mem_.device<float>(NC));  // (B, T, C) input of block l
     // bf16 products: the activations and gradients they read get bf16 mirrors, written by their
     // producers (or converted once, for attention's output) and kept for the backward, instead of
     // a conversion before every product (23 (N, C)-sized conversions per layer and step before).
     const bool mirrors = gemm_.mode() == cuda::MatmulMode::kBf16;
-    auto bf16_alloc = [&](size_t n) -> void* { return mirrors ? static_cast<void*>(dalloc<uint16_t>(n)) : nullptr; };
+    auto bf16_alloc = [&](size_t n) -> void* { return mirrors ? static_cast<void*>(mem_.device<uint16_t>(n)) : nullptr; };
     // ln1, ln2 and gelu are read only by products, so with mirrors their fp32 copies are not kept.
-    auto fp32_unless_mirrored = [&](size_t n) { return mirrors ? nullptr : dalloc<float>(n); };
+    auto fp32_unless_mirrored = [&](size_t n) { return mirrors ? nullptr : mem_.device<float>(n); };
     for (int l = 0; l < L_; ++l) {
       Layer a;
       a.ln1_b = bf16_alloc(NC);                            // (B, T, C) bf16 mirrors, or nullptr
@@ -123,77 +113,52 @@ class CudaBackend final : public Backend {
       a.ln2_b = bf16_alloc(NC);
       a.gelu_b = bf16_alloc(N * F_);                       // (B, T, F)
       a.ln1 = fp32_unless_mirrored(NC);
-      a.rstd1 = dalloc<float>(N);
-      a.qkv = dalloc<float>(3 * NC);                       // (B, T, 3, H, D)
-      a.att = dalloc<float>(NC);                           // (B, T, H, D)
-      a.lse = dalloc<float>(size_t(maxB_) * H_ * T_);      // (B, H, T)
-      a.mid = dalloc<float>(NC);
+      a.rstd1 = mem_.device<float>(N);
+      a.qkv = mem_.device<float>(3 * NC);                       // (B, T, 3, H, D)
+      a.att = mem_.device<float>(NC);                           // (B, T, H, D)
+      a.lse = mem_.device<float>(size_t(maxB_) * H_ * T_);      // (B, H, T)
+      a.mid = mem_.device<float>(NC);
       a.ln2 = fp32_unless_mirrored(NC);
-      a.rstd2 = dalloc<float>(N);
-      a.fc = dalloc<float>(N * F_);                        // (B, T, F)
+      a.rstd2 = mem_.device<float>(N);
+      a.fc = mem_.device<float>(N * F_);                        // (B, T, F)
       a.gelu = fp32_unless_mirrored(N * F_);
       layers_.push_back(a);
     }
-    hf_in_ = dalloc<float>(size_t(maxB_) * C_);
-    hf_ = dalloc<float>(size_t(maxB_) * C_);
-    rstdf_ = dalloc<float>(maxB_);
-    logits_ = dalloc<float>(size_t(maxB_) * V_);
-    dlogits_ = dalloc<float>(size_t(maxB_) * V_);
-    loss_rows_ = dalloc<float>(maxB_);
-    correct_ = dalloc<int32_t>(maxB_);
-    dx_ = dalloc<float>(NC);
-    dln_ = dalloc<float>(NC);
-    datt_ = dalloc<float>(NC);
-    dqkv_ = dalloc<float>(3 * NC);
-    dgelu_ = dalloc<float>(N * F_);
+    hf_in_ = mem_.device<float>(size_t(maxB_) * C_);
+    hf_ = mem_.device<float>(size_t(maxB_) * C_);
+    rstdf_ = mem_.device<float>(maxB_);
+    logits_ = mem_.device<float>(size_t(maxB_) * V_);
+    dlogits_ = mem_.device<float>(size_t(maxB_) * V_);
+    loss_rows_ = mem_.device<float>(maxB_);
+    correct_ = mem_.device<int32_t>(maxB_);
+    dx_ = mem_.device<float>(NC);
+    dln_ = mem_.device<float>(NC);
+    datt_ = mem_.device<float>(NC);
+    dqkv_ = mem_.device<float>(3 * NC);
+    dgelu_ = mem_.device<float>(N * F_);
     dx_b_ = bf16_alloc(NC);        // (B, T, C) bf16 mirror of dx_, or nullptr
     dgelu_b_ = bf16_alloc(N * F_); // (B, T, F) bf16 mirror of dgelu_, or nullptr
-    dgpart_ = dalloc<float>(NC);
-    ddelta_part_ = dalloc<float>(N * C_);  // (B, T, H, D)
-    dhf_ = dalloc<float>(size_t(maxB_) * C_);
-    dhf_in_ = dalloc<float>(size_t(maxB_) * C_);
-    norm_partial_ = dalloc<float>(1024);
-    tokens_ = dalloc<int32_t>(N);
-    ans_ = dalloc<int32_t>(maxB_);
-    targets_ = dalloc<int32_t>(maxB_);
-    hyper_ = dalloc<cuda::AdamWHyper>(1);
-    CUDA_CHECK(cudaMallocHost(&h_tokens_, N * sizeof(int32_t)));
-    CUDA_CHECK(cudaMallocHost(&h_ans_, maxB_ * sizeof(int32_t)));
-    CUDA_CHECK(cudaMallocHost(&h_targets_, maxB_ * sizeof(int32_t)));
-    CUDA_CHECK(cudaMallocHost(&h_loss_rows_, maxB_ * sizeof(float)));
-    CUDA_CHECK(cudaMallocHost(&h_correct_, maxB_ * sizeof(int32_t)));
-    CUDA_CHECK(cudaMallocHost(&h_hyper_, sizeof(cuda::AdamWHyper)));
+    dgpart_ = mem_.device<float>(NC);
+    ddelta_part_ = mem_.device<float>(N * C_);  // (B, T, H, D)
+    dhf_ = mem_.device<float>(size_t(maxB_) * C_);
+    dhf_in_ = mem_.device<float>(size_t(maxB_) * C_);
+    norm_partial_ = mem_.device<float>(1024);
+    tokens_ = mem_.device<int32_t>(N);
+    ans_ = mem_.device<int32_t>(maxB_);
+    targets_ = mem_.device<int32_t>(maxB_);
+    hyper_ = mem_.device<cuda::AdamWHyper>(1);
+    h_tokens_ = mem_.pinned<int32_t>(N);
+    h_ans_ = mem_.pinned<int32_t>(maxB_);
+    h_targets_ = mem_.pinned<int32_t>(maxB_);
+    h_loss_rows_ = mem_.pinned<float>(maxB_);
+    h_correct_ = mem_.pinned<int32_t>(maxB_);
+    h_hyper_ = mem_.pinned<cuda::AdamWHyper>(1);
   }
 
-  ~CudaBackend() override {
+  ~CudaBackend() override {  // the buffers go with mem_, after the work that uses them has ended
     if (graph_exec_) cudaGraphExecDestroy(graph_exec_);
     if (graph_) cudaGraphDestroy(graph_);
     cudaStreamSynchronize(stream_);
-    for (float* p : resid_) cudaFree(p);
-    for (auto& a : layers_) {
-      for (float* p : {a.ln1, a.rstd1, a.qkv, a.att, a.lse, a.mid, a.ln2, a.rstd2, a.fc, a.gelu}) cudaFree(p);
-      for (void* p : {a.ln1_b, a.att_b, a.ln2_b, a.gelu_b}) cudaFree(p);
-    }
-    cudaFree(dx_b_);
-    cudaFree(dgelu_b_);
-    for (float* p : {params_, grads_, m_, v_, hf_in_, hf_, rstdf_, logits_, dlogits_, loss_rows_, dx_, dln_, datt_,
-                     dqkv_, dgelu_, dgpart_, ddelta_part_, dhf_, dhf_in_, norm_partial_})
-      cudaFree(p);
-    cudaFree(correct_);
-    cudaFree(tokens_);
-    cudaFree(ans_);
-    cudaFree(targets_);
-    cudaFree(hyper_);
-    cudaFree(decay_);
-    cudaFree(theta_);
-    cudaFree(slopes_);
-    cudaFree(sin_table_);
-    cudaFreeHost(h_tokens_);
-    cudaFreeHost(h_ans_);
-    cudaFreeHost(h_targets_);
-    cudaFreeHost(h_loss_rows_);
-    cudaFreeHost(h_correct_);
-    cudaFreeHost(h_hyper_);
     cudaStreamDestroy(stream_);
   }
 
@@ -297,28 +262,16 @@ class CudaBackend final : public Backend {
     for (int i = 0; i < std::max(warmup, 3); ++i) train_step(b, 1e-4, i + 1);  // builds the graph
     const int B = b.B, N = B * T_;
     auto time = [&](const std::function<void()>& f) { return cuda::median_event_ms(stream_, warmup, iters, f); };
-    const auto& lay = host_model_.layout();
     nlohmann::json r;
     r["step_graph_ms"] = time([&] { CUDA_CHECK(cudaGraphLaunch(graph_exec_, stream_)); });
     r["forward_ms"] = time([&] { forward(B, true); });
     r["forward_backward_ms"] = time([&] { forward(B, true); backward(B); });
     r["optimizer_ms"] = time([&] { optimizer_update(); });
-    r["gemms_ms"] = time([&] {  // every matrix product of one step, alone
-      for (int l = 0; l < L_; ++l) {
-        const auto& lp = lay.layers[l];
-        Layer& a = layers_[l];
-        // as in the step: bf16 operands from their mirrors, dqkv converted (values: whatever
-        // the buffers hold; only the time counts)
-        gemm_.linear_fwd(a.ln1, params_ + lp.w_qkv, a.qkv, N, C_, 3 * C_, nullptr, stream_, a.ln1_b);
-        gemm_.linear_fwd(a.att, params_ + lp.w_o, a.mid, N, C_, C_, resid_[l], stream_, a.att_b);
-        gemm_.linear_fwd(a.ln2, params_ + lp.w_fc, a.fc, N, C_, F_, nullptr, stream_, a.ln2_b);
-        gemm_.linear_fwd(a.gelu, params_ + lp.w_proj, resid_[l + 1], N, F_, C_, a.mid, stream_, a.gelu_b);
-        gemm_.linear_bwd(dx_, a.gelu, params_ + lp.w_proj, dgelu_, grads_ + lp.w_proj, N, F_, C_, stream_, dx_b_, a.gelu_b);
-        gemm_.linear_bwd(dgelu_, a.ln2, params_ + lp.w_fc, dln_, grads_ + lp.w_fc, N, C_, F_, stream_, dgelu_b_, a.ln2_b);
-        gemm_.linear_bwd(dx_, a.att, params_ + lp.w_o, datt_, grads_ + lp.w_o, N, C_, C_, stream_, dx_b_, a.att_b);
-        gemm_.linear_bwd(dqkv_, a.ln1, params_ + lp.w_qkv, dln_, grads_ + lp.w_qkv, N, C_, 3 * C_, stream_, nullptr,
-                         a.ln1_b);
-      }
+    r["gemms_ms"] = time([&] {  // every matrix product of one step, alone (values: whatever the
+      for (int l = 0; l < L_; ++l)  // buffers hold; only the time counts)
+        for (Product p : {Product::kQkv, Product::kOut, Product::kFc, Product::kProj}) layer_product_fwd(p, l, N);
+      for (int l = L_ - 1; l >= 0; --l)
+        for (Product p : {Product::kProj, Product::kFc, Product::kOut, Product::kQkv}) layer_product_bwd(p, l, N);
     });
     r["attention_ms"] = time([&] {  // fused attention forward and backward of every layer
       for (int l = 0; l < L_; ++l) {
@@ -379,6 +332,44 @@ class CudaBackend final : public Backend {
             float(1.0 / std::sqrt(double(D_))), n_rot_, slopes_};
   }
 
+  // A block's four matrix products. Their operands are listed once, here: the step calls them
+  // between its other kernels, the benchmark alone. With bf16 products each reads the bf16
+  // mirrors its producers wrote (dqkv_ has none: the product converts it).
+  enum class Product { kQkv, kOut, kFc, kProj };
+  void layer_product_fwd(Product p, int l, int N) {
+    const auto& lp = host_model_.layout().layers[l];
+    Layer& a = layers_[l];
+    switch (p) {
+      case Product::kQkv: gemm_.linear_fwd(a.ln1, params_ + lp.w_qkv, a.qkv, N, C_, 3 * C_, nullptr, stream_, a.ln1_b); break;
+      // the residual adds are fused into the output and projection products (beta = 1)
+      case Product::kOut: gemm_.linear_fwd(a.att, params_ + lp.w_o, a.mid, N, C_, C_, resid_[l], stream_, a.att_b); break;
+      case Product::kFc: gemm_.linear_fwd(a.ln2, params_ + lp.w_fc, a.fc, N, C_, F_, nullptr, stream_, a.ln2_b); break;
+      case Product::kProj:
+        gemm_.linear_fwd(a.gelu, params_ + lp.w_proj, resid_[l + 1], N, F_, C_, a.mid, stream_, a.gelu_b);
+        break;
+    }
+  }
+  void layer_product_bwd(Product p, int l, int N) {
+    const auto& lp = host_model_.layout().layers[l];
+    Layer& a = layers_[l];
+    const float* P = params_;
+    float* G = grads_;
+    switch (p) {
+      case Product::kQkv:
+        gemm_.linear_bwd(dqkv_, a.ln1, P + lp.w_qkv, dln_, G + lp.w_qkv, N, C_, 3 * C_, stream_, nullptr, a.ln1_b);
+        break;
+      case Product::kOut:
+        gemm_.linear_bwd(dx_, a.att, P + lp.w_o, datt_, G + lp.w_o, N, C_, C_, stream_, dx_b_, a.att_b);
+        break;
+      case Product::kFc:
+        gemm_.linear_bwd(dgelu_, a.ln2, P + lp.w_fc, dln_, G + lp.w_fc, N, C_, F_, stream_, dgelu_b_, a.ln2_b);
+        break;
+      case Product::kProj:
+        gemm_.linear_bwd(dx_, a.gelu, P + lp.w_proj, dgelu_, G + lp.w_proj, N, F_, C_, stream_, dx_b_, a.gelu_b);
+        break;
+    }
+  }
+
   void forward(int B, bool training) {
     const auto& lay = host_model_.layout();
     const int N = B * T_;
@@ -389,14 +380,14 @@ class CudaBackend final : public Backend {
       const auto& lp = lay.layers[l];
       Layer& a = layers_[l];
       cuda::rmsnorm_fwd(resid_[l], params_ + lp.ln1, a.ln1, a.rstd1, N, C_, s, a.ln1_b);
-      gemm_.linear_fwd(a.ln1, params_ + lp.w_qkv, a.qkv, N, C_, 3 * C_, nullptr, s, a.ln1_b);
+      layer_product_fwd(Product::kQkv, l, N);
       cuda::attention_fwd(attn_args(B, l), a.qkv, a.att, a.lse, s);
       if (a.att_b) cuda::to_bf16(a.att, a.att_b, size_t(N) * C_, s);  // once, for the fwd and bwd products
-      gemm_.linear_fwd(a.att, params_ + lp.w_o, a.mid, N, C_, C_, resid_[l], s, a.att_b);  // residual add fused (beta = 1)
+      layer_product_fwd(Product::kOut, l, N);
       cuda::rmsnorm_fwd(a.mid, params_ + lp.ln2, a.ln2, a.rstd2, N, C_, s, a.ln2_b);
-      gemm_.linear_fwd(a.ln2, params_ + lp.w_fc, a.fc, N, C_, F_, nullptr, s, a.ln2_b);
+      layer_product_fwd(Product::kFc, l, N);
       cuda::gelu_fwd(a.fc, a.gelu, size_t(N) * F_, s, a.gelu_b);
-      gemm_.linear_fwd(a.gelu, params_ + lp.w_proj, resid_[l + 1], N, F_, C_, a.mid, s, a.gelu_b);
+      layer_product_fwd(Product::kProj, l, N);
     }
     cuda::gather_rows(resid_[L_], ans_, hf_in_, B, T_, C_, s);
     cuda::rmsnorm_fwd(hf_in_, params_ + lay.lnf, hf_, rstdf_, B, C_, s);
@@ -422,16 +413,16 @@ class CudaBackend final : public Backend {
     for (int l = L_ - 1; l >= 0; --l) {
       const auto& lp = lay.layers[l];
       Layer& a = layers_[l];
-      gemm_.linear_bwd(dx_, a.gelu, P + lp.w_proj, dgelu_, G + lp.w_proj, N, F_, C_, s, dx_b_, a.gelu_b);
+      layer_product_bwd(Product::kProj, l, N);
       cuda::gelu_bwd(dgelu_, a.fc, dgelu_, size_t(N) * F_, s, dgelu_b_);
-      gemm_.linear_bwd(dgelu_, a.ln2, P + lp.w_fc, dln_, G + lp.w_fc, N, C_, F_, s, dgelu_b_, a.ln2_b);
+      layer_product_bwd(Product::kFc, l, N);
       cuda::rmsnorm_bwd(dln_, a.mid, P + lp.ln2, a.rstd2, dx_, dgpart_, N, C_, s, dx_b_);
       cuda::column_sum(dgpart_, G + lp.ln2, N, C_, s);
-      gemm_.linear_bwd(dx_, a.att, P + lp.w_o, datt_, G + lp.w_o, N, C_, C_, s, dx_b_, a.att_b);
+      layer_product_bwd(Product::kOut, l, N);
       const bool pope = pe_ == cuda::PEKind::kPope;
       cuda::attention_bwd(attn_args(B, l), a.qkv, a.att, datt_, a.lse, dqkv_, pope ? ddelta_part_ : nullptr, s);
       if (pope) cuda::column_sum(ddelta_part_, G + lp.pe, N, C_, s);
-      gemm_.linear_bwd(dqkv_, a.ln1, P + lp.w_qkv, dln_, G + lp.w_qkv, N, C_, 3 * C_, s, nullptr, a.ln1_b);
+      layer_product_bwd(Product::kQkv, l, N);
       cuda::rmsnorm_bwd(dln_, resid_[l], P + lp.ln1, a.rstd1, dx_, dgpart_, N, C_, s, l > 0 ? dx_b_ : nullptr);
       cuda::column_sum(dgpart_, G + lp.ln1, N, C_, s);
     }
@@ -440,6 +431,7 @@ class CudaBackend final : public Backend {
   }
 
   RunConfig cfg_;
+  cuda::DeviceMemory mem_;  // owns every buffer below; declared first, so it is freed last
   Transformer<float> host_model_;  // layout and init only; no activations are allocated
   cuda::Gemm gemm_;
   cuda::PEKind pe_;

@@ -1,0 +1,53 @@
+// Device and pinned host buffers owned as one pool and freed together: a backend allocates its
+// dozens of buffers through one of these instead of listing every pointer again in a destructor.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <string>
+#include <vector>
+
+#include "kernels/cuda/cuda_check.cuh"
+
+namespace popebench::cuda {
+
+class DeviceMemory {
+ public:
+  DeviceMemory() = default;
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
+  ~DeviceMemory() {
+    for (void* p : device_) cudaFree(p);
+    for (void* p : pinned_) cudaFreeHost(p);
+  }
+
+  // n elements of T on the current device (n = 0 gets one, so the pointer is never null).
+  // Running out of memory is the user's to fix (a smaller batch or model), so it says so in one
+  // line rather than as a failed call.
+  template <typename T>
+  T* device(size_t n) {
+    void* p = nullptr;
+    const size_t bytes = (n == 0 ? 1 : n) * sizeof(T);
+    cudaError_t e = cudaMalloc(&p, bytes);
+    if (e == cudaErrorMemoryAllocation) {
+      cudaGetLastError();  // clear it: the error is reported, not sticky
+      throw CudaError("out of GPU memory allocating " + std::to_string(bytes >> 20) + " MiB");
+    }
+    CUDA_CHECK(e);
+    device_.push_back(p);
+    return static_cast<T*>(p);
+  }
+
+  // n elements of T in page-locked host memory, for asynchronous copies a graph can capture.
+  template <typename T>
+  T* pinned(size_t n) {
+    void* p = nullptr;
+    CUDA_CHECK(cudaMallocHost(&p, (n == 0 ? 1 : n) * sizeof(T)));
+    pinned_.push_back(p);
+    return static_cast<T*>(p);
+  }
+
+ private:
+  std::vector<void*> device_, pinned_;
+};
+
+}  // namespace popebench::cuda
