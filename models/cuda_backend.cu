@@ -52,7 +52,6 @@ class CudaBackend final : public Backend {
     n_rot_ = kind == "rope-half" ? D_ / 2 : D_;
     const auto& lay = host_model_.layout();
     total_ = lay.total;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     CUDA_CHECK(cudaGetDevice(&dev_));  // this thread's device (`--gpus` sets it per run)
     cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, dev_));
@@ -155,11 +154,9 @@ class CudaBackend final : public Backend {
     h_hyper_ = mem_.pinned<cuda::AdamWHyper>(1);
   }
 
-  ~CudaBackend() override {  // the buffers go with mem_, after the work that uses them has ended
+  ~CudaBackend() override {  // then stream_ ends its work, then mem_ frees the buffers
     if (graph_exec_) cudaGraphExecDestroy(graph_exec_);
     if (graph_) cudaGraphDestroy(graph_);
-    cudaStreamSynchronize(stream_);
-    cudaStreamDestroy(stream_);
   }
 
   std::string device_name() const override { return name_; }
@@ -439,7 +436,7 @@ class CudaBackend final : public Backend {
   int dev_ = 0;  // CUDA device index
   int C_, H_, D_, F_, V_, L_, T_, maxB_;
   size_t total_;
-  cudaStream_t stream_ = nullptr;
+  cuda::OwnedStream stream_;  // after mem_: synchronised before the buffers are freed
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t graph_exec_ = nullptr;
   int eager_steps_ = 0;

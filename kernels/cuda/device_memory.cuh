@@ -1,5 +1,6 @@
 // Device and pinned host buffers owned as one pool and freed together: a backend allocates its
 // dozens of buffers through one of these instead of listing every pointer again in a destructor.
+// Also the stream the backend's work runs on, owned the same way.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -48,6 +49,25 @@ class DeviceMemory {
 
  private:
   std::vector<void*> device_, pinned_;
+};
+
+// A non-blocking stream, synchronised and destroyed with its owner: also when the owner's
+// constructor throws (out of memory) after the stream was made, which a raw handle leaked.
+// Declare it after the DeviceMemory whose buffers its work uses, so that it is synchronised
+// before they are freed.
+class OwnedStream {
+ public:
+  OwnedStream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  OwnedStream(const OwnedStream&) = delete;
+  OwnedStream& operator=(const OwnedStream&) = delete;
+  ~OwnedStream() {
+    cudaStreamSynchronize(s_);
+    cudaStreamDestroy(s_);
+  }
+  operator cudaStream_t() const { return s_; }
+
+ private:
+  cudaStream_t s_ = nullptr;
 };
 
 }  // namespace popebench::cuda
