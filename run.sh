@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 BUILD_DIR=${BUILD_DIR:-build}
-PKGS=(g++ make cmake git libeigen3-dev libcli11-dev nlohmann-json3-dev catch2)
+PKGS=(g++ make cmake git libeigen3-dev libcli11-dev nlohmann-json3-dev catch2 python3-matplotlib)
 
 install_missing() {
   local missing=()

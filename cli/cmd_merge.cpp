@@ -1,5 +1,6 @@
 // popebench merge: combines run JSON files (e.g. from several --shard jobs) into the summary
-// JSON and the Markdown table, as `reproduce` writes them.
+// JSON and the Markdown table, as `reproduce` writes them; or the folders of several
+// `extrapolate` commands (more seeds, more PEs) into one extrapolation table.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -7,10 +8,50 @@
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
 #include "common/files.hpp"
+#include "common/version.hpp"
+#include "models/extrapolation.hpp"
+#include "models/extrapolation_merge.hpp"
 #include "models/run_json.hpp"
 #include "models/summary.hpp"
 
 namespace popebench::cli {
+namespace {
+
+bool is_extrapolation_dir(const std::string& in) {
+  return std::filesystem::is_regular_file(std::filesystem::path(in) / "extrapolation.json");
+}
+
+// Markdown beside the JSON: out.json -> out.md.
+std::string markdown_path(const std::string& json_path) {
+  const bool ext = json_path.size() > 5 && json_path.substr(json_path.size() - 5) == ".json";
+  return (ext ? json_path.substr(0, json_path.size() - 5) : json_path) + ".md";
+}
+
+int merge_extrapolation_dirs(const std::vector<std::string>& dirs, const std::string& out) {
+  namespace fs = std::filesystem;
+  if (out.empty()) throw UserError("--out is needed to merge extrapolation folders (e.g. DIR/extrapolation.json)");
+  std::vector<ExtrapolationInput> inputs;
+  for (const auto& d : dirs) {
+    if (!is_extrapolation_dir(d)) throw UserError(d + " holds no extrapolation.json; run folders and extrapolation folders do not mix");
+    const std::string f = d + "/extrapolation.json";
+    auto doc = nlohmann::json::parse(read_file(f), nullptr, false);
+    if (doc.is_discarded()) throw UserError(f + " is not valid JSON");
+    inputs.push_back({d, std::move(doc)});
+  }
+  const std::string out_dir = fs::path(out).parent_path().empty() ? "." : fs::path(out).parent_path().string();
+  make_dirs(out_dir);
+  nlohmann::json merged = merge_extrapolations(inputs, out_dir);
+  merged["command"] = g_command_line;
+  merged["popebench_version"] = kPopebenchVersion;
+  merged["git_commit"] = git_commit();
+  write_file_atomic(out, merged.dump(2) + "\n");
+  const std::string md = extrapolation_markdown(merged["table"]);
+  write_file_atomic(markdown_path(out), md);
+  std::printf("%s\nwrote %s\n", md.c_str(), out.c_str());
+  return 0;
+}
+
+}  // namespace
 
 Runner register_merge(CLI::App& app) {
   struct State {
@@ -19,11 +60,13 @@ Runner register_merge(CLI::App& app) {
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("merge", "Combine run JSON files (or directories of them) into summary.json and a table");
-  cmd->add_option("inputs", st->inputs, "Run JSON files or directories")->required();
-  cmd->add_option("--out", st->out, "Summary JSON to write (default: DIR/summary.json for one directory)");
+  cmd->add_option("inputs", st->inputs, "Run JSON files or directories, or `extrapolate` output folders")->required();
+  cmd->add_option("--out", st->out,
+                  "Summary JSON to write (default: DIR/summary.json for one directory; needed for extrapolation folders)");
   cmd->add_option("--title", st->title, "Table title")->default_val(st->title);
   return [st]() {
     namespace fs = std::filesystem;
+    if (std::any_of(st->inputs.begin(), st->inputs.end(), is_extrapolation_dir)) return merge_extrapolation_dirs(st->inputs, st->out);
     std::vector<std::string> files;
     for (const auto& in : st->inputs) {
       if (fs::is_directory(in)) {
@@ -60,8 +103,7 @@ Runner register_merge(CLI::App& app) {
     }
     write_file_atomic(out, summary.dump(2) + "\n");
     std::string md = summary_markdown(summary);
-    std::string md_path = out.size() > 5 && out.substr(out.size() - 5) == ".json" ? out.substr(0, out.size() - 5) + ".md" : out + ".md";
-    write_file_atomic(md_path, md);
+    write_file_atomic(markdown_path(out), md);
     std::printf("%s\nwrote %s\n", md.c_str(), out.c_str());
     return 0;
   };

@@ -6,8 +6,9 @@
   compare_seeds.py DIR PE_A PE_B --above X     runs of each PE with test accuracy above X %,
                                                and the two-sided Fisher exact p of the 2x2 table
 
-DIR holds run JSONs (`reproduce`: DIR/*.json; `extrapolate`: DIR/runs/*.json); complete runs
-only. PE labels as in the figures: the PE kind, with "-delta0" for PoPE with delta init zero.
+DIR holds run JSONs (`reproduce`: DIR/*.json; `extrapolate`: DIR/runs/*.json), or is a folder
+of `popebench merge` of extrapolation folders, whose extrapolation.json names the runs (its
+rows' "run", relative to DIR); complete runs only. PE labels as in the figures: the PE kind, with "-delta0" for PoPE with delta init zero.
 Standard library only (no SciPy on a bare Debian 12): the t tail comes from the regularised
 incomplete beta function, the Fisher p from the hypergeometric distribution.
 """
@@ -32,7 +33,16 @@ def label(cfg):
 def load(d):
     """{pe label: {seed: test accuracy %}} over the complete runs in d."""
     out = {}
-    for f in sorted(glob.glob(os.path.join(d, "*.json")) + glob.glob(os.path.join(d, "runs", "*.json"))):
+    files = glob.glob(os.path.join(d, "*.json")) + glob.glob(os.path.join(d, "runs", "*.json"))
+    ex_path = os.path.join(d, "extrapolation.json")
+    if os.path.exists(ex_path):  # a merged table's runs live in its inputs' folders
+        try:
+            with open(ex_path) as fh:
+                rows = json.load(fh)["rows"]
+            files += [os.path.normpath(os.path.join(d, r["run"])) for r in rows]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            fail(f"{ex_path}: not a popebench extrapolation table ({e})")
+    for f in sorted(set(files)):
         try:
             with open(f) as fh:
                 r = json.load(fh)
@@ -103,7 +113,7 @@ def main():
         ka, kb = sum(v > a.above for v in A.values()), sum(v > a.above for v in B.values())
         p = fisher_two_sided_p(ka, len(A), kb, len(B))
         print(f"above {a.above:g} %: {a.pe_a} {ka} of {len(A)}, {a.pe_b} {kb} of {len(B)}; "
-              f"two-sided Fisher exact p = {p:.3f}")
+              f"two-sided Fisher exact p = {p:.3g}")
         return
     seeds = sorted(set(A) & set(B))
     if len(seeds) < 2:

@@ -54,6 +54,24 @@ expect_ok extrapolate --preset quick --task k-back --min-len 4 --max-len 6 --max
 [[ -f "$tmp/ex/extrapolation.json" && -f "$tmp/ex/eval/rope+pi_seed0.json" && -f "$tmp/ex/eval/pope-delta0_seed0.json" ]] ||
   { echo "FAIL: extrapolate wrote no table or evaluations"; fails=$((fails+1)); }
 grep -q '"max_len": 18' "$tmp/ex/extrapolation.json" || { echo "FAIL: the 3x bucket is not lengths 13-18"; fails=$((fails+1)); }
+# merge: two extrapolate commands (another seed; then other buckets) into one table, and refusals
+expect_ok extrapolate --preset quick --task k-back --min-len 4 --max-len 6 --max-k 2 --steps 3 --warmup 1 --eval-every 0 \
+  --n-train 100 --n-val 10 --n-test 10 --factors 1,3 --bucket-examples 20 --pe rope --seeds 1 --device cpu --out "$tmp/ex_s1"
+expect_ok merge "$tmp/ex" "$tmp/ex_s1" --out "$tmp/exm/extrapolation.json"
+/usr/bin/python3 - "$tmp/exm/extrapolation.json" <<'PY' || { echo "FAIL: merged extrapolation table"; fails=$((fails+1)); }
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+rope = [r for r in d["table"] if r["label"] == "rope"][0]
+assert rope["seeds"] == [0, 1] and len(d["merged_from"]) == 2, (rope["seeds"], d["merged_from"])
+assert all(os.path.exists(os.path.join(os.path.dirname(sys.argv[1]), r["run"])) for r in d["rows"])
+PY
+expect_error "rope seed 0 is in more than one input" merge "$tmp/ex" "$tmp/ex" --out "$tmp/exm2/extrapolation.json"
+expect_error "--out is needed" merge "$tmp/ex" "$tmp/ex_s1"
+expect_error "run folders and extrapolation folders do not mix" merge "$tmp/ex" "$tmp/q" --out "$tmp/exm2/x.json"
+expect_ok extrapolate --preset quick --task k-back --min-len 4 --max-len 6 --max-k 2 --steps 3 --warmup 1 --eval-every 0 \
+  --n-train 100 --n-val 10 --n-test 10 --factors 1,2 --bucket-examples 20 --pe rope --seeds 2 --device cpu --out "$tmp/ex_f2"
+expect_error "differ in buckets" merge "$tmp/ex" "$tmp/ex_f2" --out "$tmp/exm2/extrapolation.json"
+[[ ! -e "$tmp/exm2/extrapolation.json" ]] || { echo "FAIL: a refused merge wrote its output"; fails=$((fails+1)); }
 expect_error "test-time RoPE variants are not trained" extrapolate --pe rope+pi --out "$tmp/ex2"
 expect_error "factors must increase" extrapolate --factors 3,2 --out "$tmp/ex2"
 expect_error "unknown RoPE variant" extrapolate --rope-variants yarn --out "$tmp/ex2"

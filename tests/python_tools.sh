@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# results/plot.py and results/compare_seeds.py on the JSON that tiny real runs write: the figures
+# appear, the seed comparison counts the runs of a merged extrapolation table, bad input exits 2.
+set -u
+bin="$1"
+src=$(cd "$(dirname "$0")/.." && pwd)
+py=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+check() {  # description, command...
+  local what="$1"; shift
+  if ! "$@" >"$tmp/out" 2>&1; then echo "FAIL: $what"; cat "$tmp/out"; fails=$((fails+1)); fi
+}
+tiny=(--preset quick --task k-back --min-len 4 --max-len 6 --max-k 2 --steps 3 --warmup 1 --eval-every 2
+      --n-train 100 --n-val 10 --n-test 10 --factors 1,2 --bucket-examples 20 --rope-variants none --device cpu)
+check "extrapolate seeds 0,1" "$bin" extrapolate "${tiny[@]}" --pe rope,pope --seeds 0,1 --out "$tmp/a"
+check "extrapolate seed 2" "$bin" extrapolate "${tiny[@]}" --pe rope,pope --seeds 2 --out "$tmp/b"
+check "merge" "$bin" merge "$tmp/a" "$tmp/b" --out "$tmp/m/extrapolation.json"
+check "reproduce" "$bin" reproduce indirect-indexing --preset quick --pe rope,pope --seeds 0 --steps 3 --warmup 1 \
+  --eval-every 2 --n-val 16 --n-test 16 --device cpu --out "$tmp/r"
+
+check "plot.py" "$py" "$src/results/plot.py" "$tmp/a" "$tmp/m" "$tmp/r"
+for f in a/extrapolation.png a/curves.png m/extrapolation.png r/accuracy.png r/curves.png; do
+  [[ -s "$tmp/$f" ]] || { echo "FAIL: plot.py wrote no $f"; fails=$((fails+1)); }
+done
+# The merged folder holds no runs: compare_seeds.py finds the three seeds through its rows.
+check "compare_seeds.py paired" "$py" "$src/results/compare_seeds.py" "$tmp/m" pope rope
+grep -q "(2 df)" "$tmp/out" || { echo "FAIL: compare_seeds.py did not pair three seeds"; cat "$tmp/out"; fails=$((fails+1)); }
+check "compare_seeds.py --above" "$py" "$src/results/compare_seeds.py" "$tmp/m" pope rope --above -1
+grep -q "pope 3 of 3, rope 3 of 3; two-sided Fisher exact p = 1" "$tmp/out" ||
+  { echo "FAIL: compare_seeds.py --above -1 did not count every run"; cat "$tmp/out"; fails=$((fails+1)); }
+"$py" "$src/results/compare_seeds.py" "$tmp/m" pope alibi >/dev/null 2>&1
+[[ $? -eq 2 ]] || { echo "FAIL: compare_seeds.py with a PE that has no runs did not exit 2"; fails=$((fails+1)); }
+"$py" "$src/results/plot.py" "$tmp/none" >/dev/null 2>&1 && { echo "FAIL: plot.py accepted a missing folder"; fails=$((fails+1)); }
+echo "python tools: $fails failed"
+[[ $fails -eq 0 ]]
