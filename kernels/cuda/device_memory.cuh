@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/files.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 
 namespace popebench::cuda {
@@ -31,7 +32,8 @@ class DeviceMemory {
     cudaError_t e = cudaMalloc(&p, bytes);
     if (e == cudaErrorMemoryAllocation) {
       cudaGetLastError();  // clear it: the error is reported, not sticky
-      throw CudaError("out of GPU memory allocating " + std::to_string(bytes >> 20) + " MiB");
+      // UserError, as before this pool: `popebench: error: ...`, exit 2, not an internal error.
+      throw UserError("out of GPU memory allocating " + std::to_string(bytes >> 20) + " MiB");
     }
     CUDA_CHECK(e);
     device_.push_back(p);
