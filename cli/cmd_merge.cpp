@@ -39,8 +39,8 @@ int merge_extrapolation_dirs(const std::vector<std::string>& dirs, const std::st
     inputs.push_back({d, std::move(doc)});
   }
   const std::string out_dir = fs::path(out).parent_path().empty() ? "." : fs::path(out).parent_path().string();
+  nlohmann::json merged = merge_extrapolations(inputs, out_dir);  // refusals before anything is made
   make_dirs(out_dir);
-  nlohmann::json merged = merge_extrapolations(inputs, out_dir);
   merged["command"] = g_command_line;
   merged["popebench_version"] = kPopebenchVersion;
   merged["git_commit"] = git_commit();

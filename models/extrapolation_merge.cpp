@@ -17,40 +17,53 @@ nlohmann::json shared_train_config(nlohmann::json c) {
   return c;
 }
 
+// Runs f on one input; a field missing or of the wrong type becomes a UserError naming its file
+// (rather than the CLI's "internal error" for a JSON exception).
+template <typename F>
+void for_input(const ExtrapolationInput& in, F&& f) {
+  try {
+    f();
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError(in.dir + "/extrapolation.json is not as `popebench extrapolate` writes it (" + e.what() + ")");
+  }
+}
+
 }  // namespace
 
 nlohmann::json merge_extrapolations(const std::vector<ExtrapolationInput>& inputs, const std::string& out_dir) {
   namespace fs = std::filesystem;
   if (inputs.empty()) throw UserError("nothing to merge");
   const ExtrapolationInput& first = inputs.front();
-  for (const auto& in : inputs) {
-    if (in.doc.value("schema", "") != "popebench.extrapolation" || in.doc.value("schema_version", 0) != 1)
-      throw UserError(in.dir + "/extrapolation.json is not a popebench extrapolation table (schema version 1)");
-    for (const char* field : {"task", "buckets", "extrapolation"})
-      if (in.doc.at(field) != first.doc.at(field))
-        throw UserError(in.dir + " and " + first.dir + " differ in " + field + "; only runs of one setting merge");
-    if (shared_train_config(in.doc.at("train_config")) != shared_train_config(first.doc.at("train_config")))
-      throw UserError(in.dir + " and " + first.dir + " were trained differently (train_config beyond PE and seed)");
-  }
+  for (const auto& in : inputs)
+    for_input(in, [&] {
+      if (in.doc.value("schema", "") != "popebench.extrapolation" || in.doc.value("schema_version", 0) != 1)
+        throw UserError(in.dir + "/extrapolation.json is not a popebench extrapolation table (schema version 1)");
+      for (const char* field : {"task", "buckets", "extrapolation"})
+        if (in.doc.at(field) != first.doc.at(field))
+          throw UserError(in.dir + " and " + first.dir + " differ in " + field + "; only runs of one setting merge");
+      if (shared_train_config(in.doc.at("train_config")) != shared_train_config(first.doc.at("train_config")))
+        throw UserError(in.dir + " and " + first.dir + " were trained differently (train_config beyond PE and seed)");
+    });
 
   std::vector<nlohmann::json> rows;
   std::set<std::pair<std::string, uint64_t>> seen;
   nlohmann::json sources = nlohmann::json::array();
-  for (const auto& in : inputs) {
-    for (nlohmann::json row : in.doc.at("rows")) {
-      const std::string label = row.at("label");
-      const uint64_t seed = row.at("seed");
-      if (!seen.insert({label, seed}).second)
-        throw UserError(label + " seed " + std::to_string(seed) + " is in more than one input (again in " + in.dir + ")");
-      const fs::path run = fs::path(in.dir) / row.at("run").get<std::string>();
-      row["run"] = fs::relative(run, out_dir).generic_string();
-      rows.push_back(std::move(row));
-    }
-    sources.push_back({{"dir", fs::relative(in.dir, out_dir).generic_string()},
-                       {"command", in.doc.value("command", "")},
-                       {"git_commit", in.doc.value("git_commit", "")},
-                       {"date", in.doc.value("environment", nlohmann::json::object()).value("date", "")}});
-  }
+  for (const auto& in : inputs)
+    for_input(in, [&] {
+      for (nlohmann::json row : in.doc.at("rows")) {
+        const std::string label = row.at("label");
+        const uint64_t seed = row.at("seed");
+        if (!seen.insert({label, seed}).second)
+          throw UserError(label + " seed " + std::to_string(seed) + " is in more than one input (again in " + in.dir + ")");
+        const fs::path run = fs::path(in.dir) / row.at("run").get<std::string>();
+        row["run"] = fs::relative(run, out_dir).generic_string();
+        rows.push_back(std::move(row));
+      }
+      sources.push_back({{"dir", fs::relative(in.dir, out_dir).generic_string()},
+                         {"command", in.doc.value("command", "")},
+                         {"git_commit", in.doc.value("git_commit", "")},
+                         {"date", in.doc.value("environment", nlohmann::json::object()).value("date", "")}});
+    });
   nlohmann::json out = first.doc;
   out.erase("environment");  // per input, in merged_from: the runs ran on their inputs' machines
   out["table"] = summarise_extrapolation(rows);
