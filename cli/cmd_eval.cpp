@@ -38,7 +38,7 @@ Runner register_eval(CLI::App& app) {
     auto be = make_backend(cfg, st->device);
     if (ck.params.size() != be->layout().total) throw UserError(st->checkpoint + ": parameter count does not match its config");
     be->set_state(ck.params, ck.m, ck.v);
-    EvalResult val = evaluate(*be, data.val, cfg.train.eval_batch), test = evaluate(*be, data.test, cfg.train.eval_batch);
+    EvalResult val = evaluate(*be, cfg, data.val), test = evaluate(*be, cfg, data.test);
     nlohmann::json out = {{"schema", "popebench.eval"}, {"schema_version", 1}, {"checkpoint", st->checkpoint},
                           {"step", ck.step}, {"config", ck.config}, {"data", data.source},
                           {"val", val}, {"test", test},

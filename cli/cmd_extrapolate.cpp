@@ -90,6 +90,7 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
           o.command = g_command_line;
           o.label = sweep_runs_at_once(st->sweep) ? name : "";
           o.deadline = deadline;
+          o.stop_at = st->sweep.stop_at;
           nlohmann::json run = train(o);
           std::vector<float> params;  // loaded when an evaluation has to run (finished ones are files)
           for (const auto& scaling : scalings_for(j.pe, st->ex)) {

@@ -78,6 +78,7 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
         o.label = sweep_runs_at_once(st->sweep) ? pe + "/" + std::to_string(seed) : "";
         o.skip_if_complete = true;  // a rerun of the sweep trains only what is not finished
         o.deadline = deadline;
+        o.stop_at = st->sweep.stop_at;
         jobs.push_back({pe, seed, o});
       }
     std::vector<nlohmann::json> results(jobs.size());

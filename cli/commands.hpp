@@ -14,6 +14,7 @@ Runner register_train(CLI::App& app);
 Runner register_eval(CLI::App& app);
 Runner register_bench(CLI::App& app);
 Runner register_merge(CLI::App& app);
+Runner register_sweep(CLI::App& app);
 // preset: the value of --preset found on the command line before parsing (presets set defaults).
 Runner register_reproduce(CLI::App& app, const std::string& preset);
 
@@ -25,9 +26,10 @@ struct TaskOptions {
   std::string name;
   int v_min_len = 0, v_max_len = 0, v_max_shift = 0, v_max_k = 0, v_alphabet = 0, v_values = 0;
   bool v_zero_shift = false;
+  std::string v_pair_draw;
   int64_t v_counts[3] = {0, 0, 0};  // train, val, test
   CLI::Option *min_len = nullptr, *max_len = nullptr, *max_shift = nullptr, *max_k = nullptr, *alphabet = nullptr,
-              *values = nullptr, *zero_shift = nullptr, *counts[3] = {nullptr, nullptr, nullptr};
+              *values = nullptr, *zero_shift = nullptr, *pair_draw = nullptr, *counts[3] = {nullptr, nullptr, nullptr};
   std::vector<CLI::Option*> opts;  // all of them (refused together with --data)
 };
 void add_task_options(CLI::App& cmd, TaskOptions& o);

@@ -80,6 +80,9 @@ void add_sweep_options(CLI::App& cmd, SweepOptions& sw, RunOptions& r, const std
   cmd.add_option("--time-limit", sw.time_limit,
                  "Seconds; then every unfinished run checkpoints and the command exits 130 (rerun to continue)")
       ->default_val(0)->check(CLI::Range(0.0, 1e7));
+  cmd.add_option("--stop-at", sw.stop_at,
+                 "Step; every run checkpoints and stops after it, with a partial run JSON (rerun without it to continue)")
+      ->default_val(0)->check(CLI::Range(int64_t(0), int64_t(1) << 40));
   add_run_options(cmd, r, /*with_pe_and_seed=*/false);
   // The options registered above took the paper defaults; the preset replaces them here, and
   // what the user gives on the command line is applied over it at parse time.
@@ -130,12 +133,18 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   cmd.add_option("--heads", c.model.n_head, "Attention heads (must divide d-model)")->default_val(c.model.n_head)->group(g);
   cmd.add_option("--mlp-ratio", c.model.mlp_ratio, "MLP hidden width / d-model")->default_val(c.model.mlp_ratio)->group(g);
   cmd.add_option("--init-std", c.model.init_std, "Std of the normal init")->default_val(c.model.init_std)->group(g);
+  cmd.add_option("--attn-scale", c.model.attn_scale,
+                 "Attention temperature: head_dim (1/sqrt(head dim)), qk_dim (1/sqrt(width of q.k: 2 head dim for PoPE)) or a number")
+      ->default_val(c.model.attn_scale)->group(g);
   g = "Positional embedding";
   if (with_pe_and_seed)
     cmd.add_option("--pe", c.pe.kind, "none, rope, pope, rope-half, alibi, alibi-half, sinusoidal or learned")->default_val(c.pe.kind)->group(g);
   cmd.add_option("--pe-base", c.pe.base, "Frequency base")->default_val(c.pe.base)->group(g);
   cmd.add_option("--delta-init", c.pe.delta_init, "PoPE phase bias init: uniform in [-2pi,0] or zero")
       ->default_val(c.pe.delta_init)->group(g);
+  cmd.add_option("--pe-freqs", c.pe.freqs,
+                 "rope/pope frequencies: decreasing (base^(-c/d)) or increasing (the paper's Eq. 4 as printed, base^(c/d))")
+      ->default_val(c.pe.freqs)->group(g);
   g = "Optimizer";
   cmd.add_option("--lr", c.optim.lr, "Peak learning rate")->default_val(c.optim.lr)->group(g);
   cmd.add_option("--lr-min", c.optim.lr_min, "Learning rate at the end of the cosine")->default_val(c.optim.lr_min)->group(g);
@@ -145,6 +154,16 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   cmd.add_option("--adam-eps", c.optim.eps, "Adam epsilon")->default_val(c.optim.eps)->group(g);
   cmd.add_option("--weight-decay", c.optim.weight_decay, "Decoupled weight decay on matrices")->default_val(c.optim.weight_decay)->group(g);
   cmd.add_option("--grad-clip", c.optim.grad_clip, "Global gradient-norm clip (0: off)")->default_val(c.optim.grad_clip)->group(g);
+  cmd.add_option("--weight-decay-on", c.optim.weight_decay_on,
+                 "matrices (linear layers and head) or all-2d (nanoGPT: also embeddings and PoPE's delta)")
+      ->default_val(c.optim.weight_decay_on)->group(g);
+  cmd.add_option("--pe-lr-mult", c.optim.pe_lr_mult, "Learning-rate multiplier of the PE's parameters (PoPE's delta)")
+      ->default_val(c.optim.pe_lr_mult)->group(g);
+  g = "Input";
+  cmd.add_option("--context", c.input.context, "Keep only the last N input tokens of each example (0: all)")
+      ->default_val(c.input.context)->group(g);
+  cmd.add_option("--pad", c.input.pad, "Padding side: right (after the answer, masked by causality) or left (visible)")
+      ->default_val(c.input.pad)->group(g);
   g = "Training";
   if (with_pe_and_seed)
     cmd.add_option("--seed", c.train.seed, "Seed of init and batch sampling")->default_val(c.train.seed)->group(g);
@@ -174,6 +193,7 @@ void finish_run_options(RunOptions& r) {
   r.cfg.pe.validate();
   r.cfg.optim.validate();
   r.cfg.train.validate();
+  r.cfg.input.validate();
 }
 
 }  // namespace popebench::cli

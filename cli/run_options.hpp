@@ -31,6 +31,7 @@ struct SweepOptions {
   int concurrent = 1;  // runs at once on each GPU (or on the CPU)
   int gpus = 1;        // GPUs 0..gpus-1 share the run list (run k on GPU k % gpus)
   double time_limit = 0;
+  int64_t stop_at = 0;  // > 0: every run checkpoints and stops after this step (e.g. a pre-registered early stop)
 };
 // Registers --preset --seeds --concurrent --gpus --time-limit and the run options, then applies the
 // preset named on the command line (`preset`, found before parsing; empty: default_preset) to

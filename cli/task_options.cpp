@@ -18,6 +18,8 @@ void add_task_options(CLI::App& cmd, TaskOptions& o) {
   o.values = add(cmd.add_option("--values", o.v_values, "Associative recall: value symbols (default 26)"));
   o.zero_shift = add(cmd.add_flag("--allow-zero-shift", o.v_zero_shift,
                                   "Indirect Indexing: allow shift 0 (the paper does not say; excluded by default)"));
+  o.pair_draw = add(cmd.add_option("--pair-draw", o.v_pair_draw,
+                                   "Indirect Indexing: (source, shift) drawn jointly (default), shift-first or source-first"));
   const char* names[] = {"--n-train", "--n-val", "--n-test"};
   const char* help[] = {"Training examples (default 1000000)", "Validation examples (default 10000)",
                         "Test examples (default 10000)"};
@@ -33,12 +35,14 @@ void apply_task_options(const TaskOptions& o, TaskConfig& task) {
   };
   only_for(o.max_shift, "indirect-indexing");
   only_for(o.zero_shift, "indirect-indexing");
+  only_for(o.pair_draw, "indirect-indexing");
   only_for(o.max_k, "k-back");
   only_for(o.values, "associative-recall");
   if (given(o.min_len) || given(o.max_len))
     task.set_length_range(given(o.min_len) ? o.v_min_len : task.min_len(), given(o.max_len) ? o.v_max_len : task.max_len());
   if (given(o.max_shift)) task.indirect_indexing.max_shift = o.v_max_shift;
   if (given(o.zero_shift)) task.indirect_indexing.allow_zero_shift = o.v_zero_shift;
+  if (given(o.pair_draw)) task.indirect_indexing.pair_draw = o.v_pair_draw;
   if (given(o.max_k)) task.k_back.max_k = o.v_max_k;
   if (given(o.values)) task.associative_recall.values = o.v_values;
   if (given(o.alphabet)) {

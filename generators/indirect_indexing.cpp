@@ -1,5 +1,6 @@
 #include "generators/indirect_indexing.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "common/files.hpp"
@@ -24,6 +25,8 @@ void IndirectIndexingConfig::validate() const {
   if (max_shift > min_len - 1)
     bad("shift range +-" + std::to_string(max_shift) + " is wider than the shortest string (" +
         std::to_string(min_len) + ") allows: need max shift <= min length - 1");
+  if (pair_draw != "joint" && pair_draw != "shift-first" && pair_draw != "source-first")
+    bad("unknown pair draw '" + pair_draw + "' (known: joint, shift-first, source-first)");
   if (alphabet > vocab::kMaxAlphabet)
     bad("alphabet size " + std::to_string(alphabet) + " exceeds the vocabulary's limit of " +
         std::to_string(vocab::kMaxAlphabet) + " symbols");
@@ -37,7 +40,7 @@ int IndirectIndexingConfig::vocab_size() const { return vocab::vocab_size(alphab
 
 void to_json(nlohmann::json& j, const IndirectIndexingConfig& c) {
   j = {{"min_len", c.min_len}, {"max_len", c.max_len}, {"max_shift", c.max_shift},
-       {"alphabet", c.alphabet}, {"allow_zero_shift", c.allow_zero_shift}};
+       {"alphabet", c.alphabet}, {"allow_zero_shift", c.allow_zero_shift}, {"pair_draw", c.pair_draw}};
 }
 void from_json(const nlohmann::json& j, IndirectIndexingConfig& c) {
   c.min_len = j.at("min_len");
@@ -45,6 +48,7 @@ void from_json(const nlohmann::json& j, IndirectIndexingConfig& c) {
   c.max_shift = j.at("max_shift");
   c.alphabet = j.at("alphabet");
   c.allow_zero_shift = j.at("allow_zero_shift");
+  c.pair_draw = j.value("pair_draw", "joint");  // absent before the option existed
 }
 
 IndirectIndexingExample draw_indirect_indexing(Pcg32& rng, const IndirectIndexingConfig& c) {
@@ -60,12 +64,29 @@ IndirectIndexingExample draw_indirect_indexing(Pcg32& rng, const IndirectIndexin
     int j = i + static_cast<int>(rng.bounded(static_cast<uint32_t>(c.alphabet - i)));
     std::swap(pool[i], pool[j]);
   }
-  int src, shift;
-  for (;;) {
+  int src = 0, shift = 0;
+  if (c.pair_draw == "shift-first") {
+    do shift = static_cast<int>(rng.uniform_int(-c.max_shift, c.max_shift));
+    while (shift == 0 && !c.allow_zero_shift);
+    // Sources that keep the target inside: [max(0, -shift), L - 1 - max(0, shift)], never empty
+    // since max_shift <= min_len - 1 (validate).
+    src = static_cast<int>(rng.uniform_int(std::max(0, -shift), L - 1 - std::max(0, shift)));
+  } else if (c.pair_draw == "source-first") {
     src = static_cast<int>(rng.bounded(static_cast<uint32_t>(L)));
-    shift = static_cast<int>(rng.uniform_int(-c.max_shift, c.max_shift));
-    if (shift == 0 && !c.allow_zero_shift) continue;
-    if (src + shift >= 0 && src + shift < L) break;
+    // Shifts that keep the target inside: [max(-max_shift, -src), min(max_shift, L - 1 - src)],
+    // less 0 unless allowed; drawn by index so that one draw suffices.
+    const int lo = std::max(-c.max_shift, -src), hi = std::min(c.max_shift, L - 1 - src);
+    const bool skip0 = !c.allow_zero_shift && lo <= 0 && hi >= 0;
+    const int n = hi - lo + 1 - (skip0 ? 1 : 0);
+    shift = lo + static_cast<int>(rng.bounded(static_cast<uint32_t>(n)));
+    if (skip0 && shift >= 0) ++shift;
+  } else {
+    for (;;) {
+      src = static_cast<int>(rng.bounded(static_cast<uint32_t>(L)));
+      shift = static_cast<int>(rng.uniform_int(-c.max_shift, c.max_shift));
+      if (shift == 0 && !c.allow_zero_shift) continue;
+      if (src + shift >= 0 && src + shift < L) break;
+    }
   }
   ex.source_pos = src;
   ex.shift = shift;
@@ -116,13 +137,23 @@ std::vector<uint16_t> parse_text(const std::string& line) {
 
 std::map<int, double> expected_shift_distribution(const IndirectIndexingConfig& c) {
   std::map<int, double> p;
-  int nlen = c.max_len - c.min_len + 1;
+  const int nlen = c.max_len - c.min_len + 1;
+  auto allowed = [&](int k) { return k != 0 || c.allow_zero_shift; };
   for (int L = c.min_len; L <= c.max_len; ++L) {
+    if (c.pair_draw == "source-first") {
+      for (int s = 0; s < L; ++s) {
+        int valid = 0;
+        for (int k = -c.max_shift; k <= c.max_shift; ++k) valid += allowed(k) && s + k >= 0 && s + k < L;
+        for (int k = -c.max_shift; k <= c.max_shift; ++k)
+          if (allowed(k) && s + k >= 0 && s + k < L) p[k] += 1.0 / L / valid / nlen;
+      }
+      continue;
+    }
     double total = 0;
     for (int k = -c.max_shift; k <= c.max_shift; ++k)
-      if (k != 0 || c.allow_zero_shift) total += std::max(0, L - std::abs(k));
+      if (allowed(k)) total += c.pair_draw == "shift-first" ? 1.0 : std::max(0, L - std::abs(k));
     for (int k = -c.max_shift; k <= c.max_shift; ++k)
-      if (k != 0 || c.allow_zero_shift) p[k] += std::max(0, L - std::abs(k)) / total / nlen;
+      if (allowed(k)) p[k] += (c.pair_draw == "shift-first" ? 1.0 : std::max(0, L - std::abs(k))) / total / nlen;
   }
   return p;
 }

@@ -20,6 +20,11 @@ struct IndirectIndexingConfig {
   int max_shift = 15;   // shift drawn from [-max_shift, +max_shift]
   int alphabet = 52;    // distinct symbols; every string uses each at most once
   bool allow_zero_shift = false;  // SPEC choice: the paper does not say; excluded by default
+  // How the (source position, shift) pair is drawn (the paper does not say): "joint" (SPEC
+  // choice) re-draws both until the target is inside the string, so the pair is uniform over the
+  // valid pairs; "shift-first" draws the shift uniformly, then a source that keeps the target
+  // inside; "source-first" draws the source uniformly, then a shift that keeps it inside.
+  std::string pair_draw = "joint";
 
   // Throws UserError naming the first bad parameter.
   void validate() const;
@@ -35,16 +40,16 @@ struct IndirectIndexingExample {
   std::vector<uint16_t> tokens;  // full sequence, target last
 };
 
-// Draws one example. The (source, shift) pair is re-drawn together until the target is inside
-// the string, so it is uniform over the valid pairs of the drawn length.
+// Draws one example; the (source, shift) pair as IndirectIndexingConfig::pair_draw says.
 IndirectIndexingExample draw_indirect_indexing(Pcg32& rng, const IndirectIndexingConfig& c);
 
 // Text form (paper's): "TzbkWoKDyscBepYvfwxEVQtgPa,c,-8,b". Parsing checks the grammar only.
 std::string to_text(const uint16_t* tokens, int len);
 std::vector<uint16_t> parse_text(const std::string& line);  // throws UserError
 
-// Expected probability of each shift under the re-draw rule, for string length L:
-// P(k | L) = (L - |k|) / sum_k' (L - |k'|); averaged over the uniform length distribution.
+// Expected probability of each shift under the config's pair draw, averaged over the uniform
+// length distribution. joint: P(k | L) = (L - |k|) / sum_k' (L - |k'|); shift-first: uniform
+// over the allowed shifts; source-first: sum over sources s of 1/L times 1/(valid shifts at s).
 std::map<int, double> expected_shift_distribution(const IndirectIndexingConfig& c);
 
 }  // namespace popebench

@@ -1,12 +1,18 @@
-// A training or evaluation batch: right-padded token ids of the model's inputs (each example's
-// sequence without its target), the answer positions and the targets. Padding sits after each
-// example's answer position, so the causal mask keeps it out of every prediction that counts.
+// A training or evaluation batch: padded token ids of the model's inputs (each example's
+// sequence without its target), the answer positions and the targets.
+// Right padding (the default) puts the pads after each example's answer position, so the causal
+// mask keeps them out of every prediction that counts. Left padding puts them before the
+// example, where attention sees them (InputConfig::pad); a context crop keeps only the last
+// InputConfig::context input tokens, positions starting at 0 at the first one kept.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "common/files.hpp"
 #include "generators/dataset.hpp"
 #include "generators/vocab.hpp"
+#include "models/config.hpp"
 
 namespace popebench {
 
@@ -17,18 +23,25 @@ struct Batch {
   std::vector<int32_t> targets;     // (B,)
 };
 
-// T = pad_to when > 0 (static shapes for CUDA graphs), else the longest input in the batch.
-inline Batch make_batch(const Dataset& d, const std::vector<size_t>& idx, int pad_to = 0) {
+// T = pad_to when > 0 (static shapes for CUDA graphs; left padding always needs it, since the
+// visible pads are part of the input), else the longest (cropped) input in the batch.
+inline Batch make_batch(const Dataset& d, const std::vector<size_t>& idx, int pad_to = 0, const InputConfig& in = {}) {
+  auto kept = [&](size_t i) { return in.context > 0 ? std::min(d.input_length(i), in.context) : d.input_length(i); };
   Batch b;
   b.B = static_cast<int>(idx.size());
-  for (size_t i : idx) b.T = std::max(b.T, d.input_length(i));
+  for (size_t i : idx) b.T = std::max(b.T, kept(i));
+  if (pad_to > 0 && pad_to < b.T)
+    throw UserError("an input of " + std::to_string(b.T) + " tokens does not fit rows of " + std::to_string(pad_to));
   if (pad_to > 0) b.T = pad_to;
+  const bool left = in.pad == "left";
   b.tokens.assign(static_cast<size_t>(b.B) * b.T, vocab::kPad);
   for (int r = 0; r < b.B; ++r) {
-    size_t i = idx[r];
-    const uint16_t* s = d.seq(i);
-    for (int t = 0; t < d.input_length(i); ++t) b.tokens[static_cast<size_t>(r) * b.T + t] = s[t];
-    b.answer_pos.push_back(d.answer_pos(i));
+    const size_t i = idx[r];
+    const int n = kept(i), first = d.input_length(i) - n;  // input tokens [first, first + n) are kept
+    const int at = left ? b.T - n : 0;                     // where they go in the row
+    const uint16_t* s = d.seq(i) + first;
+    for (int t = 0; t < n; ++t) b.tokens[static_cast<size_t>(r) * b.T + at + t] = s[t];
+    b.answer_pos.push_back(at + n - 1);
     b.targets.push_back(d.target(i));
   }
   return b;

@@ -19,7 +19,24 @@ void ModelConfig::validate() const {
     bad("n_head " + std::to_string(n_head) + " does not divide d_model " + std::to_string(d_model));
   if (head_dim() % 2 != 0) bad("head dim " + std::to_string(head_dim()) + " must be even (RoPE pairs channels)");
   if (mlp_ratio < 1) bad("mlp_ratio must be >= 1");
-  if (init_std <= 0) bad("init_std must be > 0");
+  if (!(init_std > 0) || !std::isfinite(init_std)) bad("init_std must be a finite number > 0");
+  if (attn_scale != "head_dim" && attn_scale != "qk_dim") {
+    double v = 0;
+    size_t used = 0;
+    try {
+      v = std::stod(attn_scale, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != attn_scale.size() || !(v > 0) || !std::isfinite(v))
+      bad("attention scale '" + attn_scale + "' is not head_dim, qk_dim or a positive number");
+  }
+}
+
+double attention_scale(const ModelConfig& m, int qk_dim) {
+  if (m.attn_scale == "head_dim") return 1.0 / std::sqrt(double(m.head_dim()));
+  if (m.attn_scale == "qk_dim") return 1.0 / std::sqrt(double(qk_dim));
+  return std::stod(m.attn_scale);
 }
 
 void PEConfig::validate() const {
@@ -34,6 +51,12 @@ void PEConfig::validate() const {
   if (rope_scaling != "none" && kind != "rope" && kind != "rope-half")
     bad("RoPE scaling " + rope_scaling + " applies to rope and rope-half only (the PE is " + kind + ")");
   if (!(rope_factor >= 1.0) || rope_factor > 1e4) bad("RoPE scaling factor must be in [1, 10000]");
+  if (freqs != "decreasing" && freqs != "increasing")
+    bad("unknown frequency order '" + freqs + "' (known: decreasing, increasing)");
+  if (freqs != "decreasing" && kind != "rope" && kind != "rope-half" && kind != "pope")
+    bad("--pe-freqs applies to rope, rope-half and pope (the PE is " + kind + ")");
+  if (freqs != "decreasing" && rope_scaling != "none")
+    bad("RoPE scaling " + rope_scaling + " is defined for decreasing frequencies only");
 }
 
 void OptimConfig::validate() const {
@@ -42,6 +65,14 @@ void OptimConfig::validate() const {
   if (beta1 < 0 || beta1 >= 1 || beta2 < 0 || beta2 >= 1) bad("Adam betas must be in [0, 1)");
   if (!(eps > 0)) bad("Adam eps must be > 0");
   if (weight_decay < 0 || grad_clip < 0) bad("weight decay and grad clip must be >= 0");
+  if (weight_decay_on != "matrices" && weight_decay_on != "all-2d")
+    bad("unknown weight decay scope '" + weight_decay_on + "' (known: matrices, all-2d)");
+  if (!(pe_lr_mult >= 0) || !std::isfinite(pe_lr_mult)) bad("PE learning-rate multiplier must be a finite number >= 0");
+}
+
+void InputConfig::validate() const {
+  if (context < 0) bad("context must be >= 0 (0: the whole input)");
+  if (pad != "right" && pad != "left") bad("unknown padding side '" + pad + "' (known: right, left)");
 }
 
 void TrainConfig::validate() const {
@@ -61,15 +92,21 @@ void RunConfig::validate() const {
   pe.validate();
   optim.validate();
   train.validate();
+  input.validate();
   if (model.vocab_size != task.vocab_size()) bad("model vocabulary does not match the task's");
   if (model.max_len < task.width()) bad("model max_len is shorter than the task's sequences");
   if (task.n_train < 1) bad("the training split is empty");
   if (optim.warmup_steps > train.steps) bad("warmup (" + std::to_string(optim.warmup_steps) + ") is longer than the run (" + std::to_string(train.steps) + " steps)");
 }
 
+int RunConfig::input_len() const {
+  const int whole = task.width() - 1;  // the target is never an input
+  return input.context > 0 ? std::min(whole, input.context) : whole;
+}
+
 void to_json(nlohmann::json& j, const ModelConfig& c) {
   j = {{"n_layer", c.n_layer}, {"d_model", c.d_model}, {"n_head", c.n_head}, {"mlp_ratio", c.mlp_ratio},
-       {"vocab_size", c.vocab_size}, {"max_len", c.max_len}, {"init_std", c.init_std},
+       {"vocab_size", c.vocab_size}, {"max_len", c.max_len}, {"init_std", c.init_std}, {"attn_scale", c.attn_scale},
        {"norm", "rmsnorm_prenorm"}, {"activation", "gelu_erf"}, {"bias", false}, {"tied_embeddings", false}};
 }
 void from_json(const nlohmann::json& j, ModelConfig& c) {
@@ -80,11 +117,12 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
   c.vocab_size = j.at("vocab_size");
   c.max_len = j.at("max_len");
   c.init_std = j.at("init_std");
+  c.attn_scale = j.value("attn_scale", "head_dim");  // absent before the screen's options
 }
 void to_json(nlohmann::json& j, const PEConfig& c) {
   j = {{"kind", c.kind}, {"base", c.base}, {"delta_init", c.delta_init},
        {"rope_pairing", "half_split"}, {"delta_clamp", {-2 * M_PI, 0.0}},
-       {"rope_scaling", c.rope_scaling}, {"rope_factor", c.rope_factor}};
+       {"rope_scaling", c.rope_scaling}, {"rope_factor", c.rope_factor}, {"freqs", c.freqs}};
 }
 void from_json(const nlohmann::json& j, PEConfig& c) {
   c.kind = j.at("kind");
@@ -92,11 +130,13 @@ void from_json(const nlohmann::json& j, PEConfig& c) {
   c.delta_init = j.at("delta_init");
   c.rope_scaling = j.value("rope_scaling", "none");  // absent before length extrapolation
   c.rope_factor = j.value("rope_factor", 1.0);
+  c.freqs = j.value("freqs", "decreasing");  // absent before the screen's options
 }
 void to_json(nlohmann::json& j, const OptimConfig& c) {
   j = {{"name", "adamw"}, {"lr", c.lr}, {"lr_min", c.lr_min}, {"warmup_steps", c.warmup_steps},
        {"schedule", "linear_warmup_cosine"}, {"beta1", c.beta1}, {"beta2", c.beta2}, {"eps", c.eps},
-       {"weight_decay", c.weight_decay}, {"weight_decay_on", "matrices"}, {"grad_clip", c.grad_clip}};
+       {"weight_decay", c.weight_decay}, {"weight_decay_on", c.weight_decay_on}, {"grad_clip", c.grad_clip},
+       {"pe_lr_mult", c.pe_lr_mult}};
 }
 void from_json(const nlohmann::json& j, OptimConfig& c) {
   c.lr = j.at("lr");
@@ -107,6 +147,8 @@ void from_json(const nlohmann::json& j, OptimConfig& c) {
   c.eps = j.at("eps");
   c.weight_decay = j.at("weight_decay");
   c.grad_clip = j.at("grad_clip");
+  c.weight_decay_on = j.value("weight_decay_on", "matrices");
+  c.pe_lr_mult = j.value("pe_lr_mult", 1.0);
 }
 void to_json(nlohmann::json& j, const TrainConfig& c) {
   j = {{"seed", c.seed}, {"data_seed", c.data_seed}, {"steps", c.steps}, {"batch", c.batch},
@@ -126,8 +168,13 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
   c.device = j.at("device");
   c.gpu_matmul = j.value("gpu_matmul", "tf32");  // absent before 0.1.0's CUDA backend
 }
+void to_json(nlohmann::json& j, const InputConfig& c) { j = {{"context", c.context}, {"pad", c.pad}}; }
+void from_json(const nlohmann::json& j, InputConfig& c) {
+  c.context = j.at("context");
+  c.pad = j.at("pad");
+}
 void to_json(nlohmann::json& j, const RunConfig& c) {
-  j = {{"task", c.task}, {"model", c.model}, {"pe", c.pe}, {"optim", c.optim}, {"train", c.train}};
+  j = {{"task", c.task}, {"model", c.model}, {"pe", c.pe}, {"optim", c.optim}, {"train", c.train}, {"input", c.input}};
 }
 void from_json(const nlohmann::json& j, RunConfig& c) {
   c.task = j.at("task");
@@ -135,6 +182,12 @@ void from_json(const nlohmann::json& j, RunConfig& c) {
   c.pe = j.at("pe");
   c.optim = j.at("optim");
   c.train = j.at("train");
+  c.input = j.contains("input") ? j.at("input").get<InputConfig>() : InputConfig{};  // absent before the screen
+}
+
+nlohmann::json normalized_config(const nlohmann::json& j) {
+  RunConfig c = j;
+  return c;
 }
 
 double lr_at(const OptimConfig& o, int64_t step, int64_t total_steps) {

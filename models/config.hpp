@@ -16,6 +16,11 @@ struct ModelConfig {
   int vocab_size = 66;    // set from the task
   int max_len = 48;       // longest sequence the model is built for (set from the task)
   double init_std = 0.02; // GPT-2 init; residual projections get init_std / sqrt(2 n_layer)
+  // Attention temperature (an ambiguity of the paper: docs/spec.md): "head_dim" multiplies
+  // scores by 1/sqrt(head_dim), the head dim before any PoPE expansion (SPEC §2); "qk_dim" by
+  // 1/sqrt(width of q and k as the dot product sees them: 2 head_dim for PoPE, head_dim for the
+  // others); or a positive number, the factor itself.
+  std::string attn_scale = "head_dim";
   int head_dim() const { return d_model / n_head; }
   void validate() const;
 };
@@ -24,6 +29,10 @@ struct PEConfig {
   std::string kind = "pope";          // none | rope | pope | rope-half | alibi | alibi-half | sinusoidal | learned
   double base = 10000;                // frequency base for rope and pope
   std::string delta_init = "uniform"; // pope: uniform in [-2 pi, 0] (task default) or zero
+  // Frequencies of rope, rope-half and pope: "decreasing" (SPEC: RoPE base^(-2c/d), PoPE
+  // base^(-c/d)) or "increasing", the paper's Eq. 4 as printed (no minus sign: PoPE base^(c/d),
+  // from 1 to ~base rad per position, RoPE base^(2c/d) likewise).
+  std::string freqs = "decreasing";
   // Test-time frequency scaling of rope and rope-half, for length extrapolation without
   // fine-tuning: none; pi (position interpolation, Chen et al. 2023: positions times 1/factor);
   // ntk (NTK-aware: base times factor^(d/(d-2)), d the rotated width). factor = test length /
@@ -39,6 +48,23 @@ struct OptimConfig {
   double beta1 = 0.9, beta2 = 0.99, eps = 1e-8;
   double weight_decay = 0.01;       // on weight matrices only (SPEC choice)
   double grad_clip = 1.0;           // global norm; 0 disables
+  // Which tensors decay: "matrices" (SPEC choice: the linear layers' weights and the output
+  // head) or "all-2d" (nanoGPT's rule, every tensor of two or more dimensions: also the token and
+  // learned position embeddings and PoPE's delta, stored as (H, D) per layer; not the norm gains).
+  std::string weight_decay_on = "matrices";
+  double pe_lr_mult = 1.0;          // learning-rate multiplier of the PE's own parameters (PoPE delta)
+  void validate() const;
+};
+
+// How an example becomes the model's input row (ambiguities of the paper: docs/spec.md).
+struct InputConfig {
+  // > 0: keep only the last `context` input tokens of each example (a nanoGPT block size crops
+  // from the left); positions then start at 0 at the first token kept. 0: the whole input.
+  int context = 0;
+  // "right": padding after the answer position, which the causal mask hides from every
+  // prediction that counts (SPEC). "left": padding before the example, visible to attention
+  // (not masked), the answer at the last position.
+  std::string pad = "right";
   void validate() const;
 };
 
@@ -62,7 +88,10 @@ struct RunConfig {
   PEConfig pe;
   OptimConfig optim;
   TrainConfig train;
+  InputConfig input;
   void validate() const;  // also ties the model's vocab and length to the task
+  // Length of the model's input rows: the task's longest input, or the context when shorter.
+  int input_len() const;
 };
 
 void to_json(nlohmann::json& j, const ModelConfig& c);
@@ -73,11 +102,21 @@ void to_json(nlohmann::json& j, const OptimConfig& c);
 void from_json(const nlohmann::json& j, OptimConfig& c);
 void to_json(nlohmann::json& j, const TrainConfig& c);
 void from_json(const nlohmann::json& j, TrainConfig& c);
+void to_json(nlohmann::json& j, const InputConfig& c);
+void from_json(const nlohmann::json& j, InputConfig& c);
 void to_json(nlohmann::json& j, const RunConfig& c);
 void from_json(const nlohmann::json& j, RunConfig& c);
 
 // Learning rate at a step (0-based): linear warmup to lr over warmup_steps, then cosine to
 // lr_min at total_steps. Shared by the CPU and CUDA trainers.
 double lr_at(const OptimConfig& o, int64_t step, int64_t total_steps);
+
+// The attention scale of ModelConfig::attn_scale, given the width q and k have in the dot
+// product (qk_dim: 2 head_dim for PoPE). Shared by the CPU model and the CUDA backend.
+double attention_scale(const ModelConfig& m, int qk_dim);
+
+// A config as it was written, re-read and written again: JSON written before an option existed
+// gains that option's default, so old and new files of the same run compare equal.
+nlohmann::json normalized_config(const nlohmann::json& j);
 
 }  // namespace popebench

@@ -35,7 +35,7 @@ class CpuBackend final : public Backend {
     double scale = (o.grad_clip > 0 && r.grad_norm > o.grad_clip) ? o.grad_clip / r.grad_norm : 1.0;
     for (const auto& view : model_.layout().views)
       cpu::adamw_update(p_.data() + view.offset, g_.data() + view.offset, m_.data() + view.offset,
-                        v_.data() + view.offset, view.size(), lr, view.decays() ? o.weight_decay : 0.0, o.beta1,
+                        v_.data() + view.offset, view.size(), lr * view.lr_mult(o), view.decays(o) ? o.weight_decay : 0.0, o.beta1,
                         o.beta2, o.eps, step, scale);
     return r;
   }

@@ -40,7 +40,8 @@ class CudaBackend final : public Backend {
     F_ = m.mlp_ratio * C_;
     V_ = m.vocab_size;
     L_ = m.n_layer;
-    T_ = cfg.task.width() - 1;
+    T_ = cfg.input_len();
+    attn_scale_ = float(attention_scale(m, host_model_.pe().qk_dim(D_)));
     maxB_ = std::max(cfg.train.batch, cfg.train.eval_batch);
     // Every PE maps onto the one attention kernel: rope-half is rope on n_rot = D/2 channels,
     // ALiBi is NoPE plus per-head slopes, the absolute embeddings are NoPE plus a table added in
@@ -68,13 +69,21 @@ class CudaBackend final : public Backend {
     gemm_.refresh_bf16_shadow(stream_);
     CUDA_CHECK(cudaMemset(m_, 0, total_ * sizeof(float)));
     CUDA_CHECK(cudaMemset(v_, 0, total_ * sizeof(float)));
-    std::vector<uint8_t> decay(total_, 0);
-    for (const auto& view : lay.views)
-      if (view.decays()) std::fill(decay.begin() + view.offset, decay.begin() + view.offset + view.size(), 1);
-    decay_ = mem_.device<uint8_t>(total_);
-    CUDA_CHECK(cudaMemcpy(decay_, decay.data(), total_, cudaMemcpyHostToDevice));
+    // AdamW groups: bit 0 weight decay, bit 1 the PE's parameters (their learning-rate multiplier).
+    const auto& o = cfg.optim;
+    std::vector<uint8_t> group(total_, 0);
+    for (const auto& view : lay.views) {
+      const uint8_t k = (view.decays(o) ? 1 : 0) | (view.kind == ParamKind::kPeParam ? 2 : 0);
+      std::fill(group.begin() + view.offset, group.begin() + view.offset + view.size(), k);
+    }
+    for (int k = 0; k < cuda::AdamWGroups::kCount; ++k) {
+      groups_.lr_mult[k] = float(k & 2 ? o.pe_lr_mult : 1.0);
+      groups_.weight_decay[k] = float(k & 1 ? o.weight_decay : 0.0);
+    }
+    group_ = mem_.device<uint8_t>(total_);
+    CUDA_CHECK(cudaMemcpy(group_, group.data(), total_, cudaMemcpyHostToDevice));
 
-    std::vector<double> th = pe_ == cuda::PEKind::kPope ? pope_thetas(D_, cfg.pe.base) : rope_thetas(n_rot_, cfg.pe);
+    std::vector<double> th = pe_ == cuda::PEKind::kPope ? pope_thetas(D_, cfg.pe) : rope_thetas(n_rot_, cfg.pe);
     theta_ = mem_.device<double>(th.size());
     CUDA_CHECK(cudaMemcpy(theta_, th.data(), th.size() * sizeof(double), cudaMemcpyHostToDevice));
     if (kind == "alibi" || kind == "alibi-half") {
@@ -318,15 +327,15 @@ class CudaBackend final : public Backend {
   void optimizer_update() {
     cuda::l2_norm(grads_, total_, norm_partial_, &hyper_->grad_norm, stream_);
     const auto& o = cfg_.optim;
-    cuda::adamw_update(params_, grads_, m_, v_, decay_, total_, hyper_, float(o.weight_decay), float(o.beta1),
-                       float(o.beta2), float(o.eps), float(o.grad_clip), stream_);
+    cuda::adamw_update(params_, grads_, m_, v_, group_, total_, hyper_, groups_, float(o.beta1), float(o.beta2),
+                       float(o.eps), float(o.grad_clip), stream_);
     gemm_.refresh_bf16_shadow(stream_);
   }
 
   cuda::AttentionArgs attn_args(int B, int l) const {
     const auto& lp = host_model_.layout().layers[l];
     return {B, T_, H_, D_, pe_, theta_, pe_ == cuda::PEKind::kPope ? params_ + lp.pe : nullptr,
-            float(1.0 / std::sqrt(double(D_))), n_rot_, slopes_};
+            attn_scale_, n_rot_, slopes_};
   }
 
   // A block's four matrix products. Their operands are listed once, here: the step calls them
@@ -435,6 +444,7 @@ class CudaBackend final : public Backend {
   std::string name_;
   int dev_ = 0;  // CUDA device index
   int C_, H_, D_, F_, V_, L_, T_, maxB_;
+  float attn_scale_;  // ModelConfig::attn_scale resolved (attention_scale)
   size_t total_;
   cuda::OwnedStream stream_;  // after mem_: synchronised before the buffers are freed
   cudaGraph_t graph_ = nullptr;
@@ -442,7 +452,8 @@ class CudaBackend final : public Backend {
   int eager_steps_ = 0;
   uint64_t graph_scratch_generation_ = 0;  // gemm_.scratch_generation() when graph_exec_ was captured
   float *params_, *grads_, *m_, *v_;  // (total,) each: the one parameter buffer and its twins
-  uint8_t* decay_;                    // (total,) 1 where weight decay applies
+  uint8_t* group_;                    // (total,) AdamW group of each parameter (see the constructor)
+  cuda::AdamWGroups groups_;          // each group's learning-rate multiplier and weight decay
   double* theta_;                     // PE frequencies
   int n_rot_;                         // channels RoPE rotates (D, or D/2 for rope-half)
   float* slopes_ = nullptr;           // (H) ALiBi slopes, or nullptr

@@ -106,7 +106,7 @@ nlohmann::json evaluate_buckets(const RunConfig& run, const std::vector<float>& 
     Dataset d = generate_split(b.task, b.seed, Split::kTest);
     auto be = make_backend(ec, device);
     be->set_state(params, no_moments, no_moments);
-    EvalResult r = evaluate(*be, d, ec.train.eval_batch);
+    EvalResult r = evaluate(*be, ec, d);
     factors.push_back(b.factor);
     rope_factor.push_back(ec.pe.rope_factor);
     acc.push_back(r.acc);

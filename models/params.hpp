@@ -18,7 +18,12 @@ struct ParamView {
   ParamKind kind = ParamKind::kMatrix;
   double init_std = 0;    // kMatrix / kEmbedding: N(0, init_std)
   size_t size() const { return static_cast<size_t>(rows) * cols; }
-  bool decays() const { return kind == ParamKind::kMatrix; }  // SPEC §4 choice
+  // Whether weight decay applies (OptimConfig::weight_decay_on; SPEC §4's choice is matrices
+  // only) and the view's learning-rate multiplier. The CPU and CUDA optimizers both ask here.
+  bool decays(const OptimConfig& o) const {
+    return o.weight_decay_on == "all-2d" ? kind != ParamKind::kNormGain : kind == ParamKind::kMatrix;
+  }
+  double lr_mult(const OptimConfig& o) const { return kind == ParamKind::kPeParam ? o.pe_lr_mult : 1.0; }
 };
 
 // Offsets of one transformer block's parameters.

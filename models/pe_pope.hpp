@@ -1,6 +1,6 @@
 // PoPE (SPEC §3): softplus magnitudes, D frequencies theta_c = base^(-c/D), a learnable key
-// phase delta per head and component (clamped to [-2 pi, 0]). The attention scale stays
-// 1/sqrt(D), the head dim before the 2D expansion; the transformer takes it from head_dim.
+// phase delta per head and component (clamped to [-2 pi, 0]). The attention scale is the
+// model's (ModelConfig::attn_scale: by default 1/sqrt(D), the head dim before the 2D expansion).
 #pragma once
 #include <cmath>
 #include <vector>
@@ -10,17 +10,21 @@
 
 namespace popebench {
 
-inline std::vector<double> pope_thetas(int head_dim, double base) {
+// theta_c = base^(-c/d) (SPEC), or base^(+c/d) with increasing = true: the paper's Eq. 4 as
+// printed, theta_c = base^((c-1)/d) for c = 1..d, from 1 to ~base^(1-1/d) rad per position.
+inline std::vector<double> pope_thetas(int head_dim, double base, bool increasing = false) {
   std::vector<double> th(head_dim);
-  for (int c = 0; c < head_dim; ++c) th[c] = std::pow(base, -double(c) / head_dim);
+  for (int c = 0; c < head_dim; ++c) th[c] = std::pow(base, (increasing ? 1.0 : -1.0) * c / head_dim);
   return th;
+}
+inline std::vector<double> pope_thetas(int head_dim, const PEConfig& pe) {
+  return pope_thetas(head_dim, pe.base, pe.freqs == "increasing");
 }
 
 template <typename T>
 class PoPE final : public PositionalEmbedding<T> {
  public:
-  PoPE(int head_dim, double base, bool delta_uniform)
-      : theta_(pope_thetas(head_dim, base)), delta_uniform_(delta_uniform) {}
+  PoPE(int head_dim, const PEConfig& pe) : theta_(pope_thetas(head_dim, pe)), delta_uniform_(pe.delta_init == "uniform") {}
   std::string name() const override { return "pope"; }
   int qk_dim(int head_dim) const override { return 2 * head_dim; }
   size_t params_per_layer(int n_head, int head_dim) const override { return size_t(n_head) * head_dim; }

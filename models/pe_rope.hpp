@@ -8,9 +8,10 @@
 
 namespace popebench {
 
-inline std::vector<double> rope_thetas(int head_dim, double base) {
+// theta_c = base^(-2c/d), or base^(+2c/d) with increasing = true (PEConfig::freqs).
+inline std::vector<double> rope_thetas(int head_dim, double base, bool increasing = false) {
   std::vector<double> th(head_dim / 2);
-  for (int c = 0; c < head_dim / 2; ++c) th[c] = std::pow(base, -2.0 * c / head_dim);
+  for (int c = 0; c < head_dim / 2; ++c) th[c] = std::pow(base, (increasing ? 2.0 : -2.0) * c / head_dim);
   return th;
 }
 
@@ -19,8 +20,9 @@ inline std::vector<double> rope_thetas(int head_dim, double base) {
 // PI's angle (t / s) theta equals t (theta / s).
 inline std::vector<double> rope_thetas(int rot_dim, const PEConfig& pe) {
   const double s = pe.rope_factor;
-  if (pe.rope_scaling == "ntk") return rope_thetas(rot_dim, pe.base * std::pow(s, rot_dim / (rot_dim - 2.0)));
-  std::vector<double> th = rope_thetas(rot_dim, pe.base);
+  const bool inc = pe.freqs == "increasing";
+  if (pe.rope_scaling == "ntk") return rope_thetas(rot_dim, pe.base * std::pow(s, rot_dim / (rot_dim - 2.0)), inc);
+  std::vector<double> th = rope_thetas(rot_dim, pe.base, inc);
   if (pe.rope_scaling == "pi")
     for (double& t : th) t /= s;
   return th;

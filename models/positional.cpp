@@ -19,7 +19,7 @@ std::unique_ptr<PositionalEmbedding<T>> make_positional_embedding(const PEConfig
   pe.validate();
   if (pe.kind == "none") return std::make_unique<NoPE<T>>();
   if (pe.kind == "rope") return std::make_unique<RoPE<T>>(m.head_dim(), pe);
-  if (pe.kind == "pope") return std::make_unique<PoPE<T>>(m.head_dim(), pe.base, pe.delta_init == "uniform");
+  if (pe.kind == "pope") return std::make_unique<PoPE<T>>(m.head_dim(), pe);
   if (pe.kind == "rope-half") return std::make_unique<RoPEHalf<T>>(m.head_dim(), pe);
   if (pe.kind == "alibi") return std::make_unique<ALiBi<T>>(m.n_head, false);
   if (pe.kind == "alibi-half") return std::make_unique<ALiBi<T>>(m.n_head, true);

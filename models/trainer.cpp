@@ -49,7 +49,13 @@ Splits load_data(RunConfig& cfg, const std::string& dir) {
   return s;
 }
 
-EvalResult evaluate(Backend& be, const Dataset& d, int eval_batch, size_t limit) {
+int batch_row_len(const Backend& be, const RunConfig& cfg) {
+  if (be.static_len() > 0) return be.static_len();
+  return cfg.input.pad == "left" ? cfg.input_len() : 0;
+}
+
+EvalResult evaluate(Backend& be, const RunConfig& cfg, const Dataset& d, size_t limit) {
+  const int eval_batch = cfg.train.eval_batch, row_len = batch_row_len(be, cfg);
   EvalResult r;
   size_t n = limit ? std::min(limit, d.size()) : d.size();
   double loss_sum = 0;
@@ -58,7 +64,7 @@ EvalResult evaluate(Backend& be, const Dataset& d, int eval_batch, size_t limit)
   for (size_t i = 0; i < n; i += eval_batch) {
     std::vector<size_t> idx;
     for (size_t j = i; j < std::min(n, i + eval_batch); ++j) idx.push_back(j);
-    Batch b = make_batch(d, idx, be.static_len());
+    Batch b = make_batch(d, idx, row_len, cfg.input);
     loss_sum += be.eval_batch(b, correct) * idx.size();
     for (int c : correct) hits += c;
   }
@@ -85,6 +91,16 @@ namespace {
 // SIGINT / SIGTERM: finish the current step, save a checkpoint, then stop.
 std::atomic<int> g_stop_signal{0};
 extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
+
+// Whether a config read from a file (written by this or an earlier version) is `cfg`: compared
+// after normalized_config, so options added since it was written count as their defaults.
+bool same_config(const nlohmann::json& written, const nlohmann::json& cfg) {
+  try {
+    return normalized_config(written) == cfg;
+  } catch (const std::exception&) {
+    return false;  // malformed: not the same run
+  }
+}
 
 class Progress {
  public:
@@ -129,7 +145,7 @@ nlohmann::json train(TrainOptions opt) {
 
   if (opt.skip_if_complete && file_exists(opt.out_json)) {
     auto done = nlohmann::json::parse(read_file(opt.out_json), nullptr, false);
-    if (!done.is_discarded() && done.value("status", "") == "complete" && done.value("config", nlohmann::json()) == cfg_json) {
+    if (!done.is_discarded() && done.value("status", "") == "complete" && same_config(done.value("config", nlohmann::json()), cfg_json)) {
       std::fprintf(stderr, "popebench: %s is complete; skipping\n", opt.out_json.c_str());
       return done;
     }
@@ -161,7 +177,7 @@ nlohmann::json train(TrainOptions opt) {
     if (!opt.resume)
       throw UserError("checkpoint " + opt.checkpoint + " exists: pass --resume to continue it, or remove it");
     Checkpoint ck = load_checkpoint(opt.checkpoint);
-    if (ck.config != cfg_json)
+    if (!same_config(ck.config, cfg_json))
       throw UserError("checkpoint " + opt.checkpoint + " was made with a different config; refusing to resume");
     if (ck.params.size() != be->layout().total) throw UserError(opt.checkpoint + ": parameter count does not match the model");
     be->set_state(ck.params, ck.m, ck.v);
@@ -192,7 +208,7 @@ nlohmann::json train(TrainOptions opt) {
   // train_loss/train_acc: means since the previous point; null at step 0 (nothing trained yet).
   auto eval_point = [&](nlohmann::json train_loss, nlohmann::json train_acc) {
     auto t0 = Clock::now();
-    EvalResult v = evaluate(*be, data.val, T.eval_batch, T.eval_examples);
+    EvalResult v = evaluate(*be, cfg, data.val, T.eval_examples);
     eval_s += seconds_since(t0);
     curve.push_back({{"step", step}, {"lr", lr_at(cfg.optim, std::max<int64_t>(step - 1, 0), T.steps)},
                      {"train_loss", train_loss}, {"train_acc", train_acc}, {"val_loss", v.loss},
@@ -212,10 +228,11 @@ nlohmann::json train(TrainOptions opt) {
   if (step == 0 && T.eval_every > 0) last_val_acc = eval_point(nullptr, nullptr);
   const int64_t start_step = step;
   std::vector<size_t> idx(T.batch);
+  const int row_len = batch_row_len(*be, cfg);
   auto t_train = Clock::now();
   while (step < T.steps) {
     for (auto& i : idx) i = sampler.bounded(static_cast<uint32_t>(data.train.size()));
-    Batch b = make_batch(data.train, idx, be->static_len());
+    Batch b = make_batch(data.train, idx, row_len, cfg.input);
     double lr = lr_at(cfg.optim, step, T.steps);
     StepResult r = be->train_step(b, lr, static_cast<long>(step + 1));
     if (!std::isfinite(r.loss) || !std::isfinite(r.grad_norm)) {
@@ -264,7 +281,7 @@ nlohmann::json train(TrainOptions opt) {
   train_s += seconds_since(t_train);
 
   auto t0 = Clock::now();
-  EvalResult val = evaluate(*be, data.val, T.eval_batch), test = evaluate(*be, data.test, T.eval_batch);
+  EvalResult val = evaluate(*be, cfg, data.val), test = evaluate(*be, cfg, data.test);
   eval_s += seconds_since(t0);
   save(prior_train_s + train_s, prior_eval_s + eval_s);
   const double total_train = prior_train_s + train_s;

@@ -50,8 +50,12 @@ struct EvalResult {
   double loss = 0, acc = 0;
   size_t n = 0;
 };
-// The first `limit` examples (0: all) in order, in batches of eval_batch.
-EvalResult evaluate(Backend& be, const Dataset& d, int eval_batch, size_t limit = 0);
+// The first `limit` examples (0: all) in order, in batches of cfg.train.eval_batch, made into
+// inputs as cfg.input says.
+EvalResult evaluate(Backend& be, const RunConfig& cfg, const Dataset& d, size_t limit = 0);
+// The row length of the batches fed to `be`: its static length, else the config's input length
+// for left padding (the visible pads are part of the input), else 0 (each batch's longest).
+int batch_row_len(const Backend& be, const RunConfig& cfg);
 void to_json(nlohmann::json& j, const EvalResult& e);
 
 // popebench version, git commit, compiler, device, threads, host, time, command.

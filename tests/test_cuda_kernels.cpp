@@ -419,17 +419,20 @@ TEST_CASE("rmsnorm gelu embedding cross-entropy reductions and AdamW match the C
     auto p = rnd(n), g = rnd(n, 0.1), m = rnd(n, 0.01), v0 = rnd(n, 0.01);
     for (auto& x : v0) x = x * x;
     std::vector<uint8_t> mask(n);
-    for (size_t i = 0; i < n; ++i) mask[i] = i % 3 != 0;
+    // Four groups with their own learning-rate multipliers and decays, mixed element by element.
+    const cuda::AdamWGroups groups{{1.f, 1.f, 0.25f, 3.f}, {0.f, 0.01f, 0.f, 0.05f}};
+    for (size_t i = 0; i < n; ++i) mask[i] = uint8_t((i * 7) % 4);
     std::vector<double> pr = p, mr = m, vr = v0;
     double norm = std::sqrt(cpu::sum_squares(g.data(), n)), clip = 1.0;
     double scale = norm > clip ? clip / norm : 1.0;
     for (size_t i = 0; i < n; ++i)
-      cpu::adamw_update(&pr[i], &g[i], &mr[i], &vr[i], 1, 1e-3, mask[i] ? 0.01 : 0.0, 0.9, 0.99, 1e-8, 7, scale);
+      cpu::adamw_update(&pr[i], &g[i], &mr[i], &vr[i], 1, 1e-3 * double(groups.lr_mult[mask[i]]),
+                        double(groups.weight_decay[mask[i]]), 0.9, 0.99, 1e-8, 7, scale);
     DevBuf<float> dp(to_float(p)), dg(to_float(g)), dm(to_float(m)), dv(to_float(v0));
     DevBuf<uint8_t> dmask(mask);
     cuda::AdamWHyper hh{1e-3f, 7.f, float(norm)};
     DevBuf<cuda::AdamWHyper> dh(std::vector<cuda::AdamWHyper>{hh});
-    cuda::adamw_update(dp.p, dg.p, dm.p, dv.p, dmask.p, n, dh.p, 0.01f, 0.9f, 0.99f, 1e-8f, 1.f, nullptr);
+    cuda::adamw_update(dp.p, dg.p, dm.p, dv.p, dmask.p, n, dh.p, groups, 0.9f, 0.99f, 1e-8f, 1.f, nullptr);
     // Compare the update (p_new - p), not p: that is where a wrong term would show.
     auto pn = dp.download();
     std::vector<double> du_ref(n), du(n);

@@ -2,6 +2,7 @@
 // tiny config for each PE, ten training steps, and run-to-run determinism.
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <thread>
 
 #include "cli/job_pool.hpp"
@@ -26,10 +27,10 @@ RunConfig tiny(const std::string& pe, const std::string& matmul, int d_model = 6
   c.optim.warmup_steps = 2;
   return c;
 }
-Batch batch_of(const RunConfig&, const Dataset& d, size_t first, int n, int pad_to) {
+Batch batch_of(const RunConfig& c, const Dataset& d, size_t first, int n, int pad_to) {
   std::vector<size_t> idx;
   for (int i = 0; i < n; ++i) idx.push_back(first + i);
-  return make_batch(d, idx, pad_to);
+  return make_batch(d, idx, pad_to, c.input);
 }
 }  // namespace
 
@@ -39,9 +40,14 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
   // rounded to 2^-11, which the backward compounds over 2 layers: 2e-2.
   // Every PE kind, plus RoPE with a test-time scaling (PI, NTK) and a model built for longer
   // sequences than the batch (max_len > T: learned and sinusoidal tables longer than used).
+  // The screen's model-level options too (tests/test_screen_options.cpp): increasing
+  // frequencies, other attention temperatures, a context crop and left padding (the task's
+  // inputs run to 18 tokens, so a context of 9 crops most of them).
   struct Variant {
     std::string pe, scaling;
     int extra_len;
+    std::string option = "";                      // for the message
+    std::function<void(RunConfig&)> tweak = nullptr;
   };
   std::vector<Variant> variants;
   for (std::string pe : {"none", "rope", "pope", "rope-half", "alibi", "alibi-half", "sinusoidal", "learned"})
@@ -50,6 +56,16 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
   variants.push_back({"rope-half", "ntk", 0});
   variants.push_back({"learned", "none", 17});
   variants.push_back({"sinusoidal", "none", 17});
+  variants.push_back({"pope", "none", 0, "freqs increasing", [](RunConfig& c) { c.pe.freqs = "increasing"; }});
+  variants.push_back({"rope-half", "none", 0, "freqs increasing", [](RunConfig& c) { c.pe.freqs = "increasing"; }});
+  variants.push_back({"pope", "none", 0, "attn qk_dim", [](RunConfig& c) { c.model.attn_scale = "qk_dim"; }});
+  variants.push_back({"rope", "none", 0, "attn 0.3", [](RunConfig& c) { c.model.attn_scale = "0.3"; }});
+  variants.push_back({"rope", "none", 0, "context 9", [](RunConfig& c) { c.input.context = 9; }});
+  variants.push_back({"pope", "none", 0, "pad left", [](RunConfig& c) { c.input.pad = "left"; }});
+  variants.push_back({"learned", "none", 0, "context 9, pad left", [](RunConfig& c) {
+                        c.input.context = 9;
+                        c.input.pad = "left";
+                      }});
   for (std::string mm : {"fp32", "tf32", "bf16"})
     for (const auto& var : variants)
       for (int dm : {64, 128}) {
@@ -60,6 +76,7 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
           c.pe.rope_factor = 3;
         }
         c.model.max_len += var.extra_len;
+        if (var.tweak) var.tweak(c);
         auto be = make_backend(c, "cuda");
         Dataset d = generate_split(c.task, 0, Split::kTrain);
         Batch b = batch_of(c, d, 3, c.train.batch, be->static_len());
@@ -73,7 +90,7 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
         // bf16 rounds inputs to 2^-8, 8x TF32's 2^-11: 8x its tolerances.
         const double tol = mm == "fp32" ? 1e-4 : mm == "tf32" ? 2e-2 : 1.6e-1;
         INFO("pe=" << pe << " scaling=" << var.scaling << " max_len+" << var.extra_len << " matmul=" << mm
-                    << " d_model=" << dm);
+                    << " d_model=" << dm << " " << var.option);
         CHECK(loss == Approx(lref).epsilon(mm == "fp32" ? 1e-5 : mm == "tf32" ? 2e-3 : 1.6e-2));
         for (const auto& view : ref.layout().views) {
           std::vector<double> gr(gref.begin() + view.offset, gref.begin() + view.offset + view.size());
@@ -85,8 +102,16 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
 }
 
 TEST_CASE("ten GPU training steps follow the CPU backend", "[cuda][model]") {
-  for (std::string pe : {"rope", "pope", "alibi-half", "learned"}) {
-    RunConfig c = tiny(pe, "fp32");
+  // The last two also check the optimizer's groups: weight decay on every 2-D tensor and PoPE's
+  // delta on its own learning rate (AdamWGroups on the GPU, ParamView::lr_mult on the CPU).
+  for (std::string pe : {"rope", "pope", "alibi-half", "learned", "pope+groups", "learned+groups"}) {
+    const bool groups = pe.find("+groups") != std::string::npos;
+    RunConfig c = tiny(groups ? pe.substr(0, pe.find('+')) : pe, "fp32");
+    if (groups) {
+      c.optim.weight_decay = 0.3;
+      c.optim.weight_decay_on = "all-2d";
+      c.optim.pe_lr_mult = 3;
+    }
     auto gpu = make_backend(c, "cuda");
     auto cpu = make_backend(c, "cpu");
     Dataset d = generate_split(c.task, 0, Split::kTrain);

@@ -5,8 +5,9 @@ namespace popebench::cuda {
 
 // Reads lr, step and the gradient norm from device memory, so a captured graph replays with the
 // values of the step (the host writes lr and step into pinned memory that a graph node copies).
-__global__ void adamw_kernel(float* p, const float* g, float* m, float* v, const uint8_t* decay, size_t n,
-                             const AdamWHyper* hyper, float wd, float beta1, float beta2, float eps, float clip) {
+__global__ void adamw_kernel(float* p, const float* g, float* m, float* v, const uint8_t* group, size_t n,
+                             const AdamWHyper* hyper, AdamWGroups groups, float beta1, float beta2, float eps,
+                             float clip) {
   const float lr = hyper->lr, step = hyper->step, norm = hyper->grad_norm;
   const float scale = (clip > 0.f && norm > clip) ? clip / norm : 1.f;
   const float bc1 = 1.f - powf(beta1, step), bc2 = 1.f - powf(beta2, step);
@@ -16,16 +17,18 @@ __global__ void adamw_kernel(float* p, const float* g, float* m, float* v, const
     float vi = beta2 * v[i] + (1.f - beta2) * gi * gi;
     m[i] = mi;
     v[i] = vi;
-    float pi = p[i] * (1.f - lr * (decay[i] ? wd : 0.f));
-    p[i] = pi - lr * (mi / bc1) / (sqrtf(vi / bc2) + eps);
+    const int k = group[i];
+    const float lr_k = lr * groups.lr_mult[k];
+    float pi = p[i] * (1.f - lr_k * groups.weight_decay[k]);
+    p[i] = pi - lr_k * (mi / bc1) / (sqrtf(vi / bc2) + eps);
   }
 }
 
-void adamw_update(float* p, const float* g, float* m, float* v, const uint8_t* decay_mask, size_t n,
-                  const AdamWHyper* hyper, float weight_decay, float beta1, float beta2, float eps, float grad_clip,
-                  cudaStream_t s) {
+void adamw_update(float* p, const float* g, float* m, float* v, const uint8_t* group, size_t n,
+                  const AdamWHyper* hyper, const AdamWGroups& groups, float beta1, float beta2, float eps,
+                  float grad_clip, cudaStream_t s) {
   int blocks = static_cast<int>(std::min<size_t>((n + 255) / 256, 132 * 8));
-  adamw_kernel<<<blocks, 256, 0, s>>>(p, g, m, v, decay_mask, n, hyper, weight_decay, beta1, beta2, eps, grad_clip);
+  adamw_kernel<<<blocks, 256, 0, s>>>(p, g, m, v, group, n, hyper, groups, beta1, beta2, eps, grad_clip);
   CUDA_CHECK_LAUNCH("adamw_update");
 }
 

@@ -62,9 +62,17 @@ struct AdamWHyper {
   float step;      // 1-based optimizer step (float: bias corrections only)
   float grad_norm; // written by the norm kernel, read by the update
 };
-void adamw_update(float* p, const float* g, float* m, float* v, const uint8_t* decay_mask, size_t n,
-                  const AdamWHyper* hyper, float weight_decay, float beta1, float beta2, float eps, float grad_clip,
-                  cudaStream_t s);
+// Parameter groups: group (n, device) holds each element's group index; the group's learning
+// rate multiplier and weight decay are kernel arguments (4 groups: decay or not, times PE
+// parameter or not; models/params.hpp says which view is which).
+struct AdamWGroups {
+  static constexpr int kCount = 4;
+  float lr_mult[kCount];
+  float weight_decay[kCount];
+};
+void adamw_update(float* p, const float* g, float* m, float* v, const uint8_t* group, size_t n,
+                  const AdamWHyper* hyper, const AdamWGroups& groups, float beta1, float beta2, float eps,
+                  float grad_clip, cudaStream_t s);
 
 // attention.cu (and attention_short.cu for T <= 64). Fused causal attention with the PE applied inside the kernel.
 // qkv (B, T, 3, H, D) as produced by the qkv projection; theta (D for pope, n_rot/2 for rope) and
