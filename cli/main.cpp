@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   add(cli::register_eval(app));
   add(cli::register_bench(app));
   add(cli::register_merge(app));
+  add(cli::register_sweep(app));
   add(cli::register_reproduce(app, cli::prescan_option(argc, argv, "--preset")));
   add(cli::register_extrapolate(app, cli::prescan_option(argc, argv, "--preset")));
   cli::g_command_line = cli::command_line(argc, argv);

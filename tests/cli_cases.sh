@@ -79,3 +79,48 @@ expect_error "factors must increase" extrapolate --factors 3,2 --out "$tmp/ex2"
 expect_error "unknown RoPE variant" extrapolate --rope-variants yarn --out "$tmp/ex2"
 expect_error "--data is not supported" extrapolate --data "$tmp/ok" --out "$tmp/ex2"
 expect_error "unknown GPU matmul mode" train --gpu-matmul fp16 --out "$tmp/t.json"
+
+# the screen's options on the command line, recorded in the run JSON
+expect_ok reproduce indirect-indexing --preset quick --pe pope --seeds 0 --steps 3 --warmup 1 --eval-every 0 --device cpu \
+  --pe-freqs increasing --attn-scale qk_dim --context 9 --pad left --weight-decay-on all-2d --pe-lr-mult 2 --pair-draw shift-first --out "$tmp/scr"
+/usr/bin/python3 - "$tmp/scr/pope_seed0.json" <<'PY' || { echo "FAIL: the screen's options are not in the run JSON"; fails=$((fails+1)); }
+import json, sys
+c = json.load(open(sys.argv[1]))["config"]
+assert c["pe"]["freqs"] == "increasing" and c["model"]["attn_scale"] == "qk_dim", c
+assert c["input"] == {"context": 9, "pad": "left"}, c["input"]
+assert c["optim"]["weight_decay_on"] == "all-2d" and c["optim"]["pe_lr_mult"] == 2, c["optim"]
+assert c["task"]["params"]["pair_draw"] == "shift-first", c["task"]
+PY
+expect_error "attention scale 'x'" train --attn-scale x --out "$tmp/t.json"
+expect_error "unknown frequency order" train --pe-freqs up --out "$tmp/t.json"
+expect_error "applies to rope, rope-half and pope" train --pe alibi --pe-freqs increasing --out "$tmp/t.json"
+expect_error "unknown padding side" train --pad top --out "$tmp/t.json"
+expect_error "unknown pair draw" train --pair-draw other --out "$tmp/t.json"
+expect_error "applies to indirect-indexing only" train --task k-back --pair-draw shift-first --out "$tmp/t.json"
+expect_error "unknown weight decay scope" train --weight-decay-on all --out "$tmp/t.json"
+
+# sweep: a plan file of cells, each its own folder and summary; then the refusals
+cat > "$tmp/plan.json" <<'JSON'
+{"name": "cli test", "preset": "quick", "args": ["--steps", "3", "--warmup", "1", "--eval-every", "0", "--device", "cpu",
+  "--n-train", "200", "--n-val", "16", "--n-test", "16"],
+ "cells": [{"name": "base", "pe": ["rope", "pope"], "seeds": [0]},
+           {"name": "inc", "why": "Eq. 4", "args": ["--pe-freqs", "increasing"], "pe": ["pope"], "seeds": [0, 1]}]}
+JSON
+expect_ok sweep "$tmp/plan.json" --out "$tmp/sw"
+[[ -f "$tmp/sw/base/rope_seed0.json" && -f "$tmp/sw/inc/pope_seed1.json" && -f "$tmp/sw/inc/summary.json" ]] ||
+  { echo "FAIL: sweep wrote no cell folders or summaries"; fails=$((fails+1)); }
+grep -q '"freqs": "increasing"' "$tmp/sw/inc/pope_seed0.json" && ! grep -q '"freqs": "increasing"' "$tmp/sw/base/pope_seed0.json" ||
+  { echo "FAIL: a cell's args did not reach (only) its runs"; fails=$((fails+1)); }
+expect_ok sweep "$tmp/plan.json" --out "$tmp/sw" --cells inc
+echo '{"cells": [{"name": "x", "pe": ["rope"], "seeds": [0, 0]}]}' > "$tmp/plan_bad.json"
+expect_error "a seed is listed twice" sweep "$tmp/plan_bad.json" --out "$tmp/swb"
+echo '{"cells": [{"name": "x", "pe": ["rope"], "seeds": [0], "arg": []}]}' > "$tmp/plan_bad.json"
+expect_error "unknown key 'arg'" sweep "$tmp/plan_bad.json" --out "$tmp/swb"
+echo '{"cells": [{"name": "x", "args": ["--lr", "-1"], "pe": ["rope"], "seeds": [0]}]}' > "$tmp/plan_bad.json"
+expect_error "cell x: need 0 <= lr_min <= lr" sweep "$tmp/plan_bad.json" --out "$tmp/swb"
+echo '{"cells": [{"name": "../x", "pe": ["rope"], "seeds": [0]}]}' > "$tmp/plan_bad.json"
+expect_error "it names the cell's folder" sweep "$tmp/plan_bad.json" --out "$tmp/swb"
+expect_error "no cell named 'zzz'" sweep "$tmp/plan.json" --out "$tmp/swb" --cells zzz
+echo 'not json' > "$tmp/plan_bad.json"
+expect_error "is not a JSON object" sweep "$tmp/plan_bad.json" --out "$tmp/swb"
+[[ ! -e "$tmp/swb" ]] || { echo "FAIL: a refused sweep made its output folder"; fails=$((fails+1)); }

@@ -1,0 +1,242 @@
+// popebench sweep PLAN.json: runs the cells of a plan file, each a set of run options over a
+// preset, for its PEs and seeds, all in one job pool (so that the runs of every cell share the
+// GPUs at once, `--concurrent` per GPU). The file format is docs/sweep_format.md:
+//
+//   {"preset": "paper", "args": ["--gpu-matmul", "bf16"],
+//    "cells": [{"name": "freqs_increasing", "args": ["--pe-freqs", "increasing"],
+//               "pe": ["rope", "pope"], "seeds": [0, 1]}, ...]}
+//
+// A cell's args are the options of `popebench train` (model, PE, optimizer, input, task
+// options), parsed and validated exactly as on the command line, over the preset, after the
+// plan's own args. Output: OUT/<cell>/<pe>_seed<k>.json and, once a cell's runs are complete,
+// OUT/<cell>/summary.json and summary.md. Finished runs are skipped and unfinished ones resume,
+// as in `reproduce`.
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+#include <regex>
+#include <set>
+
+#include "cli/commands.hpp"
+#include "cli/job_pool.hpp"
+#include "cli/presets.hpp"
+#include "cli/run_options.hpp"
+#include "common/files.hpp"
+#include "models/summary.hpp"
+
+namespace popebench::cli {
+
+namespace {
+
+struct Cell {
+  std::string name;
+  std::vector<std::string> args;  // the plan's args, then the cell's
+  std::vector<std::string> pes;
+  std::vector<uint64_t> seeds;
+  RunOptions run;
+};
+
+std::vector<std::string> string_list(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_array()) throw UserError(where + " must be a list of strings");
+  std::vector<std::string> out;
+  for (const auto& x : j) {
+    if (!x.is_string()) throw UserError(where + " must be a list of strings");
+    out.push_back(x.get<std::string>());
+  }
+  return out;
+}
+
+void refuse_unknown_keys(const nlohmann::json& j, const std::set<std::string>& known, const std::string& where) {
+  for (const auto& [k, v] : j.items())
+    if (!known.count(k)) throw UserError(where + ": unknown key '" + k + "'");
+}
+
+// The cell's run options: the preset, then its args parsed as `train` would parse them.
+RunOptions cell_options(const std::string& preset, const std::vector<std::string>& args, const std::string& where) {
+  CLI::App app{"cell"};
+  RunOptions r;
+  add_run_options(app, r, /*with_pe_and_seed=*/false);
+  std::vector<uint64_t> unused_seeds;
+  apply_preset(preset, r.cfg, unused_seeds);  // after registration: the options' defaults are the paper's
+  std::vector<std::string> rev(args.rbegin(), args.rend());  // CLI11 takes them last first
+  try {
+    app.parse(rev);
+  } catch (const CLI::ParseError& e) {
+    throw UserError(where + ": " + e.what());
+  }
+  try {
+    finish_run_options(r);
+  } catch (const UserError& e) {
+    throw UserError(where + ": " + e.what());
+  }
+  return r;
+}
+
+std::vector<Cell> read_plan(const std::string& path, std::string& preset, std::string& plan_name) {
+  nlohmann::json plan = nlohmann::json::parse(read_file(path), nullptr, false);
+  if (plan.is_discarded() || !plan.is_object()) throw UserError(path + " is not a JSON object");
+  refuse_unknown_keys(plan, {"name", "description", "preset", "args", "cells"}, path);
+  for (const char* key : {"name", "description", "preset"})
+    if (plan.contains(key) && !plan[key].is_string()) throw UserError(path + ": " + key + " must be a string");
+  preset = plan.value("preset", std::string("paper"));
+  plan_name = plan.value("name", path);
+  const auto common = plan.contains("args") ? string_list(plan["args"], path + ": args") : std::vector<std::string>{};
+  if (!plan.contains("cells") || !plan["cells"].is_array() || plan["cells"].empty())
+    throw UserError(path + ": cells must be a non-empty list");
+  std::vector<Cell> cells;
+  std::set<std::string> names;
+  static const std::regex name_re("[A-Za-z0-9][A-Za-z0-9_.-]*");
+  for (const auto& c : plan["cells"]) {
+    if (!c.is_object()) throw UserError(path + ": every cell must be an object");
+    const std::string where = path + ": cell " + (c.contains("name") && c["name"].is_string() ? c["name"].get<std::string>() : "?");
+    refuse_unknown_keys(c, {"name", "why", "args", "pe", "seeds"}, where);
+    Cell cell;
+    if (!c.contains("name") || !c["name"].is_string() || !std::regex_match(c["name"].get<std::string>(), name_re))
+      throw UserError(where + ": name must be letters, digits, '_', '.', '-' (it names the cell's folder)");
+    cell.name = c["name"];
+    if (!names.insert(cell.name).second) throw UserError(path + ": two cells are named " + cell.name);
+    cell.args = common;
+    if (c.contains("args"))
+      for (auto& a : string_list(c["args"], where + ": args")) cell.args.push_back(a);
+    if (!c.contains("pe")) throw UserError(where + ": pe is missing");
+    cell.pes = string_list(c["pe"], where + ": pe");
+    if (!c.contains("seeds") || !c["seeds"].is_array()) throw UserError(where + ": seeds must be a list of integers");
+    for (const auto& s : c["seeds"]) {
+      if (!s.is_number_integer() || s.get<int64_t>() < 0) throw UserError(where + ": seeds must be integers >= 0");
+      cell.seeds.push_back(s.get<uint64_t>());
+    }
+    if (cell.pes.empty() || cell.seeds.empty()) throw UserError(where + ": pe and seeds must not be empty");
+    // A row of a summary is a set of distinct runs: a repeated PE or seed would count one run twice.
+    if (std::set<std::string>(cell.pes.begin(), cell.pes.end()).size() != cell.pes.size())
+      throw UserError(where + ": a PE is listed twice");
+    if (std::set<uint64_t>(cell.seeds.begin(), cell.seeds.end()).size() != cell.seeds.size())
+      throw UserError(where + ": a seed is listed twice");
+    for (const auto& pe : cell.pes) {
+      PEConfig p;
+      p.kind = pe;
+      try {
+        p.validate();
+      } catch (const UserError& e) {
+        throw UserError(where + ": " + e.what());
+      }
+    }
+    cell.run = cell_options(preset, cell.args, where);
+    for (const auto& pe : cell.pes) {  // each PE with the cell's options (e.g. --pe-freqs needs a rotary PE)
+      PEConfig p = cell.run.cfg.pe;
+      p.kind = pe;
+      try {
+        p.validate();
+      } catch (const UserError& e) {
+        throw UserError(where + ", pe " + pe + ": " + e.what());
+      }
+    }
+    cells.push_back(std::move(cell));
+  }
+  return cells;
+}
+
+}  // namespace
+
+Runner register_sweep(CLI::App& app) {
+  struct State {
+    std::string plan, out, only;
+    SweepOptions sweep;
+  };
+  auto st = std::make_shared<State>();
+  auto* cmd = app.add_subcommand("sweep", "Run the cells of a plan file (docs/sweep_format.md): options x PEs x seeds");
+  cmd->add_option("plan", st->plan, "The plan (JSON)")->required();
+  cmd->add_option("--out", st->out, "Output directory: one folder per cell")->required();
+  cmd->add_option("--cells", st->only, "Comma-separated cell names to run (default: all, in the plan's order)");
+  cmd->add_option("--concurrent", st->sweep.concurrent, "Runs trained at once on each GPU or on the CPU")
+      ->default_val(1)->check(CLI::Range(1, 64));
+  cmd->add_option("--gpus", st->sweep.gpus, "GPUs to spread the runs over (run k on GPU k % N)")
+      ->default_val(1)->check(CLI::Range(1, 64));
+  cmd->add_option("--time-limit", st->sweep.time_limit,
+                  "Seconds; then every unfinished run checkpoints and the command exits 130 (rerun to continue)")
+      ->default_val(0)->check(CLI::Range(0.0, 1e7));
+  cmd->add_option("--stop-at", st->sweep.stop_at, "Step; every run checkpoints and stops after it (rerun without it to continue)")
+      ->default_val(0)->check(CLI::Range(int64_t(0), int64_t(1) << 40));
+  return [st]() {
+    std::string preset, plan_name;
+    std::vector<Cell> cells = read_plan(st->plan, preset, plan_name);
+    if (!st->only.empty()) {
+      std::vector<Cell> chosen;
+      for (const auto& name : split_list(st->only)) {
+        auto it = std::find_if(cells.begin(), cells.end(), [&](const Cell& c) { return c.name == name; });
+        if (it == cells.end()) throw UserError("--cells: no cell named '" + name + "' in " + st->plan);
+        if (std::any_of(chosen.begin(), chosen.end(), [&](const Cell& c) { return c.name == name; }))
+          throw UserError("--cells: " + name + " is listed twice");
+        chosen.push_back(*it);
+      }
+      cells = chosen;
+    }
+    for (const auto& c : cells) check_sweep_gpus(st->sweep, c.run.cfg);
+    struct Job {
+      size_t cell;
+      std::string pe;
+      uint64_t seed;
+      TrainOptions opt;
+    };
+    std::vector<Job> jobs;
+    const double deadline = sweep_deadline(st->sweep);
+    for (size_t ci = 0; ci < cells.size(); ++ci) {
+      const Cell& c = cells[ci];
+      for (const auto& pe : c.pes)
+        for (uint64_t seed : c.seeds) {
+          TrainOptions o;
+          o.cfg = c.run.cfg;
+          o.cfg.pe.kind = pe;
+          o.cfg.train.seed = seed;
+          o.data_dir = c.run.data_dir;
+          o.out_json = st->out + "/" + c.name + "/" + pe + "_seed" + std::to_string(seed) + ".json";
+          o.resume = true;
+          o.skip_if_complete = true;
+          o.threads = sweep_threads_per_run(st->sweep, c.run);
+          o.log_every = c.run.log_every;
+          o.command = g_command_line;
+          o.label = c.name + "/" + pe + "/" + std::to_string(seed);
+          o.deadline = deadline;
+          o.stop_at = st->sweep.stop_at;
+          jobs.push_back({ci, pe, seed, o});
+        }
+    }
+    std::vector<nlohmann::json> results(jobs.size());
+    std::mutex log_mu;
+    const bool finished = run_jobs(
+        jobs.size(), st->sweep.concurrent, st->sweep.gpus,
+        [&](size_t k) {
+          results[k] = train(jobs[k].opt);
+          std::lock_guard<std::mutex> g(log_mu);
+          std::fprintf(stderr, "popebench: %s test acc %.2f%%\n", jobs[k].opt.label.c_str(),
+                       100 * results[k]["final"]["test"]["acc"].get<double>());
+        },
+        [&](size_t k) { return jobs[k].opt.label; });
+    for (size_t ci = 0; ci < cells.size(); ++ci) {  // the summary of every cell whose runs all finished
+      std::vector<nlohmann::json> runs;
+      std::vector<std::string> files;
+      for (size_t k = 0; k < jobs.size(); ++k)
+        if (jobs[k].cell == ci && results[k].is_object()) {
+          runs.push_back(results[k]);
+          files.push_back(jobs[k].pe + "_seed" + std::to_string(jobs[k].seed) + ".json");
+        }
+      if (runs.size() != cells[ci].pes.size() * cells[ci].seeds.size()) continue;
+      auto summary = summarise_runs(runs, plan_name + ", cell " + cells[ci].name);
+      summary["cell"] = cells[ci].name;
+      summary["cell_args"] = cells[ci].args;
+      summary["plan"] = st->plan;
+      summary["command"] = g_command_line;
+      summary["runs"] = files;
+      const std::string dir = st->out + "/" + cells[ci].name;
+      write_file_atomic(dir + "/summary.json", summary.dump(2) + "\n");
+      write_file_atomic(dir + "/summary.md", summary_markdown(summary));
+      std::printf("%s\n", summary_markdown(summary).c_str());
+    }
+    if (!finished) {
+      std::fprintf(stderr, "popebench: stopped before every run finished; rerun the same command to continue\n");
+      return 130;
+    }
+    return 0;
+  };
+}
+
+}  // namespace popebench::cli
