@@ -1,0 +1,63 @@
+#!/usr/bin/python3
+"""The screen's table (PLAN.md, "What is measured"), from the run JSONs: for each cell and PE,
+how many runs escaped the plateau (validation accuracy >= 6 %) and when, validation accuracy at
+40,000 steps, and for runs that reached 100,000 steps their test accuracy. The baseline row is the
+committed Table 1 runs (../paper_100k/).
+
+  /usr/bin/python3 results/indirect_indexing/screen/screen_table.py [SCREEN_DIR]
+
+SCREEN_DIR holds one folder per stage, each with one folder per cell (default: this folder).
+"""
+import glob
+import json
+import os
+import sys
+
+ESCAPE = 0.06  # PLAN.md: the plateau is 4.65 %; no baseline run is above 5.4 % before it escapes
+here = os.path.dirname(os.path.abspath(__file__))
+root = sys.argv[1] if len(sys.argv) > 1 else here
+if not os.path.isdir(root):
+    sys.exit(f"screen_table.py: {root} is not a directory")
+
+
+def row(name, files):
+    by_pe = {}
+    for f in sorted(files):
+        r = json.load(open(f))
+        by_pe.setdefault(r["config"]["pe"]["kind"], []).append(r)
+    out = []
+    for pe in ("rope", "pope"):
+        runs = sorted(by_pe.get(pe, []), key=lambda r: r["config"]["train"]["seed"])
+        if not runs:
+            continue
+        seeds, escapes, v40, test = [], [], [], []
+        for r in runs:
+            seeds.append(str(r["config"]["train"]["seed"]))
+            curve = r["curve"]
+            esc = next((p["step"] for p in curve if p["val_acc"] >= ESCAPE), None)
+            escapes.append(esc)
+            at40 = [p["val_acc"] for p in curve if p["step"] == 40000]
+            v40.append(f"{100 * at40[0]:.2f}" if at40 else "-")
+            test.append(f"{100 * r['final']['test']['acc']:.2f}" if r.get("status") == "complete" else "-")
+        n_esc = sum(e is not None for e in escapes)
+        # a run stopped early (the plan's stop at 40k) did not escape "by" its last step; a finished one "never"
+        esc_s = " / ".join((f"not by {r.get('steps_done', 0) // 1000}k" if r.get("status") != "complete" else "never")
+                           if e is None else f"{e // 1000}k" for e, r in zip(escapes, runs))
+        steps = max(r.get("steps_done", r["config"]["train"]["steps"]) if r.get("status") != "complete"
+                    else r["config"]["train"]["steps"] for r in runs)
+        out.append(f"| {name} | {pe} | {'/'.join(seeds)} | {steps // 1000}k | {n_esc} of {len(runs)} | {esc_s} | "
+                   f"{' / '.join(v40)} | {' / '.join(test)} |")
+    return out
+
+
+print("| cell | PE | seeds | trained to | escaped (val acc >= 6 %) | escape step | val acc % at 40k | test acc % |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+base = [f for f in glob.glob(os.path.join(here, "..", "paper_100k", "*_seed*.json"))
+        if os.path.basename(f).split("_seed")[0] in ("rope", "pope")]
+for line in row("baseline (paper_100k)", base):
+    print(line)
+for stage in sorted(glob.glob(os.path.join(root, "stage*"))):
+    for cell in sorted(d for d in glob.glob(os.path.join(stage, "*")) if os.path.isdir(d)):
+        files = glob.glob(os.path.join(cell, "*_seed*.json"))
+        for line in row(os.path.basename(cell), files):
+            print(line)

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# How the files in stage1/ were made: four consecutive device calls on one `nvidia-h200` machine
+# (2026-12-01, 20:39-21:05 UTC), commit a69d76c (the plan, PLAN.md and screen.json, committed
+# before this first run), the binary built on the development machine (cmake
+# -DCMAKE_BUILD_TYPE=Release, CUDA arch 90) and carried in .devbin/ with libgomp.
+# Call 1 ran the GPU tests first (all passed: 2428 assertions in 17 test cases, the screen's
+# options among them), then started the sweep below with setsid so that it outlived the call;
+# calls 2-4 waited for it and brought back its run JSONs (checkpoints stay on the machine) and
+# its log (sweep.log). Ten runs at once: 31-32 steps/s each, 21.5 minutes to 40,000 steps.
+export LD_LIBRARY_PATH=$PWD/.devbin:/usr/local/cuda/lib64
+(cd .devbin && ./popebench_cuda_tests)
+setsid nohup .devbin/popebench sweep results/indirect_indexing/screen/screen.json --out /tmp/screen \
+  --cells freqs_increasing,attn_qk_dim,context40 --stop-at 40000 --concurrent 10 > /tmp/screen.log 2>&1 < /dev/null &
+# The table: /usr/bin/python3 results/indirect_indexing/screen/screen_table.py
