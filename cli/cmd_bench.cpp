@@ -27,12 +27,12 @@ Runner register_bench(CLI::App& app) {
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("bench", "Time the training step and the attention kernels on the GPU (JSON out)");
-  cmd->add_option("--out", st->out, "Write the benchmark JSON here");
+  cmd->add_option("--out", st->out, "Write the benchmark JSON here")->check(non_empty());
   cmd->add_option("--iters", st->iters, "Timed repetitions (median reported)")->default_val(50)->check(CLI::Range(1, 100000));
   cmd->add_option("--warmup", st->warmup, "Untimed repetitions first")->default_val(10)->check(CLI::Range(0, 100000));
   cmd->add_option("--gpu-matmul", st->matmul, "tf32, bf16 or fp32")->default_val("tf32")->check(CLI::IsMember({"tf32", "bf16", "fp32"}));
   cmd->add_option("--attention-lengths", st->lengths, "Sequence lengths for the attention benchmark")->default_val(st->lengths);
-  return [st]() {
+  return [st]() -> int {  // explicit: in a CPU-only build the body is a throw alone
 #ifndef POPEBENCH_HAVE_CUDA_BACKEND
     throw UserError("bench needs a build with the CUDA backend and a GPU");
 #else

@@ -17,11 +17,11 @@ Runner register_eval(CLI::App& app) {
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("eval", "Evaluate a checkpoint on a dataset's validation and test splits");
-  cmd->add_option("--checkpoint", st->checkpoint, "Checkpoint written by `popebench train`")->required();
+  cmd->add_option("--checkpoint", st->checkpoint, "Checkpoint written by `popebench train`")->required()->check(non_empty());
   cmd->add_option("--data", st->data, "Dataset directory (default: regenerate the run's own data)");
-  cmd->add_option("--out", st->out, "Write the result JSON here (default: print only)");
+  cmd->add_option("--out", st->out, "Write the result JSON here (default: print only)")->check(non_empty());
   cmd->add_option("--device", st->device, "auto, cpu or cuda")->default_val("auto");
-  cmd->add_option("--threads", st->threads, "CPU threads (0: all cores)")->default_val(0);
+  cmd->add_option("--threads", st->threads, "CPU threads (0: all cores)")->default_val(0)->check(integer_in(0, 1024));
   return [st]() {
     if (st->threads > 0) omp_set_num_threads(st->threads);
     Checkpoint ck = load_checkpoint(st->checkpoint);

@@ -10,6 +10,7 @@
 #include "cli/presets.hpp"
 #include "cli/run_options.hpp"
 #include "common/files.hpp"
+#include "models/stop_signal.hpp"
 #include "common/version.hpp"
 #include "models/checkpoint.hpp"
 #include "models/extrapolation.hpp"
@@ -26,18 +27,19 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("extrapolate", "Train at the training lengths, evaluate zero-shot up to 10x longer");
   cmd->add_option("--pe", st->pes, "Comma-separated PEs to train (pope-delta0: PoPE with delta init zero)")
-      ->default_val(st->pes);
-  cmd->add_option("--factors", st->factors, "Length buckets as multiples of the training max length (default 1..10)");
+      ->default_val(st->pes)->check(non_empty());
+  cmd->add_option("--factors", st->factors, "Length buckets as multiples of the training max length (default 1..10)")
+      ->check(non_empty());
   cmd->add_option("--bucket-examples", st->ex.examples, "Test examples per bucket")->default_val(st->ex.examples);
   cmd->add_option("--rope-variants", st->variants, "Test-time RoPE scalings evaluated for rope runs: pi, ntk (or none)")
-      ->default_val(st->variants);
-  cmd->add_option("--out", st->out, "Output directory")->required();
+      ->default_val(st->variants)->check(non_empty());
+  cmd->add_option("--out", st->out, "Output directory")->required()->check(non_empty());
   add_sweep_options(*cmd, st->sweep, st->run, "extrapolation", preset,
                     "extrapolation (small model, minutes on a GPU), quick or paper");
   return [st]() {
     std::vector<uint64_t> seeds = sweep_seeds(st->sweep);
     if (!st->factors.empty()) st->ex.factors = parse_int_list(st->factors, "--factors");
-    st->ex.rope_variants = st->variants == "none" ? std::vector<std::string>{} : split_list(st->variants);
+    st->ex.rope_variants = st->variants == "none" ? std::vector<std::string>{} : parse_distinct_list(st->variants, "--rope-variants");
     st->ex.validate();
     if (!st->run.data_dir.empty()) throw UserError("extrapolate generates its data; --data is not supported here");
     finish_run_options(st->run);
@@ -56,7 +58,7 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
     auto buckets = make_buckets(base.task, base.train.data_seed, st->ex);
     base.model.max_len = longest_input(buckets) + 1;  // the model is built for the longest bucket
     std::vector<PEConfig> pes;
-    for (const auto& name : split_list(st->pes)) pes.push_back(pe_from_label(name, base.pe));
+    for (const auto& name : parse_distinct_list(st->pes, "--pe")) pes.push_back(pe_from_label(name, base.pe));
     if (pes.empty() || seeds.empty()) throw UserError("nothing to run: --pe and --seeds must not be empty");
     make_dirs(st->out + "/runs");
     make_dirs(st->out + "/eval");
@@ -73,6 +75,7 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
     std::mutex log_mu;
     std::string device;  // as the runs report it
     auto label = [&](size_t k) { return pe_label(jobs[k].pe) + " seed " + std::to_string(jobs[k].seed); };
+    StopSignalScope signals;  // for the whole sweep: a signal stops it, not just the run in flight
     const bool finished = run_jobs(
         jobs.size(), st->sweep.concurrent, st->sweep.gpus,
         [&](size_t k) {
@@ -90,6 +93,7 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
           o.command = g_command_line;
           o.label = sweep_runs_at_once(st->sweep) ? name : "";
           o.deadline = deadline;
+          o.resume_hint = "rerun the same command to continue";
           o.stop_at = st->sweep.stop_at;
           nlohmann::json run = train(o);
           std::vector<float> params;  // loaded when an evaluation has to run (finished ones are files)
@@ -125,7 +129,7 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
         label);
     if (!finished) {
       std::fprintf(stderr, "popebench: stopped before every run finished; rerun the same command to continue\n");
-      return 130;
+      return stopped_exit_code();
     }
     std::vector<nlohmann::json> all;
     for (auto& r : rows)

@@ -1,7 +1,10 @@
 #include <chrono>
 #include <cstdio>
 
+#include <climits>
+
 #include "cli/commands.hpp"
+#include "cli/run_options.hpp"
 #include "generators/dataset_io.hpp"
 
 namespace popebench::cli {
@@ -15,9 +18,9 @@ Runner register_generate(CLI::App& app) {
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("generate", "Generate a task's train/val/test splits and manifest");
   add_task_options(*cmd, st->task);
-  cmd->add_option("--out", st->out, "Output directory")->required();
+  cmd->add_option("--out", st->out, "Output directory")->required()->check(non_empty());
   cmd->add_option("--seed", st->opt.seed, "Seed; splits come from independent streams derived from it")
-      ->default_val(0);
+      ->default_val(0)->check(integer_in(0, LLONG_MAX));
   cmd->add_option("--format", st->format, "binary (compact, for training) or text (one example per line)")
       ->default_val("binary")->check(CLI::IsMember({"binary", "text"}));
   return [st]() {

@@ -62,7 +62,7 @@ Runner register_merge(CLI::App& app) {
   auto* cmd = app.add_subcommand("merge", "Combine run JSON files (or directories of them) into summary.json and a table");
   cmd->add_option("inputs", st->inputs, "Run JSON files or directories, or `extrapolate` output folders")->required();
   cmd->add_option("--out", st->out,
-                  "Summary JSON to write (default: DIR/summary.json for one directory; needed for extrapolation folders)");
+                  "Summary JSON to write (default: DIR/summary.json for one directory; needed for extrapolation folders)")->check(non_empty());
   cmd->add_option("--title", st->title, "Table title")->default_val(st->title);
   return [st]() {
     namespace fs = std::filesystem;
@@ -82,7 +82,7 @@ Runner register_merge(CLI::App& app) {
     }
     std::sort(files.begin(), files.end());
     std::vector<nlohmann::json> runs;
-    std::vector<std::string> names;
+    std::vector<std::string> names, used;  // file names for the summary, paths for messages
     for (const auto& f : files) {
       RunRecord r = read_run_file(f);
       if (r.status != "complete") {
@@ -91,9 +91,10 @@ Runner register_merge(CLI::App& app) {
       }
       runs.push_back(r.raw);
       names.push_back(fs::path(f).filename().string());
+      used.push_back(f);
     }
     if (runs.empty()) throw UserError("no complete run JSON among the inputs");
-    auto summary = summarise_runs(runs, st->title);
+    auto summary = summarise_runs(runs, st->title, used);
     summary["command"] = g_command_line;
     summary["runs"] = names;
     std::string out = st->out;

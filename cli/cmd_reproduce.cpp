@@ -11,6 +11,7 @@
 #include "cli/presets.hpp"
 #include "cli/run_options.hpp"
 #include "common/files.hpp"
+#include "models/stop_signal.hpp"
 #include "models/summary.hpp"
 
 namespace popebench::cli {
@@ -25,14 +26,14 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
   auto* cmd = app.add_subcommand("reproduce", "Run the paper's experiment (all PEs x seeds) and write its table");
   cmd->add_option("experiment", st->task, "Experiment to reproduce")->check(CLI::IsMember({"indirect-indexing"}))
       ->default_val(st->task);
-  cmd->add_option("--pe", st->pes, "Comma-separated PEs to run, or all (Table 1 and v3 Table 9 rows)")->default_val(st->pes);
-  cmd->add_option("--out", st->out, "Output directory (default: runs/<experiment>_<preset>)");
+  cmd->add_option("--pe", st->pes, "Comma-separated PEs to run, or all (Table 1 and v3 Table 9 rows)")->default_val(st->pes)->check(non_empty());
+  cmd->add_option("--out", st->out, "Output directory (default: runs/<experiment>_<preset>)")->check(non_empty());
   cmd->add_option("--shard", st->shard, "i/n: run only the i-th of n parts of the run list (0 <= i < n)");
   add_sweep_options(*cmd, st->sweep, st->run, "paper", preset, "paper (SPEC, 100k steps) or quick (minutes on a CPU)");
   return [st]() {
     std::vector<uint64_t> seeds = sweep_seeds(st->sweep);
     // "all": the paper's Table 1 and v3 Table 9 rows.
-    auto pes = st->pes == "all" ? paper_indirect_indexing_pes() : split_list(st->pes);
+    auto pes = st->pes == "all" ? paper_indirect_indexing_pes() : parse_distinct_list(st->pes, "--pe");
     if (pes.empty() || seeds.empty()) throw UserError("nothing to run: --pe and --seeds must not be empty");
     for (const auto& pe : pes) {
       PEConfig p;
@@ -78,11 +79,13 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
         o.label = sweep_runs_at_once(st->sweep) ? pe + "/" + std::to_string(seed) : "";
         o.skip_if_complete = true;  // a rerun of the sweep trains only what is not finished
         o.deadline = deadline;
+        o.resume_hint = "rerun the same command to continue";
         o.stop_at = st->sweep.stop_at;
         jobs.push_back({pe, seed, o});
       }
     std::vector<nlohmann::json> results(jobs.size());
     std::mutex log_mu;
+    StopSignalScope signals;  // for the whole sweep: a signal stops it, not just the run in flight
     const bool finished = run_jobs(
         jobs.size(), st->sweep.concurrent, st->sweep.gpus,
         [&](size_t k) {
@@ -100,7 +103,7 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
         [&](size_t k) { return jobs[k].pe + " seed " + std::to_string(jobs[k].seed); });
     if (!finished) {
       std::fprintf(stderr, "popebench: stopped before every run finished; rerun the same command to continue\n");
-      return 130;
+      return stopped_exit_code();
     }
     if (shard_n > 1) {
       std::printf("shard %d/%d done: %zu runs in %s (combine the shards with `popebench merge %s`)\n", shard_i, shard_n,

@@ -22,6 +22,7 @@
 #include "cli/presets.hpp"
 #include "cli/run_options.hpp"
 #include "common/files.hpp"
+#include "models/stop_signal.hpp"
 #include "models/summary.hpp"
 
 namespace popebench::cli {
@@ -145,14 +146,14 @@ Runner register_sweep(CLI::App& app) {
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("sweep", "Run the cells of a plan file (docs/sweep_format.md): options x PEs x seeds");
   cmd->add_option("plan", st->plan, "The plan (JSON)")->required();
-  cmd->add_option("--out", st->out, "Output directory: one folder per cell")->required();
-  cmd->add_option("--cells", st->only, "Comma-separated cell names to run (default: all, in the plan's order)");
+  cmd->add_option("--out", st->out, "Output directory: one folder per cell")->required()->check(non_empty());
+  cmd->add_option("--cells", st->only, "Comma-separated cell names to run (default: all, in the plan's order)")->check(non_empty());
   cmd->add_option("--concurrent", st->sweep.concurrent, "Runs trained at once on each GPU or on the CPU")
       ->default_val(1)->check(CLI::Range(1, 64));
   cmd->add_option("--gpus", st->sweep.gpus, "GPUs to spread the runs over (run k on GPU k % N)")
       ->default_val(1)->check(CLI::Range(1, 64));
   cmd->add_option("--time-limit", st->sweep.time_limit,
-                  "Seconds; then every unfinished run checkpoints and the command exits 130 (rerun to continue)")
+                  "Seconds; then every unfinished run checkpoints and the command exits 75 (rerun to continue)")
       ->default_val(0)->check(CLI::Range(0.0, 1e7));
   cmd->add_option("--stop-at", st->sweep.stop_at, "Step; every run checkpoints and stops after it (rerun without it to continue)")
       ->default_val(0)->check(CLI::Range(int64_t(0), int64_t(1) << 40));
@@ -196,12 +197,14 @@ Runner register_sweep(CLI::App& app) {
           o.command = g_command_line;
           o.label = c.name + "/" + pe + "/" + std::to_string(seed);
           o.deadline = deadline;
+          o.resume_hint = "rerun the same command to continue";
           o.stop_at = st->sweep.stop_at;
           jobs.push_back({ci, pe, seed, o});
         }
     }
     std::vector<nlohmann::json> results(jobs.size());
     std::mutex log_mu;
+    StopSignalScope signals;  // for the whole sweep: a signal stops it, not just the run in flight
     const bool finished = run_jobs(
         jobs.size(), st->sweep.concurrent, st->sweep.gpus,
         [&](size_t k) {
@@ -233,7 +236,7 @@ Runner register_sweep(CLI::App& app) {
     }
     if (!finished) {
       std::fprintf(stderr, "popebench: stopped before every run finished; rerun the same command to continue\n");
-      return 130;
+      return stopped_exit_code();
     }
     return 0;
   };

@@ -2,6 +2,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
+#include "models/stop_signal.hpp"
 
 namespace popebench::cli {
 
@@ -15,8 +16,8 @@ Runner register_train(CLI::App& app) {
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("train", "Train one model and write its run JSON (results/SCHEMA.md)");
   add_run_options(*cmd, st->run);
-  cmd->add_option("--out", st->out, "Run JSON to write")->required();
-  cmd->add_option("--checkpoint", st->checkpoint, "Checkpoint file (default: OUT.ckpt)");
+  cmd->add_option("--out", st->out, "Run JSON to write")->required()->check(non_empty());
+  cmd->add_option("--checkpoint", st->checkpoint, "Checkpoint file (default: OUT.ckpt)")->check(non_empty());
   cmd->add_flag("--resume", st->resume, "Continue from the checkpoint if it exists (the config must match)");
   cmd->add_option("--stop-at", st->stop_at, "Stop after this step with a checkpoint (continue with --resume)");
   return [st]() {
@@ -36,7 +37,7 @@ Runner register_train(CLI::App& app) {
       run = train(o);
     } catch (const RunInterrupted& e) {
       std::fprintf(stderr, "popebench: %s\n", e.what());
-      return 130;
+      return stopped_exit_code();
     }
     std::printf("%s  %s seed %llu  val acc %.2f%%  test acc %.2f%%  (%.1f steps/s)  -> %s\n",
                 run["environment"]["device"].get<std::string>().c_str(), o.cfg.pe.kind.c_str(),

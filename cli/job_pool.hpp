@@ -12,6 +12,7 @@
 
 #include "common/files.hpp"
 #include "kernels/device.hpp"
+#include "models/stop_signal.hpp"
 #include "models/trainer.hpp"
 
 namespace popebench::cli {
@@ -20,8 +21,9 @@ namespace popebench::cli {
 // sweep's PEs and seeds spread evenly whatever order the threads start in), by `concurrent`
 // threads per GPU, each of which makes its GPU current before its first job; with gpus <= 1 the
 // jobs share one queue and the current device. A job that stops early on purpose
-// (RunInterrupted: time limit, signal) is reported and the others go on; returns false when any
-// did. The first job that failed is rethrown, named by label(k), after every thread has finished.
+// (RunInterrupted: time limit, --stop-at) is reported and the others go on; after SIGINT or
+// SIGTERM no job starts (the caller holds a StopSignalScope; runs in flight checkpoint). Returns
+// false when any job stopped early or did not start. The first job that failed is rethrown, named by label(k), after every thread has finished.
 inline bool run_jobs(size_t n, int concurrent, int gpus, const std::function<void(size_t)>& job,
                      const std::function<std::string(size_t)>& label) {
   const int queues = std::max(1, gpus);
@@ -33,6 +35,10 @@ inline bool run_jobs(size_t n, int concurrent, int gpus, const std::function<voi
   auto worker = [&](int g) {
     bool device_set = gpus <= 1;
     for (size_t k = next[g].fetch_add(queues); k < n; k = next[g].fetch_add(queues)) {
+      if (stop_signal()) {  // Ctrl-C, SIGTERM: the runs in flight checkpoint; no new one starts
+        interrupted = true;
+        break;
+      }
       try {
         if (!device_set) {
           use_device(g);

@@ -1,6 +1,10 @@
 #include "cli/run_options.hpp"
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <climits>
+#include <cstdlib>
 #include <sstream>
 #include <thread>
 
@@ -13,6 +17,29 @@
 namespace popebench::cli {
 
 std::string g_command_line;
+
+CLI::Validator integer_in(long long lo, long long hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& x) -> std::string {
+        const std::string range = "must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+        if (x.empty() || x.find_first_not_of("0123456789", x[0] == '-' || x[0] == '+' ? 1 : 0) != std::string::npos ||
+            x == "-" || x == "+")
+          return range + " (got '" + x + "')";
+        errno = 0;
+        char* end = nullptr;
+        const long long v = std::strtoll(x.c_str(), &end, 10);
+        if (errno == ERANGE || v < lo || v > hi) return range + " (got " + x + ")";
+        return std::string();
+      },
+      "INT in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+}
+
+const CLI::Validator& non_empty() {
+  static const CLI::Validator v(
+      [](std::string& x) { return x.find_first_not_of(", ") == std::string::npos ? std::string("is empty") : std::string(); },
+      "NON-EMPTY");
+  return v;
+}
 
 std::string command_line(int argc, char** argv) {
   std::string s;
@@ -53,7 +80,22 @@ long long parse_nonneg(const std::string& s, const std::string& what) {
 
 std::vector<uint64_t> parse_seeds(const std::string& s) {
   std::vector<uint64_t> out;
-  for (const auto& item : split_list(s)) out.push_back(static_cast<uint64_t>(parse_nonneg(item, "--seeds")));
+  for (const auto& item : split_list(s)) {
+    const auto seed = static_cast<uint64_t>(parse_nonneg(item, "--seeds"));
+    // a repeated seed would be one run counted twice in the summary (models/summary_rule.hpp)
+    if (std::find(out.begin(), out.end(), seed) != out.end()) throw UserError("--seeds: " + item + " is listed twice");
+    out.push_back(seed);
+  }
+  if (out.empty()) throw UserError("--seeds is empty");
+  return out;
+}
+
+std::vector<std::string> parse_distinct_list(const std::string& s, const std::string& what) {
+  std::vector<std::string> out = split_list(s);
+  if (out.empty()) throw UserError(what + " is empty");
+  for (size_t i = 0; i < out.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (out[i] == out[j]) throw UserError(what + ": " + out[i] + " is listed twice");
   return out;
 }
 
@@ -72,13 +114,14 @@ void add_sweep_options(CLI::App& cmd, SweepOptions& sw, RunOptions& r, const std
   sw.preset = preset.empty() ? default_preset : preset;
   cmd.add_option("--preset", sw.preset, preset_help + "; sets the defaults of the options below (cli/presets.cpp)")
       ->default_val(default_preset);
-  cmd.add_option("--seeds", sw.seeds, "Comma-separated seeds (default: the preset's)");
+  cmd.add_option("--seeds", sw.seeds, "Comma-separated seeds (default: the preset's)")
+      ->check(non_empty())->each([&sw](const std::string&) { sw.seeds_given = true; });
   cmd.add_option("--concurrent", sw.concurrent, "Runs trained at once on each GPU or on the CPU (threads; on a GPU each has its own stream)")
       ->default_val(1)->check(CLI::Range(1, 64));
   cmd.add_option("--gpus", sw.gpus, "GPUs to spread the runs over (run k on GPU k % N), --concurrent runs on each")
       ->default_val(1)->check(CLI::Range(1, 64));
   cmd.add_option("--time-limit", sw.time_limit,
-                 "Seconds; then every unfinished run checkpoints and the command exits 130 (rerun to continue)")
+                 "Seconds; then every unfinished run checkpoints and the command exits 75 (rerun to continue)")
       ->default_val(0)->check(CLI::Range(0.0, 1e7));
   cmd.add_option("--stop-at", sw.stop_at,
                  "Step; every run checkpoints and stops after it, with a partial run JSON (rerun without it to continue)")
@@ -99,7 +142,7 @@ std::vector<uint64_t> sweep_seeds(const SweepOptions& sw) {
   RunConfig dummy;
   std::vector<uint64_t> seeds;
   apply_preset(sw.preset, dummy, seeds);  // validates the name
-  if (!sw.seeds.empty()) seeds = parse_seeds(sw.seeds);
+  if (sw.seeds_given) seeds = parse_seeds(sw.seeds);  // given but empty is an error, not the preset's
   return seeds;
 }
 
@@ -126,12 +169,13 @@ double sweep_deadline(const SweepOptions& sw) {
 void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   auto& c = r.cfg;
   add_task_options(cmd, r.task);
-  cmd.add_option("--data", r.data_dir, "Dataset directory from `popebench generate` (default: generate in memory)");
+  cmd.add_option("--data", r.data_dir, "Dataset directory from `popebench generate` (default: generate in memory)")
+      ->check(non_empty());
   auto* g = "Model";
-  cmd.add_option("--layers", c.model.n_layer, "Transformer blocks")->default_val(c.model.n_layer)->group(g);
-  cmd.add_option("--d-model", c.model.d_model, "Model width")->default_val(c.model.d_model)->group(g);
-  cmd.add_option("--heads", c.model.n_head, "Attention heads (must divide d-model)")->default_val(c.model.n_head)->group(g);
-  cmd.add_option("--mlp-ratio", c.model.mlp_ratio, "MLP hidden width / d-model")->default_val(c.model.mlp_ratio)->group(g);
+  cmd.add_option("--layers", c.model.n_layer, "Transformer blocks")->default_val(c.model.n_layer)->check(integer_in(1, 1024))->group(g);
+  cmd.add_option("--d-model", c.model.d_model, "Model width")->default_val(c.model.d_model)->check(integer_in(1, 1 << 16))->group(g);
+  cmd.add_option("--heads", c.model.n_head, "Attention heads (must divide d-model)")->default_val(c.model.n_head)->check(integer_in(1, 1 << 12))->group(g);
+  cmd.add_option("--mlp-ratio", c.model.mlp_ratio, "MLP hidden width / d-model")->default_val(c.model.mlp_ratio)->check(integer_in(1, 64))->group(g);
   cmd.add_option("--init-std", c.model.init_std, "Std of the normal init")->default_val(c.model.init_std)->group(g);
   cmd.add_option("--attn-scale", c.model.attn_scale,
                  "Attention temperature: head_dim (1/sqrt(head dim)), qk_dim (1/sqrt(width of q.k: 2 head dim for PoPE)) or a number")
@@ -148,7 +192,7 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   g = "Optimizer";
   cmd.add_option("--lr", c.optim.lr, "Peak learning rate")->default_val(c.optim.lr)->group(g);
   cmd.add_option("--lr-min", c.optim.lr_min, "Learning rate at the end of the cosine")->default_val(c.optim.lr_min)->group(g);
-  cmd.add_option("--warmup", c.optim.warmup_steps, "Linear warmup steps")->default_val(c.optim.warmup_steps)->group(g);
+  cmd.add_option("--warmup", c.optim.warmup_steps, "Linear warmup steps")->default_val(c.optim.warmup_steps)->check(integer_in(0, INT_MAX))->group(g);
   cmd.add_option("--beta1", c.optim.beta1, "Adam beta1")->default_val(c.optim.beta1)->group(g);
   cmd.add_option("--beta2", c.optim.beta2, "Adam beta2")->default_val(c.optim.beta2)->group(g);
   cmd.add_option("--adam-eps", c.optim.eps, "Adam epsilon")->default_val(c.optim.eps)->group(g);
@@ -161,23 +205,23 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
       ->default_val(c.optim.pe_lr_mult)->group(g);
   g = "Input";
   cmd.add_option("--context", c.input.context, "Keep only the last N input tokens of each example (0: all)")
-      ->default_val(c.input.context)->group(g);
+      ->default_val(c.input.context)->check(integer_in(0, 1 << 20))->group(g);
   cmd.add_option("--pad", c.input.pad, "Padding side: right (after the answer, masked by causality) or left (visible)")
       ->default_val(c.input.pad)->group(g);
   g = "Training";
   if (with_pe_and_seed)
-    cmd.add_option("--seed", c.train.seed, "Seed of init and batch sampling")->default_val(c.train.seed)->group(g);
-  cmd.add_option("--data-seed", c.train.data_seed, "Seed of the generated dataset (without --data)")->default_val(c.train.data_seed)->group(g);
-  cmd.add_option("--steps", c.train.steps, "Optimizer steps")->default_val(c.train.steps)->group(g);
-  cmd.add_option("--batch", c.train.batch, "Batch size")->default_val(c.train.batch)->group(g);
-  cmd.add_option("--eval-every", c.train.eval_every, "Steps between validation points (0: end only)")->default_val(c.train.eval_every)->group(g);
-  cmd.add_option("--eval-examples", c.train.eval_examples, "Validation examples per point (0: all)")->default_val(c.train.eval_examples)->group(g);
-  cmd.add_option("--eval-batch", c.train.eval_batch, "Evaluation batch size")->default_val(c.train.eval_batch)->group(g);
-  cmd.add_option("--checkpoint-every", c.train.checkpoint_every, "Steps between checkpoints (0: end only)")->default_val(c.train.checkpoint_every)->group(g);
+    cmd.add_option("--seed", c.train.seed, "Seed of init and batch sampling")->default_val(c.train.seed)->check(integer_in(0, LLONG_MAX))->group(g);
+  cmd.add_option("--data-seed", c.train.data_seed, "Seed of the generated dataset (without --data)")->default_val(c.train.data_seed)->check(integer_in(0, LLONG_MAX))->group(g);
+  cmd.add_option("--steps", c.train.steps, "Optimizer steps")->default_val(c.train.steps)->check(integer_in(1, 1000000000000LL))->group(g);
+  cmd.add_option("--batch", c.train.batch, "Batch size")->default_val(c.train.batch)->check(integer_in(1, 1 << 20))->group(g);
+  cmd.add_option("--eval-every", c.train.eval_every, "Steps between validation points (0: end only)")->default_val(c.train.eval_every)->check(integer_in(0, 1000000000000LL))->group(g);
+  cmd.add_option("--eval-examples", c.train.eval_examples, "Validation examples per point (0: all)")->default_val(c.train.eval_examples)->check(integer_in(0, 1000000000000LL))->group(g);
+  cmd.add_option("--eval-batch", c.train.eval_batch, "Evaluation batch size")->default_val(c.train.eval_batch)->check(integer_in(1, 1 << 20))->group(g);
+  cmd.add_option("--checkpoint-every", c.train.checkpoint_every, "Steps between checkpoints (0: end only)")->default_val(c.train.checkpoint_every)->check(integer_in(0, 1000000000000LL))->group(g);
   cmd.add_option("--device", c.train.device, "auto, cpu or cuda")->default_val(c.train.device)->group(g);
   cmd.add_option("--gpu-matmul", c.train.gpu_matmul, "GPU matrix products: tf32, bf16 (tensor cores, fp32 accumulation) or fp32")->default_val(c.train.gpu_matmul)->group(g);
-  cmd.add_option("--threads", r.threads, "CPU threads (0: all cores)")->default_val(0)->group(g);
-  cmd.add_option("--log-every", r.log_every, "Progress line every N steps when stderr is not a terminal")->default_val(r.log_every)->group(g);
+  cmd.add_option("--threads", r.threads, "CPU threads (0: all cores)")->default_val(0)->check(integer_in(0, 1024))->group(g);
+  cmd.add_option("--log-every", r.log_every, "Progress line every N steps when stderr is not a terminal")->default_val(r.log_every)->check(integer_in(0, 1000000000000LL))->group(g);
 }
 
 void finish_run_options(RunOptions& r) {
@@ -194,6 +238,10 @@ void finish_run_options(RunOptions& r) {
   r.cfg.optim.validate();
   r.cfg.train.validate();
   r.cfg.input.validate();
+  // A run reports validation and test accuracy: over no examples they would read as 0 % (with
+  // --data the dataset's own sizes are checked when it is read).
+  if (r.data_dir.empty() && r.cfg.task.n_val < 1) throw UserError("the validation split is empty (--n-val must be >= 1 for a run)");
+  if (r.data_dir.empty() && r.cfg.task.n_test < 1) throw UserError("the test split is empty (--n-test must be >= 1 for a run)");
 }
 
 }  // namespace popebench::cli

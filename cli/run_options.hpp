@@ -7,6 +7,12 @@
 
 namespace popebench::cli {
 
+// Refuses an empty value ("--data ''", "--seeds ''"): given but empty must not mean the default.
+const CLI::Validator& non_empty();
+// A plain decimal integer in [lo, hi]: refuses "-1" for a count, and values that would saturate
+// or wrap ("99999999999999999999") instead of passing them on silently.
+CLI::Validator integer_in(long long lo, long long hi);
+
 struct RunOptions {
   RunConfig cfg;
   TaskOptions task;
@@ -27,6 +33,7 @@ extern std::string g_command_line;
 // at once, and a time limit.
 struct SweepOptions {
   std::string preset, seeds;
+  bool seeds_given = false;  // --seeds was on the command line (possibly empty)
   std::vector<uint64_t> preset_seeds;
   int concurrent = 1;  // runs at once on each GPU (or on the CPU)
   int gpus = 1;        // GPUs 0..gpus-1 share the run list (run k on GPU k % gpus)
@@ -51,8 +58,10 @@ double sweep_deadline(const SweepOptions& sw);
 
 // "a,b,,c" -> {a, b, c}.
 std::vector<std::string> split_list(const std::string& s);
-// "0,1,2" -> seeds; a UserError naming the bad item otherwise.
+// "0,1,2" -> seeds; a UserError naming the bad item otherwise, a repeated seed, or an empty list.
 std::vector<uint64_t> parse_seeds(const std::string& s);
+// "a,b" -> items, refusing an empty list and a repeated item (`what` names the option).
+std::vector<std::string> parse_distinct_list(const std::string& s, const std::string& what);
 // "1,2,5" -> positive integers (for `what` in the message).
 std::vector<int> parse_int_list(const std::string& s, const std::string& what);
 

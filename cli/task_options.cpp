@@ -2,6 +2,7 @@
 // task's defaults stand unless the command line overrides them, and an option that does not
 // belong to the chosen task is refused instead of silently ignored.
 #include "cli/commands.hpp"
+#include "cli/run_options.hpp"
 #include "common/files.hpp"
 
 namespace popebench::cli {
@@ -10,12 +11,12 @@ void add_task_options(CLI::App& cmd, TaskOptions& o) {
   auto add = [&](CLI::Option* opt) { o.opts.push_back(opt); return opt; };
   add(cmd.add_option("--task", o.name, "indirect-indexing, associative-recall or k-back (default indirect-indexing)")
           ->check(CLI::IsMember({"indirect-indexing", "associative-recall", "k-back"})));
-  o.min_len = add(cmd.add_option("--min-len", o.v_min_len, "Shortest string (associative recall: fewest pairs); default 20 (associative recall 10)"));
-  o.max_len = add(cmd.add_option("--max-len", o.v_max_len, "Longest string (associative recall: most pairs); default 40 (associative recall 20)"));
-  o.max_shift = add(cmd.add_option("--max-shift", o.v_max_shift, "Indirect Indexing: shifts in [-max, +max] (default 15)"));
-  o.max_k = add(cmd.add_option("--max-k", o.v_max_k, "k-back: k in [1, max] (default 15)"));
-  o.alphabet = add(cmd.add_option("--alphabet", o.v_alphabet, "Distinct symbols (associative recall: keys); default 52"));
-  o.values = add(cmd.add_option("--values", o.v_values, "Associative recall: value symbols (default 26)"));
+  o.min_len = add(cmd.add_option("--min-len", o.v_min_len, "Shortest string (associative recall: fewest pairs); default 20 (associative recall 10)")->check(integer_in(0, 100000)));
+  o.max_len = add(cmd.add_option("--max-len", o.v_max_len, "Longest string (associative recall: most pairs); default 40 (associative recall 20)")->check(integer_in(0, 100000)));
+  o.max_shift = add(cmd.add_option("--max-shift", o.v_max_shift, "Indirect Indexing: shifts in [-max, +max] (default 15)")->check(integer_in(0, 100000)));
+  o.max_k = add(cmd.add_option("--max-k", o.v_max_k, "k-back: k in [1, max] (default 15)")->check(integer_in(0, 100000)));
+  o.alphabet = add(cmd.add_option("--alphabet", o.v_alphabet, "Distinct symbols (associative recall: keys); default 52")->check(integer_in(0, 100000)));
+  o.values = add(cmd.add_option("--values", o.v_values, "Associative recall: value symbols (default 26)")->check(integer_in(0, 100000)));
   o.zero_shift = add(cmd.add_flag("--allow-zero-shift", o.v_zero_shift,
                                   "Indirect Indexing: allow shift 0 (the paper does not say; excluded by default)"));
   o.pair_draw = add(cmd.add_option("--pair-draw", o.v_pair_draw,
@@ -23,7 +24,7 @@ void add_task_options(CLI::App& cmd, TaskOptions& o) {
   const char* names[] = {"--n-train", "--n-val", "--n-test"};
   const char* help[] = {"Training examples (default 1000000)", "Validation examples (default 10000)",
                         "Test examples (default 10000)"};
-  for (int i = 0; i < 3; ++i) o.counts[i] = add(cmd.add_option(names[i], o.v_counts[i], help[i]));
+  for (int i = 0; i < 3; ++i) o.counts[i] = add(cmd.add_option(names[i], o.v_counts[i], help[i])->check(integer_in(0, 10000000000LL)));
 }
 
 void apply_task_options(const TaskOptions& o, TaskConfig& task) {

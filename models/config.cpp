@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <string>
+#include <utility>
 
 #include "common/files.hpp"
 
@@ -43,7 +45,7 @@ void PEConfig::validate() const {
   static const char* kinds[] = {"none", "rope", "pope", "rope-half", "alibi", "alibi-half", "sinusoidal", "learned"};
   if (std::find(std::begin(kinds), std::end(kinds), kind) == std::end(kinds))
     bad("unknown positional embedding '" + kind + "' (known: none, rope, pope, rope-half, alibi, alibi-half, sinusoidal, learned)");
-  if (!(base > 1)) bad("PE base must be > 1");
+  if (!(base > 1) || !std::isfinite(base)) bad("PE base must be a finite number > 1");
   if (delta_init != "uniform" && delta_init != "zero")
     bad("unknown delta init '" + delta_init + "' (known: uniform, zero)");
   if (rope_scaling != "none" && rope_scaling != "pi" && rope_scaling != "ntk")
@@ -60,11 +62,15 @@ void PEConfig::validate() const {
 }
 
 void OptimConfig::validate() const {
-  if (!(lr > 0) || lr_min < 0 || lr_min > lr) bad("need 0 <= lr_min <= lr and lr > 0");
+  // Written so that NaN fails every test (a comparison with NaN is false) and inf is named.
+  for (auto [v, name] : {std::pair{lr, "lr"}, {lr_min, "lr_min"}, {beta1, "beta1"}, {beta2, "beta2"}, {eps, "Adam eps"},
+                         {weight_decay, "weight decay"}, {grad_clip, "grad clip"}, {pe_lr_mult, "PE learning-rate multiplier"}})
+    if (!std::isfinite(v)) bad(std::string(name) + " must be a finite number (got " + std::to_string(v) + ")");
+  if (!(lr > 0) || !(lr_min >= 0) || !(lr_min <= lr)) bad("need 0 <= lr_min <= lr and lr > 0");
   if (warmup_steps < 0) bad("warmup steps must be >= 0");
-  if (beta1 < 0 || beta1 >= 1 || beta2 < 0 || beta2 >= 1) bad("Adam betas must be in [0, 1)");
+  if (!(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1)) bad("Adam betas must be in [0, 1)");
   if (!(eps > 0)) bad("Adam eps must be > 0");
-  if (weight_decay < 0 || grad_clip < 0) bad("weight decay and grad clip must be >= 0");
+  if (!(weight_decay >= 0) || !(grad_clip >= 0)) bad("weight decay and grad clip must be >= 0");
   if (weight_decay_on != "matrices" && weight_decay_on != "all-2d")
     bad("unknown weight decay scope '" + weight_decay_on + "' (known: matrices, all-2d)");
   if (!(pe_lr_mult >= 0) || !std::isfinite(pe_lr_mult)) bad("PE learning-rate multiplier must be a finite number >= 0");

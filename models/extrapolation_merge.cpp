@@ -6,16 +6,10 @@
 
 #include "common/files.hpp"
 #include "models/extrapolation.hpp"
+#include "models/summary_rule.hpp"
 
 namespace popebench {
 namespace {
-
-// The training config with what differs between runs of one sweep taken out.
-nlohmann::json shared_train_config(nlohmann::json c) {
-  c.erase("pe");
-  if (c.contains("train")) c["train"].erase("seed");
-  return c;
-}
 
 // Runs f on one input; a field missing or of the wrong type becomes a UserError naming its file
 // (rather than the CLI's "internal error" for a JSON exception).
@@ -41,20 +35,19 @@ nlohmann::json merge_extrapolations(const std::vector<ExtrapolationInput>& input
       for (const char* field : {"task", "buckets", "extrapolation"})
         if (in.doc.at(field) != first.doc.at(field))
           throw UserError(in.dir + " and " + first.dir + " differ in " + field + "; only runs of one setting merge");
-      if (shared_train_config(in.doc.at("train_config")) != shared_train_config(first.doc.at("train_config")))
+      if (shared_run_config(in.doc.at("train_config")) != shared_run_config(first.doc.at("train_config")))
         throw UserError(in.dir + " and " + first.dir + " were trained differently (train_config beyond PE and seed)");
     });
 
   std::vector<nlohmann::json> rows;
-  std::set<std::pair<std::string, uint64_t>> seen;
+  SummaryRows rule;  // train configs compared above; here the rule's (label, seed) part
   nlohmann::json sources = nlohmann::json::array();
   for (const auto& in : inputs)
     for_input(in, [&] {
       for (nlohmann::json row : in.doc.at("rows")) {
         const std::string label = row.at("label");
         const uint64_t seed = row.at("seed");
-        if (!seen.insert({label, seed}).second)
-          throw UserError(label + " seed " + std::to_string(seed) + " is in more than one input (again in " + in.dir + ")");
+        rule.add_seed(label, seed, in.dir);
         const fs::path run = fs::path(in.dir) / row.at("run").get<std::string>();
         row["run"] = fs::relative(run, out_dir).generic_string();
         rows.push_back(std::move(row));

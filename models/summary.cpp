@@ -8,6 +8,7 @@
 #include "common/files.hpp"
 #include "common/version.hpp"
 #include "models/run_json.hpp"
+#include "models/summary_rule.hpp"
 
 namespace popebench {
 
@@ -45,7 +46,8 @@ PaperValue paper_indirect_indexing(const std::string& pe) {
   return {};
 }
 
-nlohmann::json summarise_runs(const std::vector<nlohmann::json>& runs, const std::string& title) {
+nlohmann::json summarise_runs(const std::vector<nlohmann::json>& runs, const std::string& title,
+                              const std::vector<std::string>& sources) {
   // Rows in the paper's order (Table 1, then Table 9), other PEs after them by name, so a table
   // reads like the paper's whatever order the files were listed in.
   auto rank = [](const std::string& pe) {
@@ -56,9 +58,16 @@ nlohmann::json summarise_runs(const std::vector<nlohmann::json>& runs, const std
     return rank(a) != rank(b) ? rank(a) < rank(b) : a < b;
   };
   std::map<std::string, std::vector<RunRecord>, decltype(before)> by_pe(before);
-  for (const auto& j : runs) {
-    RunRecord r = read_run(j, "summary");
-    if (r.status != "complete") throw UserError("summary: the " + r.pe + " run of seed " + std::to_string(r.seed) + " is not complete");
+  SummaryRows rule;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const std::string source = i < sources.size() ? sources[i] : "run " + std::to_string(i + 1);
+    RunRecord r = read_run(runs[i], source);
+    if (r.status != "complete") throw UserError("summary: " + source + " (" + r.pe + " seed " + std::to_string(r.seed) + ") is not complete");
+    // An accuracy over no examples is no measurement: 0 % would be averaged in as a real one.
+    const auto& test = runs[i].at("final").at("test");
+    if (!test.contains("n") || !test["n"].is_number_integer() || test["n"].get<int64_t>() <= 0)
+      throw UserError("summary: " + source + " was tested on no examples (its test split is empty)");
+    rule.add(r.pe, r.seed, run_pe_config(runs[i].at("config")), shared_run_config(runs[i].at("config")), source);
     by_pe[r.pe].push_back(r);
   }
   nlohmann::json rows = nlohmann::json::array();

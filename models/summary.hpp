@@ -27,8 +27,11 @@ MeanStd mean_sample_std(const std::vector<double>& xs);
 // "mean ± std" with `digits` decimals, or the mean alone when std is null.
 std::string format_mean_std(double mean, const nlohmann::json& std, int digits);
 
-// runs: run JSON objects (complete ones). Returns the summary JSON (results/SCHEMA.md).
-nlohmann::json summarise_runs(const std::vector<nlohmann::json>& runs, const std::string& title);
+// runs: run JSON objects (complete ones), sources: where each came from (for messages; default
+// "run k"). Returns the summary JSON (results/SCHEMA.md). Keeps the summary rule
+// (models/summary_rule.hpp): distinct runs, one setting, rows that differ only in the PE.
+nlohmann::json summarise_runs(const std::vector<nlohmann::json>& runs, const std::string& title,
+                              const std::vector<std::string>& sources = {});
 std::string summary_markdown(const nlohmann::json& summary);
 
 }  // namespace popebench

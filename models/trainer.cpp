@@ -1,8 +1,6 @@
 #include "models/trainer.hpp"
 
-#include <atomic>
 #include <chrono>
-#include <csignal>
 #include <filesystem>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +16,7 @@
 #include "generators/dataset_io.hpp"
 #include "models/checkpoint.hpp"
 #include "models/run_json.hpp"
+#include "models/stop_signal.hpp"
 
 namespace popebench {
 
@@ -88,10 +87,6 @@ nlohmann::json environment_json(const std::string& device, int threads, const st
 
 namespace {
 
-// SIGINT / SIGTERM: finish the current step, save a checkpoint, then stop.
-std::atomic<int> g_stop_signal{0};
-extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
-
 // Whether a config read from a file (written by this or an earlier version) is `cfg`: compared
 // after normalized_config, so options added since it was written count as their defaults.
 bool same_config(const nlohmann::json& written, const nlohmann::json& cfg) {
@@ -141,6 +136,9 @@ nlohmann::json train(TrainOptions opt) {
   omp_set_num_threads(threads);
   Splits data = load_data(cfg, opt.data_dir);
   cfg.validate();
+  if (data.val.size() == 0 || data.test.size() == 0)
+    throw UserError(std::string("the ") + (data.val.size() == 0 ? "validation" : "test") +
+                    " split is empty: a run reports its accuracy there");
   const nlohmann::json cfg_json = cfg;
 
   if (opt.skip_if_complete && file_exists(opt.out_json)) {
@@ -216,17 +214,32 @@ nlohmann::json train(TrainOptions opt) {
     return v.acc;
   };
 
-  g_stop_signal = 0;
-  auto old_int = std::signal(SIGINT, on_stop_signal), old_term = std::signal(SIGTERM, on_stop_signal);
-  struct Restore {
-    decltype(old_int) i, t;
-    ~Restore() { std::signal(SIGINT, i); std::signal(SIGTERM, t); }
-  } restore{old_int, old_term};
+  // SIGINT / SIGTERM: finish the current step, save a checkpoint, then stop. A sweep holds its
+  // own scope around all its runs (models/stop_signal.hpp), so this one is then a no-op.
+  StopSignalScope signals;
 
   Progress progress(T.steps, opt.log_every, opt.label);
   double last_val_acc = curve.empty() ? -1.0 : curve.back()["val_acc"].get<double>();
   if (step == 0 && T.eval_every > 0) last_val_acc = eval_point(nullptr, nullptr);
   const int64_t start_step = step;
+  auto out_of_time = [&] {
+    return opt.deadline > 0 && std::chrono::duration<double>(Clock::now().time_since_epoch()).count() > opt.deadline;
+  };
+  // Stops with a checkpoint and a partial run JSON (its curve so far, no final numbers).
+  auto stop_here = [&](double train_s_so_far) {
+    save(prior_train_s + train_s_so_far, prior_eval_s + eval_s);
+    const int sig = stop_signal();
+    std::string why = sig ? "interrupted" : out_of_time() ? "time limit reached" : "stopped as asked (--stop-at)";
+    nlohmann::json part = run_json("partial");
+    part["steps_done"] = step;
+    part["timing"] = {{"train_s", prior_train_s + train_s_so_far}, {"eval_s", prior_eval_s + eval_s},
+                      {"steps_per_s", (step - start_step) / std::max(train_s_so_far, 1e-9)}};
+    write_file_atomic(opt.out_json, part.dump(2) + "\n");
+    throw RunInterrupted(why + " at step " + std::to_string(step) + "; checkpoint " + opt.checkpoint + " saved: " +
+                         opt.resume_hint);
+  };
+  // A stop that came during loading or the first evaluation is honoured before any training.
+  if (step < T.steps && (stop_signal() || out_of_time())) stop_here(0);
   std::vector<size_t> idx(T.batch);
   const int row_len = batch_row_len(*be, cfg);
   auto t_train = Clock::now();
@@ -262,20 +275,9 @@ nlohmann::json train(TrainOptions opt) {
     }
     double elapsed = train_s + seconds_since(t_train);
     progress.update(step, last_loss, last_val_acc, elapsed > 0 ? (step - start_step) / elapsed : 0);
-    const bool out_of_time =
-        opt.deadline > 0 && std::chrono::duration<double>(Clock::now().time_since_epoch()).count() > opt.deadline;
-    if (!last && (g_stop_signal || out_of_time || (opt.stop_at > 0 && step >= opt.stop_at))) {
+    if (!last && (stop_signal() || out_of_time() || (opt.stop_at > 0 && step >= opt.stop_at))) {
       train_s += seconds_since(t_train);
-      save(prior_train_s + train_s, prior_eval_s + eval_s);
-      std::string why = g_stop_signal ? "interrupted" : out_of_time ? "time limit reached" : "stopped as asked (--stop-at)";
-      // The run JSON of an unfinished run: its curve so far, no final numbers (status partial).
-      nlohmann::json part = run_json("partial");
-      part["steps_done"] = step;
-      part["timing"] = {{"train_s", prior_train_s + train_s}, {"eval_s", prior_eval_s + eval_s},
-                        {"steps_per_s", (step - start_step) / std::max(train_s, 1e-9)}};
-      write_file_atomic(opt.out_json, part.dump(2) + "\n");
-      throw RunInterrupted(why + " at step " + std::to_string(step) + "; checkpoint " + opt.checkpoint +
-                           " saved: run again with --resume to continue");
+      stop_here(train_s);
     }
   }
   train_s += seconds_since(t_train);

@@ -28,9 +28,12 @@ struct TrainOptions {
   std::string label;       // prefix of progress lines (several runs may share a terminal)
   // When out_json already holds a complete run of exactly this config, return it untrained.
   bool skip_if_complete = false;
+  // What an interrupted run's message tells the user to do (sweeps: rerun the same command).
+  std::string resume_hint = "run again with --resume to continue";
 };
 
-// Thrown when a run stops early on purpose (stop_at, SIGINT/SIGTERM) after saving its checkpoint.
+// Thrown when a run stops early on purpose (stop_at, deadline, SIGINT/SIGTERM) after saving its
+// checkpoint and a partial run JSON.
 struct RunInterrupted : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

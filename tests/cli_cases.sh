@@ -1,6 +1,6 @@
 # Cases for cli_errors.sh, grouped by subcommand. $bin and $tmp are set by the caller.
 expect_error "required" generate
-expect_error "--n-train must be >= 0" generate --out "$tmp/a" --n-train -5
+expect_error "--n-train: must be an integer in [0" generate --out "$tmp/a" --n-train -5
 expect_error "below min length" generate --out "$tmp/a" --min-len 30 --max-len 20
 expect_error "wider than the shortest string" generate --out "$tmp/a" --max-shift 30
 expect_error "exceeds the vocabulary" generate --out "$tmp/a" --alphabet 5000
@@ -124,3 +124,52 @@ expect_error "no cell named 'zzz'" sweep "$tmp/plan.json" --out "$tmp/swb" --cel
 echo 'not json' > "$tmp/plan_bad.json"
 expect_error "is not a JSON object" sweep "$tmp/plan_bad.json" --out "$tmp/swb"
 [[ ! -e "$tmp/swb" ]] || { echo "FAIL: a refused sweep made its output folder"; fails=$((fails+1)); }
+
+# Values: NaN and inf never pass; integers that would saturate or wrap are refused; given-but-empty
+# lists are errors, not the defaults; a repeated seed or PE would count one run twice.
+for opt in --lr --lr-min --weight-decay --init-std --beta1 --beta2 --grad-clip --pe-base --adam-eps --pe-lr-mult; do
+  for v in nan inf -inf; do expect_error "finite" train "$opt" "$v" --out "$tmp/t.json"; done
+done
+expect_error "--steps: must be an integer" train --steps 99999999999999999999 --out "$tmp/t.json"
+expect_error "--seed: must be an integer" train --seed -1 --out "$tmp/t.json"
+expect_error "--seed: must be an integer" generate --seed -1 --out "$tmp/g"
+expect_error "--threads: must be an integer in [0, 1024]" train --threads 100000 --out "$tmp/t.json"
+expect_error "--batch: must be an integer" train --batch 1.5 --out "$tmp/t.json"
+expect_error "--n-val: must be an integer" generate --n-val 99999999999999999999 --out "$tmp/g"
+expect_error "--seeds: is empty" reproduce --preset quick --seeds "" --out "$tmp/e"
+expect_error "--seeds: 0 is listed twice" reproduce --preset quick --seeds 0,1,0 --out "$tmp/e"
+expect_error "--pe: rope is listed twice" reproduce --preset quick --pe rope,pope,rope --out "$tmp/e"
+expect_error "--pe: rope is listed twice" extrapolate --pe rope,rope --out "$tmp/e"
+expect_error "--factors: is empty" extrapolate --factors "" --out "$tmp/e"
+expect_error "--data: is empty" train --data "" --out "$tmp/t.json"
+expect_error "--out: is empty" train --out ""
+# Summaries: one run given twice (a folder and a file in it), runs of different settings in one
+# table, and a run tested on no examples are refused.
+expect_error "is in more than one input" merge "$tmp/q" "$tmp/q/pope_seed0.json" --out "$tmp/m1/summary.json"
+expect_error "different settings" merge "$tmp/q/pope_seed0.json" "$tmp/q2/rope_seed1.json" --out "$tmp/m1/summary.json"
+expect_error "the test split is empty" reproduce indirect-indexing --preset quick --n-test 0 --device cpu --out "$tmp/e"
+expect_error "the validation split is empty" train --n-val 0 --out "$tmp/t.json"
+mkdir -p "$tmp/empty_test"  # a run file from elsewhere (an older version, a hand-made one) tested on no examples
+/usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); r["final"]["test"]["n"]=0; r["final"]["test"]["acc"]=0; json.dump(r,open(sys.argv[2],"w"))' \
+  "$tmp/q/pope_seed0.json" "$tmp/empty_test/pope_seed0.json"
+expect_error "tested on no examples" merge "$tmp/empty_test/pope_seed0.json" --out "$tmp/m1/summary.json"
+[[ ! -e "$tmp/e" && ! -e "$tmp/m1" ]] || { echo "FAIL: a refused command made its output folder"; fails=$((fails+1)); }
+
+# Stops: --stop-at exits 75 (unfinished, rerun to continue); a SIGINT or SIGTERM during a sweep
+# checkpoints the run in flight and starts no other run (exit 128 + signal).
+"$bin" reproduce indirect-indexing --preset quick --pe rope --seeds 0 --steps 20 --warmup 2 --eval-every 0 --stop-at 5 --device cpu --out "$tmp/st" >/dev/null 2>&1
+rc=$?; [[ $rc -eq 75 ]] || { echo "FAIL: --stop-at exit code $rc, wanted 75"; fails=$((fails+1)); }
+for sig in INT TERM; do
+  rm -rf "$tmp/sig"
+  "$bin" reproduce indirect-indexing --preset quick --pe rope --seeds 0,1,2 --steps 100000 --warmup 2 --eval-every 0 \
+    --concurrent 1 --threads 1 --device cpu --out "$tmp/sig" >/dev/null 2>"$tmp/sig.log" &
+  pid=$!
+  for _ in $(seq 1 100); do grep -q "rope_seed0.json" "$tmp/sig.log" 2>/dev/null && break; sleep 0.1; done
+  sleep 1; kill -s $sig $pid; wait $pid; rc=$?
+  want=$([[ $sig == INT ]] && echo 130 || echo 143)
+  [[ $rc -eq $want ]] || { echo "FAIL: SIG$sig during a sweep: exit $rc, wanted $want"; fails=$((fails+1)); }
+  [[ -f "$tmp/sig/rope_seed0.json.ckpt" && ! -e "$tmp/sig/rope_seed1.json" && ! -e "$tmp/sig/rope_seed2.json" ]] ||
+    { echo "FAIL: SIG$sig: the run in flight did not checkpoint, or another run started"; ls "$tmp/sig"; fails=$((fails+1)); }
+  grep -q "rerun the same command" "$tmp/sig.log" && ! grep -q -- "--resume" "$tmp/sig.log" ||
+    { echo "FAIL: SIG$sig: the message does not say to rerun the sweep"; fails=$((fails+1)); }
+done
