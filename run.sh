@@ -35,7 +35,15 @@ case "$cmd" in
   build) build ;;
   test)
     build
-    cd "$BUILD_DIR" && ctest --output-on-failure -j"$(nproc)" "$@" ;;
+    (cd "$BUILD_DIR" && ctest --output-on-failure -j"$(nproc)" "$@")
+    # Where the CUDA backend was built, the CPU-only configuration (no nvcc, -DPOPEBENCH_CUDA=OFF)
+    # is built and tested too: it is what a machine without CUDA gets, and it once failed to compile.
+    if [[ -x "$BUILD_DIR/popebench_cuda_tests" ]]; then
+      echo "run.sh: the CPU-only build (${BUILD_DIR}-cpu-only)" >&2
+      cmake -S . -B "${BUILD_DIR}-cpu-only" -DCMAKE_BUILD_TYPE=Release -DPOPEBENCH_CUDA=OFF >/dev/null
+      cmake --build "${BUILD_DIR}-cpu-only" -j"$(nproc)"
+      (cd "${BUILD_DIR}-cpu-only" && ctest --output-on-failure -j"$(nproc)" "$@")
+    fi ;;
   main)
     build
     # The main job: the Indirect Indexing reproduction. With GPUs, the paper's experiment

@@ -1,3 +1,4 @@
+#include <filesystem>
 #include <cstdio>
 
 #include <omp.h>
@@ -23,6 +24,7 @@ Runner register_eval(CLI::App& app) {
   cmd->add_option("--device", st->device, "auto, cpu or cuda")->default_val("auto");
   cmd->add_option("--threads", st->threads, "CPU threads (0: all cores)")->default_val(0)->check(integer_in(0, 1024));
   return [st]() {
+    if (!st->out.empty()) check_output_path(st->out, "--out");
     if (st->threads > 0) omp_set_num_threads(st->threads);
     Checkpoint ck = load_checkpoint(st->checkpoint);
     RunConfig cfg;
@@ -43,7 +45,11 @@ Runner register_eval(CLI::App& app) {
                           {"step", ck.step}, {"config", ck.config}, {"data", data.source},
                           {"val", val}, {"test", test},
                           {"environment", environment_json(be->device_name(), omp_get_max_threads(), g_command_line, be->device_index())}};
-    if (!st->out.empty()) write_file_atomic(st->out, out.dump(2) + "\n");
+    if (!st->out.empty()) {
+      const auto parent = std::filesystem::path(st->out).parent_path();
+      if (!parent.empty()) make_dirs(parent.string());
+      write_file_atomic(st->out, out.dump(2) + "\n");
+    }
     std::printf("step %lld  val acc %.2f%% (loss %.4f)  test acc %.2f%% (loss %.4f)\n", static_cast<long long>(ck.step),
                 100 * val.acc, val.loss, 100 * test.acc, test.loss);
     return 0;

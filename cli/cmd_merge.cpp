@@ -66,6 +66,7 @@ Runner register_merge(CLI::App& app) {
   cmd->add_option("--title", st->title, "Table title")->default_val(st->title);
   return [st]() {
     namespace fs = std::filesystem;
+    if (!st->out.empty()) check_output_path(st->out, "--out");
     if (std::any_of(st->inputs.begin(), st->inputs.end(), is_extrapolation_dir)) return merge_extrapolation_dirs(st->inputs, st->out);
     std::vector<std::string> files;
     for (const auto& in : st->inputs) {
@@ -102,6 +103,7 @@ Runner register_merge(CLI::App& app) {
       if (st->inputs.size() != 1 || !fs::is_directory(st->inputs[0])) throw UserError("--out is needed unless the input is one directory");
       out = st->inputs[0] + "/summary.json";
     }
+    if (!fs::path(out).parent_path().empty()) make_dirs(fs::path(out).parent_path().string());
     write_file_atomic(out, summary.dump(2) + "\n");
     std::string md = summary_markdown(summary);
     write_file_atomic(markdown_path(out), md);

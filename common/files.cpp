@@ -24,6 +24,12 @@ std::string hex64(uint64_t v) {
 }
 
 void write_file_atomic(const std::string& path, std::string_view content) {
+  {
+    std::error_code ec;
+    const auto st = std::filesystem::status(path, ec);
+    if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+      throw UserError("cannot write " + path + ": it exists and is not a regular file");
+  }
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
@@ -45,6 +51,10 @@ void write_file_atomic(const std::string& path, std::string_view content) {
 }
 
 std::string read_file(const std::string& path) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+    throw UserError("cannot read " + path + ": not a regular file");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw UserError("cannot read " + path + ": no such file or not readable");
   std::ostringstream ss;
@@ -53,6 +63,29 @@ std::string read_file(const std::string& path) {
 }
 
 bool file_exists(const std::string& path) { return std::filesystem::exists(path); }
+
+void check_output_path(const std::string& path, const std::string& what) {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw UserError(what + " is empty");
+  if (path.back() == '/' || fs::path(path).filename() == "." || fs::path(path).filename() == "..")
+    throw UserError(what + " " + path + " names a folder, not a file");
+  std::error_code ec;
+  const auto st = fs::status(path, ec);
+  if (!ec && fs::exists(st) && !fs::is_regular_file(st))
+    throw UserError(what + " " + path + " exists and is not a regular file");
+  // The nearest folder that exists must be a writable folder (the rest can be created).
+  fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  while (!fs::exists(dir, ec) && dir.has_parent_path() && dir.parent_path() != dir) dir = dir.parent_path();
+  if (!fs::is_directory(dir, ec)) throw UserError(what + " " + path + ": " + dir.string() + " is not a folder");
+  if (::access(dir.c_str(), W_OK) != 0) throw UserError(what + " " + path + ": cannot write in " + dir.string());
+}
+
+bool same_path(const std::string& a, const std::string& b) {
+  std::error_code ea, eb;
+  const auto ca = std::filesystem::weakly_canonical(a, ea), cb = std::filesystem::weakly_canonical(b, eb);
+  return !ea && !eb ? ca == cb : a == b;
+}
 
 void make_dirs(const std::string& path) {
   std::error_code ec;

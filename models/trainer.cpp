@@ -127,11 +127,12 @@ nlohmann::json train(TrainOptions opt) {
   RunConfig& cfg = opt.cfg;
   if (opt.out_json.empty()) throw UserError("no output path for the run JSON (--out)");
   if (opt.checkpoint.empty()) opt.checkpoint = opt.out_json + ".ckpt";
-  // Create the output folders now: a run must not train for hours and then fail to save.
-  for (const std::string& f : {opt.out_json, opt.checkpoint}) {
-    auto parent = std::filesystem::path(f).parent_path();
-    if (!parent.empty()) make_dirs(parent.string());
-  }
+  // Before any work: a run must not train for hours and then fail to save, or save its run JSON
+  // over its own checkpoint.
+  check_output_path(opt.out_json, "--out");
+  check_output_path(opt.checkpoint, "--checkpoint");
+  if (same_path(opt.out_json, opt.checkpoint))
+    throw UserError("--checkpoint " + opt.checkpoint + " is the run JSON's own path: the run JSON would replace it");
   int threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   omp_set_num_threads(threads);
   Splits data = load_data(cfg, opt.data_dir);
@@ -139,6 +140,16 @@ nlohmann::json train(TrainOptions opt) {
   if (data.val.size() == 0 || data.test.size() == 0)
     throw UserError(std::string("the ") + (data.val.size() == 0 ? "validation" : "test") +
                     " split is empty: a run reports its accuracy there");
+  // The output folders, once the config is known to be good (a refused run leaves none behind).
+  for (const std::string& f : {opt.out_json, opt.checkpoint}) {
+    auto parent = std::filesystem::path(f).parent_path();
+    if (!parent.empty()) make_dirs(parent.string());
+    // Permissions can differ from what access() saw (read-only mounts, quotas): try it.
+    const std::string probe = f + ".probe." + std::to_string(::getpid());
+    write_file_atomic(probe, "");
+    std::remove(probe.c_str());
+  }
+
   const nlohmann::json cfg_json = cfg;
 
   if (opt.skip_if_complete && file_exists(opt.out_json)) {

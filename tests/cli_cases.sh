@@ -173,3 +173,24 @@ for sig in INT TERM; do
   grep -q "rerun the same command" "$tmp/sig.log" && ! grep -q -- "--resume" "$tmp/sig.log" ||
     { echo "FAIL: SIG$sig: the message does not say to rerun the sweep"; fails=$((fails+1)); }
 done
+
+# Paths: outputs are regular files or new names, checked before any work; no refused command
+# leaves a folder or a stray checkpoint behind; eval and merge make their output's folders.
+if [[ -c /dev/null ]]; then
+  expect_error "exists and is not a regular file" train --steps 2 --warmup 1 --out /dev/null
+  [[ -c /dev/null ]] || { echo "FAIL: /dev/null is no longer a device"; fails=$((fails+1)); }
+fi
+expect_error "is the run JSON's own path" train --out "$tmp/p/run.json" --checkpoint "$tmp/p/./run.json"
+expect_error "is not a folder" train --out "$tmp/ok/manifest.json/run.json"
+expect_error "names a folder, not a file" train --out "$tmp/p/"
+expect_error "no dataset at" train --data "$tmp/none" --out "$tmp/p2/run.json"
+[[ ! -e "$tmp/p" && ! -e "$tmp/p2" ]] || { echo "FAIL: a refused train left a folder behind"; ls -R "$tmp/p" "$tmp/p2"; fails=$((fails+1)); }
+mkfifo "$tmp/fifo.json"
+expect_error "not a regular file" merge "$tmp/fifo.json" --out "$tmp/m3/summary.json"
+rm -f "$tmp/fifo.json"
+expect_ok merge "$tmp/q" --out "$tmp/new/deeper/summary.json"
+[[ -f "$tmp/new/deeper/summary.json" ]] || { echo "FAIL: merge did not make its output folder"; fails=$((fails+1)); }
+expect_ok train --steps 2 --warmup 1 --eval-every 0 --n-train 50 --n-val 8 --n-test 8 --min-len 5 --max-len 8 --max-shift 2 \
+  --alphabet 8 --layers 1 --d-model 16 --heads 2 --device cpu --out "$tmp/tr/run.json"
+expect_ok eval --checkpoint "$tmp/tr/run.json.ckpt" --device cpu --out "$tmp/ev/a/b.json"
+[[ -f "$tmp/ev/a/b.json" ]] || { echo "FAIL: eval did not make its output folder"; fails=$((fails+1)); }

@@ -165,7 +165,9 @@ TEST_CASE("run JSON is written then read back and summarised", "[train][json]") 
   CHECK(run["environment"]["git_commit"].is_string());
   CHECK_FALSE(run["environment"].contains("gpu_index"));  // a CPU run names no GPU
   CHECK(environment_json("NVIDIA H200", 1, "x", 1)["gpu_index"] == 1);
-  auto s = summarise_runs({run, run}, "t");
+  auto run_seed1 = run;  // the same numbers under another seed: two distinct runs, no spread
+  run_seed1["config"]["train"]["seed"] = 1;
+  auto s = summarise_runs({run, run_seed1}, "t");
   CHECK(s["rows"][0]["n"] == 2);
   CHECK(s["rows"][0]["std"] == 0.0);
   CHECK(s["rows"][0]["paper"]["mean"] == 94.82);
