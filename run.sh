@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 BUILD_DIR=${BUILD_DIR:-build}
 PKGS=(g++ make cmake git libeigen3-dev libcli11-dev nlohmann-json3-dev catch2 python3-matplotlib)
+FUZZ_PKGS=(clang libclang-rt-14-dev)  # libFuzzer, for the fuzz targets of `./run.sh test` (fuzz/)
 
 install_missing() {
   local missing=()
@@ -34,8 +35,14 @@ shift || true
 case "$cmd" in
   build) build ;;
   test)
-    build
+    build "${FUZZ_PKGS[@]}"
     (cd "$BUILD_DIR" && ctest --output-on-failure -j"$(nproc)" "$@")
+    # The readers of user files under libFuzzer, ASan and UBSan, FUZZ_SECONDS (30) per target
+    # over the committed seed corpus (tests/fuzz_corpus/).
+    echo "run.sh: the fuzz targets (${BUILD_DIR}-fuzz)" >&2
+    cmake -S fuzz -B "${BUILD_DIR}-fuzz" -DCMAKE_CXX_COMPILER=clang++ -DFUZZ_SECONDS="${FUZZ_SECONDS:-30}" >/dev/null
+    cmake --build "${BUILD_DIR}-fuzz" -j"$(nproc)"
+    (cd "${BUILD_DIR}-fuzz" && ctest --output-on-failure -j"$(nproc)")
     # Where the CUDA backend was built, the CPU-only configuration (no nvcc, -DPOPEBENCH_CUDA=OFF)
     # is built and tested too: it is what a machine without CUDA gets, and it once failed to compile.
     if [[ -x "$BUILD_DIR/popebench_cuda_tests" ]]; then

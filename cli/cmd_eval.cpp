@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
 #include "common/files.hpp"
+#include "models/transformer.hpp"
 #include "generators/dataset_io.hpp"
 #include "models/checkpoint.hpp"
 
@@ -27,12 +28,7 @@ Runner register_eval(CLI::App& app) {
     if (!st->out.empty()) check_output_path(st->out, "--out");
     if (st->threads > 0) omp_set_num_threads(st->threads);
     Checkpoint ck = load_checkpoint(st->checkpoint);
-    RunConfig cfg;
-    try {
-      cfg = ck.config;
-    } catch (const nlohmann::json::exception&) {
-      throw UserError(st->checkpoint + ": checkpoint config is malformed");
-    }
+    RunConfig cfg = checkpoint_run_config(ck, st->checkpoint);
     RunConfig data_cfg = cfg;
     Splits data = load_data(data_cfg, st->data);
     if (data_cfg.model.vocab_size != cfg.model.vocab_size || data_cfg.task.width() > cfg.model.max_len)

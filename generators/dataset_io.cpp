@@ -1,5 +1,7 @@
 #include "generators/dataset_io.hpp"
 
+#include <filesystem>
+
 #include <bit>
 #include <cstring>
 #include <sstream>
@@ -175,6 +177,19 @@ DatasetDir open_dataset_dir(const std::string& dir) {
     info.task = info.manifest.at("task");
     info.seed = info.manifest.at("seed");
     info.task.validate();
+    // Every field load_split uses, checked here: a manifest is input like any other.
+    const std::string storage = info.manifest.at("storage");
+    if (storage != "binary" && storage != "text") throw UserError("unknown storage '" + storage + "'");
+    const auto& splits = info.manifest.at("splits");
+    if (!splits.is_object()) throw UserError("splits is not an object");
+    for (Split sp : {Split::kTrain, Split::kVal, Split::kTest}) {
+      const auto& e = splits.at(split_name(sp));
+      const std::string file = e.at("file");
+      if (file.empty() || file.find('/') != std::string::npos || file == "." || file == "..")
+        throw UserError(std::string(split_name(sp)) + " file '" + file + "' is not a file name in the dataset folder");
+      if (!e.at("count").is_number_unsigned() || !e.at("checksum").is_string())
+        throw UserError(std::string(split_name(sp)) + ": count must be a non-negative integer and checksum a string");
+    }
   } catch (const nlohmann::json::exception& e) {
     throw UserError(path + ": malformed manifest (" + e.what() + ")");
   } catch (const UserError& e) {
@@ -183,10 +198,25 @@ DatasetDir open_dataset_dir(const std::string& dir) {
   return info;
 }
 
+static Dataset load_split_checked(const std::string& dir, const DatasetDir& info, Split s);
+
 Dataset load_split(const std::string& dir, const DatasetDir& info, Split s) {
+  try {
+    return load_split_checked(dir, info, s);
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError(dir + "/manifest.json: malformed manifest (" + e.what() + ")");
+  }
+}
+
+static Dataset load_split_checked(const std::string& dir, const DatasetDir& info, Split s) {
   const auto& entry = info.manifest.at("splits").at(split_name(s));
   std::string file = entry.at("file");
   std::string path = dir + "/" + file;
+  // The manifest says how large the file is: refuse a different size before reading it all.
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec && entry.contains("bytes") && entry["bytes"].is_number_unsigned() && size != entry["bytes"].get<uint64_t>())
+    throw UserError(path + ": " + std::to_string(size) + " bytes, the manifest says " + std::to_string(entry["bytes"].get<uint64_t>()));
   std::string bytes = read_file(path);
   if (checksum_str(fnv1a64(bytes.data(), bytes.size())) != entry.at("checksum").get<std::string>())
     throw UserError(path + ": checksum does not match the manifest (file changed or corrupt)");

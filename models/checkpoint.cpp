@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "common/files.hpp"
+#include "models/transformer.hpp"
 
 namespace popebench {
 
@@ -45,7 +46,7 @@ struct Reader {
     if (n > buf.size() / sizeof(float)) throw UserError(path + ": checkpoint is corrupt (bad array size)");
     need(n * sizeof(float));
     std::vector<float> v(n);
-    std::memcpy(v.data(), buf.data() + pos, n * sizeof(float));
+    if (n) std::memcpy(v.data(), buf.data() + pos, n * sizeof(float));  // an empty vector's data() may be null
     pos += n * sizeof(float);
     return v;
   }
@@ -95,6 +96,23 @@ Checkpoint load_checkpoint(const std::string& path) {
   if (c.m.size() != c.params.size() || c.v.size() != c.params.size())
     throw UserError(path + ": checkpoint arrays disagree in size");
   return c;
+}
+
+RunConfig checkpoint_run_config(const Checkpoint& ck, const std::string& path) {
+  RunConfig cfg;
+  try {
+    cfg = ck.config;
+    cfg.validate();  // n_head 0 must not reach a division, nor a huge vocabulary an allocation
+  } catch (const nlohmann::json::exception&) {
+    throw UserError(path + ": checkpoint config is malformed");
+  } catch (const UserError& e) {
+    throw UserError(path + ": checkpoint config is invalid: " + e.what());
+  }
+  const size_t expected = Transformer<float>(cfg.model, cfg.pe).layout().total;  // layout only
+  if (ck.params.size() != expected)
+    throw UserError(path + ": holds " + std::to_string(ck.params.size()) + " parameters, its config needs " +
+                    std::to_string(expected));
+  return cfg;
 }
 
 }  // namespace popebench

@@ -1,11 +1,13 @@
 // A checkpoint: the run's config, step, batch-sampler state, parameters, AdamW moments and the
-// learning curve so far, in one file (format in docs/checkpoint_format.md), written atomically.
+// learning curve so far, in one file (layout: save_checkpoint in checkpoint.cpp), written atomically.
 // Loading verifies magic, version, sizes and checksum; resuming also verifies the config.
 #pragma once
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "models/config.hpp"
 
 namespace popebench {
 
@@ -19,5 +21,8 @@ struct Checkpoint {
 
 void save_checkpoint(const std::string& path, const Checkpoint& c);
 Checkpoint load_checkpoint(const std::string& path);  // throws UserError
+// The checkpoint's config, read and validated like any input, and checked against the parameter
+// count it holds (before anything of the config's size is allocated). Throws UserError naming path.
+RunConfig checkpoint_run_config(const Checkpoint& c, const std::string& path);
 
 }  // namespace popebench

@@ -15,12 +15,17 @@ namespace {
 }  // namespace
 
 void ModelConfig::validate() const {
-  if (n_layer < 1) bad("n_layer must be >= 1");
-  if (d_model < 1 || n_head < 1) bad("d_model and n_head must be >= 1");
+  // Upper bounds too: a config read from a file (a checkpoint, a run JSON) must not size buffers
+  // past what the CLI accepts, nor overflow the parameter layout's int dimensions.
+  if (n_layer < 1 || n_layer > 1024) bad("n_layer must be in [1, 1024]");
+  if (d_model < 1 || d_model > (1 << 16) || n_head < 1 || n_head > (1 << 12))
+    bad("d_model must be in [1, 65536] and n_head in [1, 4096]");
+  if (vocab_size < 1 || vocab_size > (1 << 20) || max_len < 1 || max_len > (1 << 20))
+    bad("vocab_size and max_len must be in [1, 2^20]");
   if (d_model % n_head != 0)
     bad("n_head " + std::to_string(n_head) + " does not divide d_model " + std::to_string(d_model));
   if (head_dim() % 2 != 0) bad("head dim " + std::to_string(head_dim()) + " must be even (RoPE pairs channels)");
-  if (mlp_ratio < 1) bad("mlp_ratio must be >= 1");
+  if (mlp_ratio < 1 || mlp_ratio > 64) bad("mlp_ratio must be in [1, 64]");
   if (!(init_std > 0) || !std::isfinite(init_std)) bad("init_std must be a finite number > 0");
   if (attn_scale != "head_dim" && attn_scale != "qk_dim") {
     double v = 0;
