@@ -83,24 +83,11 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
         o.stop_at = st->sweep.stop_at;
         jobs.push_back({pe, seed, o});
       }
-    std::vector<nlohmann::json> results(jobs.size());
-    std::mutex log_mu;
-    StopSignalScope signals;  // for the whole sweep: a signal stops it, not just the run in flight
-    const bool finished = run_jobs(
-        jobs.size(), st->sweep.concurrent, st->sweep.gpus,
-        [&](size_t k) {
-          Job& j = jobs[k];
-          {
-            std::lock_guard<std::mutex> g(log_mu);
-            std::fprintf(stderr, "popebench: %s seed %llu -> %s\n", j.pe.c_str(),
-                         static_cast<unsigned long long>(j.seed), j.opt.out_json.c_str());
-          }
-          results[k] = train(j.opt);
-          std::lock_guard<std::mutex> g(log_mu);
-          std::fprintf(stderr, "popebench: %s seed %llu test acc %.2f%%\n", j.pe.c_str(),
-                       static_cast<unsigned long long>(j.seed), 100 * results[k]["final"]["test"]["acc"].get<double>());
-        },
-        [&](size_t k) { return jobs[k].pe + " seed " + std::to_string(jobs[k].seed); });
+    std::vector<TrainOptions> runs_to_train;
+    for (const auto& j : jobs) runs_to_train.push_back(j.opt);
+    std::vector<nlohmann::json> results;
+    const bool finished = run_training_jobs(runs_to_train, st->sweep.concurrent, st->sweep.gpus, results,
+                                            [&](size_t k) { return jobs[k].pe + " seed " + std::to_string(jobs[k].seed); });
     if (!finished) {
       std::fprintf(stderr, "popebench: stopped before every run finished; rerun the same command to continue\n");
       return stopped_exit_code();

@@ -202,18 +202,11 @@ Runner register_sweep(CLI::App& app) {
           jobs.push_back({ci, pe, seed, o});
         }
     }
-    std::vector<nlohmann::json> results(jobs.size());
-    std::mutex log_mu;
-    StopSignalScope signals;  // for the whole sweep: a signal stops it, not just the run in flight
-    const bool finished = run_jobs(
-        jobs.size(), st->sweep.concurrent, st->sweep.gpus,
-        [&](size_t k) {
-          results[k] = train(jobs[k].opt);
-          std::lock_guard<std::mutex> g(log_mu);
-          std::fprintf(stderr, "popebench: %s test acc %.2f%%\n", jobs[k].opt.label.c_str(),
-                       100 * results[k]["final"]["test"]["acc"].get<double>());
-        },
-        [&](size_t k) { return jobs[k].opt.label; });
+    std::vector<TrainOptions> runs_to_train;
+    for (const auto& j : jobs) runs_to_train.push_back(j.opt);
+    std::vector<nlohmann::json> results;
+    const bool finished = run_training_jobs(runs_to_train, st->sweep.concurrent, st->sweep.gpus, results,
+                                            [&](size_t k) { return jobs[k].opt.label; });
     for (size_t ci = 0; ci < cells.size(); ++ci) {  // the summary of every cell whose runs all finished
       std::vector<nlohmann::json> runs;
       std::vector<std::string> files;

@@ -66,4 +66,28 @@ inline bool run_jobs(size_t n, int concurrent, int gpus, const std::function<voi
   return !interrupted;
 }
 
+// The runs of `reproduce` and `sweep`: each job's run trained by train(), with a line when it
+// starts and one with its test accuracy when it ends, under one StopSignalScope for the whole
+// list (a signal stops the sweep, not only the run in flight). results[k]: job k's run JSON, or
+// null when it stopped early. Returns what run_jobs returns.
+inline bool run_training_jobs(const std::vector<TrainOptions>& jobs, int concurrent, int gpus,
+                              std::vector<nlohmann::json>& results, const std::function<std::string(size_t)>& label) {
+  results.assign(jobs.size(), nullptr);
+  std::mutex log_mu;
+  StopSignalScope signals;
+  return run_jobs(
+      jobs.size(), concurrent, gpus,
+      [&](size_t k) {
+        {
+          std::lock_guard<std::mutex> g(log_mu);
+          std::fprintf(stderr, "popebench: %s -> %s\n", label(k).c_str(), jobs[k].out_json.c_str());
+        }
+        nlohmann::json run = train(jobs[k]);
+        std::lock_guard<std::mutex> g(log_mu);
+        std::fprintf(stderr, "popebench: %s test acc %.2f%%\n", label(k).c_str(), 100 * run["final"]["test"]["acc"].get<double>());
+        results[k] = std::move(run);
+      },
+      label);
+}
+
 }  // namespace popebench::cli
