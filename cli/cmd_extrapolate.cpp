@@ -30,7 +30,8 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
       ->default_val(st->pes)->check(non_empty());
   cmd->add_option("--factors", st->factors, "Length buckets as multiples of the training max length (default 1..10)")
       ->check(non_empty());
-  cmd->add_option("--bucket-examples", st->ex.examples, "Test examples per bucket")->default_val(st->ex.examples);
+  cmd->add_option("--bucket-examples", st->ex.examples, "Test examples per bucket")->default_val(st->ex.examples)
+      ->check(integer_in(1, 100000000));
   cmd->add_option("--rope-variants", st->variants, "Test-time RoPE scalings evaluated for rope runs: pi, ntk (or none)")
       ->default_val(st->variants)->check(non_empty());
   cmd->add_option("--out", st->out, "Output directory")->required()->check(non_empty());

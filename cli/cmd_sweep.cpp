@@ -154,9 +154,9 @@ Runner register_sweep(CLI::App& app) {
       ->default_val(1)->check(CLI::Range(1, 64));
   cmd->add_option("--time-limit", st->sweep.time_limit,
                   "Seconds; then every unfinished run checkpoints and the command exits 75 (rerun to continue)")
-      ->default_val(0)->check(CLI::Range(0.0, 1e7));
+      ->default_val(0)->check(number_in(0.0, 1e7));
   cmd->add_option("--stop-at", st->sweep.stop_at, "Step; every run checkpoints and stops after it (rerun without it to continue)")
-      ->default_val(0)->check(CLI::Range(int64_t(0), int64_t(1) << 40));
+      ->default_val(0)->check(integer_in(0, int64_t(1) << 40));
   return [st]() {
     std::string preset, plan_name;
     std::vector<Cell> cells = read_plan(st->plan, preset, plan_name);

@@ -19,7 +19,8 @@ Runner register_train(CLI::App& app) {
   cmd->add_option("--out", st->out, "Run JSON to write")->required()->check(non_empty());
   cmd->add_option("--checkpoint", st->checkpoint, "Checkpoint file (default: OUT.ckpt)")->check(non_empty());
   cmd->add_flag("--resume", st->resume, "Continue from the checkpoint if it exists (the config must match)");
-  cmd->add_option("--stop-at", st->stop_at, "Stop after this step with a checkpoint (continue with --resume)");
+  cmd->add_option("--stop-at", st->stop_at, "Stop after this step with a checkpoint (continue with --resume)")
+      ->check(integer_in(0, int64_t(1) << 40));
   return [st]() {
     finish_run_options(st->run);
     TrainOptions o;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <chrono>
 #include <climits>
 #include <cstdlib>
@@ -32,6 +33,18 @@ CLI::Validator integer_in(long long lo, long long hi) {
         return std::string();
       },
       "INT in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+}
+
+CLI::Validator number_in(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& x) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(x.c_str(), &end);
+        if (x.empty() || *end != '\0' || !std::isfinite(v) || v < lo || v > hi)
+          return "must be a number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] (got '" + x + "')";
+        return std::string();
+      },
+      "NUMBER");
 }
 
 const CLI::Validator& non_empty() {
@@ -122,10 +135,10 @@ void add_sweep_options(CLI::App& cmd, SweepOptions& sw, RunOptions& r, const std
       ->default_val(1)->check(CLI::Range(1, 64));
   cmd.add_option("--time-limit", sw.time_limit,
                  "Seconds; then every unfinished run checkpoints and the command exits 75 (rerun to continue)")
-      ->default_val(0)->check(CLI::Range(0.0, 1e7));
+      ->default_val(0)->check(number_in(0.0, 1e7));
   cmd.add_option("--stop-at", sw.stop_at,
                  "Step; every run checkpoints and stops after it, with a partial run JSON (rerun without it to continue)")
-      ->default_val(0)->check(CLI::Range(int64_t(0), int64_t(1) << 40));
+      ->default_val(0)->check(integer_in(0, int64_t(1) << 40));
   add_run_options(cmd, r, /*with_pe_and_seed=*/false);
   // The options registered above took the paper defaults; the preset replaces them here, and
   // what the user gives on the command line is applied over it at parse time.

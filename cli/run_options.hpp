@@ -12,6 +12,8 @@ const CLI::Validator& non_empty();
 // A plain decimal integer in [lo, hi]: refuses "-1" for a count, and values that would saturate
 // or wrap ("99999999999999999999") instead of passing them on silently.
 CLI::Validator integer_in(long long lo, long long hi);
+// A finite number in [lo, hi] (CLI::Range lets NaN through: every comparison with it is false).
+CLI::Validator number_in(double lo, double hi);
 
 struct RunOptions {
   RunConfig cfg;
