@@ -264,7 +264,9 @@ nlohmann::json train(TrainOptions opt) {
       run["diverged_at_step"] = step + 1;
       write_file_atomic(opt.out_json, run.dump(2) + "\n");
       throw UserError("loss became " + std::string(std::isnan(r.loss) ? "NaN" : "infinite") + " at step " +
-                      std::to_string(step + 1) + "; the last good checkpoint is kept at " + opt.checkpoint);
+                      std::to_string(step + 1) + "; " +
+                      (file_exists(opt.checkpoint) ? "the last good checkpoint is kept at " + opt.checkpoint
+                                                   : std::string("no checkpoint had been written yet")));
     }
     ++step;
     loss_sum += r.loss;

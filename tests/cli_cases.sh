@@ -197,3 +197,7 @@ expect_ok eval --checkpoint "$tmp/tr/run.json.ckpt" --device cpu --out "$tmp/ev/
 expect_error "--time-limit: must be a number" reproduce --preset quick --time-limit nan --out "$tmp/e"
 expect_error "--stop-at: must be an integer" train --stop-at -3 --out "$tmp/t.json"
 expect_error "--bucket-examples: must be an integer" extrapolate --bucket-examples 0 --out "$tmp/e"
+# A run that diverges before its first checkpoint says so (it once claimed a checkpoint was kept).
+expect_error "no checkpoint had been written yet" train --lr 1e30 --lr-min 0 --steps 50 --warmup 1 --eval-every 0 --n-train 50 \
+  --n-val 8 --n-test 8 --min-len 5 --max-len 8 --max-shift 2 --alphabet 8 --layers 1 --d-model 16 --heads 2 --device cpu --out "$tmp/div/run.json"
+grep -q '"status": "diverged"' "$tmp/div/run.json" || { echo "FAIL: a diverged run wrote no run JSON"; fails=$((fails+1)); }
