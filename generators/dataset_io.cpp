@@ -216,7 +216,8 @@ static Dataset load_split_checked(const std::string& dir, const DatasetDir& info
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
   if (!ec && entry.contains("bytes") && entry["bytes"].is_number_unsigned() && size != entry["bytes"].get<uint64_t>())
-    throw UserError(path + ": " + std::to_string(size) + " bytes, the manifest says " + std::to_string(entry["bytes"].get<uint64_t>()));
+    throw UserError(path + ": its size, " + std::to_string(size) + " bytes, does not match the manifest's " +
+                    std::to_string(entry["bytes"].get<uint64_t>()) + " (file changed or corrupt)");
   std::string bytes = read_file(path);
   if (checksum_str(fnv1a64(bytes.data(), bytes.size())) != entry.at("checksum").get<std::string>())
     throw UserError(path + ": checksum does not match the manifest (file changed or corrupt)");

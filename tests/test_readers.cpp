@@ -81,6 +81,6 @@ TEST_CASE("a manifest is checked field by field", "[readers]") {
   with([](nlohmann::json& m) { m["splits"]["val"]["file"] = "../../etc/passwd"; }, "is not a file name");
   with([](nlohmann::json& m) { m["splits"]["test"]["count"] = -2; }, "count must be");
   with([](nlohmann::json& m) { m["storage"] = "tape"; }, "unknown storage");
-  with([](nlohmann::json& m) { m["splits"]["train"]["bytes"] = 5; }, "the manifest says 5");
+  with([](nlohmann::json& m) { m["splits"]["train"]["bytes"] = 5; }, "does not match the manifest's 5");
   std::filesystem::remove_all(dir);
 }
