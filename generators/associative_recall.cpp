@@ -1,4 +1,5 @@
 #include "generators/associative_recall.hpp"
+#include "common/json_int.hpp"
 
 #include <vector>
 
@@ -27,10 +28,10 @@ void to_json(nlohmann::json& j, const AssociativeRecallConfig& c) {
   j = {{"min_len", c.min_len}, {"max_len", c.max_len}, {"alphabet", c.alphabet}, {"values", c.values}};
 }
 void from_json(const nlohmann::json& j, AssociativeRecallConfig& c) {
-  c.min_len = j.at("min_len");
-  c.max_len = j.at("max_len");
-  c.alphabet = j.at("alphabet");
-  c.values = j.at("values");
+  c.min_len = json_int<int>(j, "min_len");
+  c.max_len = json_int<int>(j, "max_len");
+  c.alphabet = json_int<int>(j, "alphabet");
+  c.values = json_int<int>(j, "values");
 }
 
 Example draw_associative_recall(Pcg32& rng, const AssociativeRecallConfig& c) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/files.hpp"
+#include "common/json_int.hpp"
 #include "common/version.hpp"
 #include "generators/vocab.hpp"
 
@@ -171,11 +172,11 @@ DatasetDir open_dataset_dir(const std::string& dir) {
   try {
     info.manifest = nlohmann::json::parse(read_file(path));
     if (info.manifest.at("format") != "popebench-dataset") throw UserError("not a popebench manifest");
-    int v = info.manifest.at("format_version");
+    const int v = json_int<int>(info.manifest, "format_version");
     if (v != kDatasetFormatVersion)
       throw UserError("dataset format version " + std::to_string(v) + " is not supported");
     info.task = info.manifest.at("task");
-    info.seed = info.manifest.at("seed");
+    info.seed = json_int<uint64_t>(info.manifest, "seed");
     info.task.validate();
     // Every field load_split uses, checked here: a manifest is input like any other.
     const std::string storage = info.manifest.at("storage");

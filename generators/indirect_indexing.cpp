@@ -1,4 +1,5 @@
 #include "generators/indirect_indexing.hpp"
+#include "common/json_int.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -43,10 +44,10 @@ void to_json(nlohmann::json& j, const IndirectIndexingConfig& c) {
        {"alphabet", c.alphabet}, {"allow_zero_shift", c.allow_zero_shift}, {"pair_draw", c.pair_draw}};
 }
 void from_json(const nlohmann::json& j, IndirectIndexingConfig& c) {
-  c.min_len = j.at("min_len");
-  c.max_len = j.at("max_len");
-  c.max_shift = j.at("max_shift");
-  c.alphabet = j.at("alphabet");
+  c.min_len = json_int<int>(j, "min_len");
+  c.max_len = json_int<int>(j, "max_len");
+  c.max_shift = json_int<int>(j, "max_shift");
+  c.alphabet = json_int<int>(j, "alphabet");
   c.allow_zero_shift = j.at("allow_zero_shift");
   c.pair_draw = j.value("pair_draw", "joint");  // absent before the option existed
 }

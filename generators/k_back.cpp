@@ -1,4 +1,5 @@
 #include "generators/k_back.hpp"
+#include "common/json_int.hpp"
 
 #include <string>
 
@@ -27,10 +28,10 @@ void to_json(nlohmann::json& j, const KBackConfig& c) {
   j = {{"min_len", c.min_len}, {"max_len", c.max_len}, {"max_k", c.max_k}, {"alphabet", c.alphabet}};
 }
 void from_json(const nlohmann::json& j, KBackConfig& c) {
-  c.min_len = j.at("min_len");
-  c.max_len = j.at("max_len");
-  c.max_k = j.at("max_k");
-  c.alphabet = j.at("alphabet");
+  c.min_len = json_int<int>(j, "min_len");
+  c.max_len = json_int<int>(j, "max_len");
+  c.max_k = json_int<int>(j, "max_k");
+  c.alphabet = json_int<int>(j, "alphabet");
 }
 
 Example draw_k_back(Pcg32& rng, const KBackConfig& c) {

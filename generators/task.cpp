@@ -1,4 +1,5 @@
 #include "generators/task.hpp"
+#include "common/json_int.hpp"
 
 #include "common/files.hpp"
 #include "generators/vocab.hpp"
@@ -63,9 +64,9 @@ void to_json(nlohmann::json& j, const TaskConfig& c) {
 void from_json(const nlohmann::json& j, TaskConfig& c) {
   c.name = j.at("name");
   with_task(c, [&](auto& t) { t = j.at("params"); });
-  c.n_train = j.at("n_train");
-  c.n_val = j.at("n_val");
-  c.n_test = j.at("n_test");
+  c.n_train = json_int<uint64_t>(j, "n_train");
+  c.n_val = json_int<uint64_t>(j, "n_val");
+  c.n_test = json_int<uint64_t>(j, "n_test");
 }
 
 void to_json(nlohmann::json& j, const SplitStats& s) {

@@ -1,4 +1,5 @@
 #include "models/config.hpp"
+#include "common/json_int.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -121,12 +122,12 @@ void to_json(nlohmann::json& j, const ModelConfig& c) {
        {"norm", "rmsnorm_prenorm"}, {"activation", "gelu_erf"}, {"bias", false}, {"tied_embeddings", false}};
 }
 void from_json(const nlohmann::json& j, ModelConfig& c) {
-  c.n_layer = j.at("n_layer");
-  c.d_model = j.at("d_model");
-  c.n_head = j.at("n_head");
-  c.mlp_ratio = j.at("mlp_ratio");
-  c.vocab_size = j.at("vocab_size");
-  c.max_len = j.at("max_len");
+  c.n_layer = json_int<int>(j, "n_layer");
+  c.d_model = json_int<int>(j, "d_model");
+  c.n_head = json_int<int>(j, "n_head");
+  c.mlp_ratio = json_int<int>(j, "mlp_ratio");
+  c.vocab_size = json_int<int>(j, "vocab_size");
+  c.max_len = json_int<int>(j, "max_len");
   c.init_std = j.at("init_std");
   c.attn_scale = j.value("attn_scale", "head_dim");  // absent before the screen's options
 }
@@ -152,7 +153,7 @@ void to_json(nlohmann::json& j, const OptimConfig& c) {
 void from_json(const nlohmann::json& j, OptimConfig& c) {
   c.lr = j.at("lr");
   c.lr_min = j.at("lr_min");
-  c.warmup_steps = j.at("warmup_steps");
+  c.warmup_steps = json_int<int>(j, "warmup_steps");
   c.beta1 = j.at("beta1");
   c.beta2 = j.at("beta2");
   c.eps = j.at("eps");
@@ -168,20 +169,20 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
        {"batch_sampling", "uniform_with_replacement"}, {"loss", "answer_position_only"}};
 }
 void from_json(const nlohmann::json& j, TrainConfig& c) {
-  c.seed = j.at("seed");
-  c.data_seed = j.at("data_seed");
-  c.steps = j.at("steps");
-  c.batch = j.at("batch");
-  c.eval_every = j.at("eval_every");
-  c.eval_examples = j.at("eval_examples");
-  c.eval_batch = j.at("eval_batch");
-  c.checkpoint_every = j.at("checkpoint_every");
+  c.seed = json_int<uint64_t>(j, "seed");
+  c.data_seed = json_int<uint64_t>(j, "data_seed");
+  c.steps = json_int<int64_t>(j, "steps");
+  c.batch = json_int<int>(j, "batch");
+  c.eval_every = json_int<int64_t>(j, "eval_every");
+  c.eval_examples = json_int<int64_t>(j, "eval_examples");
+  c.eval_batch = json_int<int>(j, "eval_batch");
+  c.checkpoint_every = json_int<int64_t>(j, "checkpoint_every");
   c.device = j.at("device");
   c.gpu_matmul = j.value("gpu_matmul", "tf32");  // absent before 0.1.0's CUDA backend
 }
 void to_json(nlohmann::json& j, const InputConfig& c) { j = {{"context", c.context}, {"pad", c.pad}}; }
 void from_json(const nlohmann::json& j, InputConfig& c) {
-  c.context = j.at("context");
+  c.context = json_int<int>(j, "context");
   c.pad = j.at("pad");
 }
 void to_json(nlohmann::json& j, const RunConfig& c) {

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/files.hpp"
+#include "common/json_int.hpp"
 #include "models/extrapolation.hpp"
 #include "models/summary_rule.hpp"
 
@@ -30,7 +31,8 @@ nlohmann::json merge_extrapolations(const std::vector<ExtrapolationInput>& input
   const ExtrapolationInput& first = inputs.front();
   for (const auto& in : inputs)
     for_input(in, [&] {
-      if (in.doc.value("schema", "") != "popebench.extrapolation" || in.doc.value("schema_version", 0) != 1)
+      if (in.doc.value("schema", "") != "popebench.extrapolation" || !in.doc.contains("schema_version") ||
+          json_int<int>(in.doc, "schema_version") != 1)
         throw UserError(in.dir + "/extrapolation.json is not a popebench extrapolation table (schema version 1)");
       for (const char* field : {"task", "buckets", "extrapolation"})
         if (in.doc.at(field) != first.doc.at(field))
@@ -46,7 +48,7 @@ nlohmann::json merge_extrapolations(const std::vector<ExtrapolationInput>& input
     for_input(in, [&] {
       for (nlohmann::json row : in.doc.at("rows")) {
         const std::string label = row.at("label");
-        const uint64_t seed = row.at("seed");
+        const uint64_t seed = json_int<uint64_t>(row, "seed");
         rule.add_seed(label, seed, in.dir);
         const fs::path run = fs::path(in.dir) / row.at("run").get<std::string>();
         row["run"] = fs::relative(run, out_dir).generic_string();

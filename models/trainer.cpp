@@ -11,6 +11,7 @@
 #include <omp.h>
 
 #include "common/files.hpp"
+#include "common/json_int.hpp"
 #include "common/rng.hpp"
 #include "common/version.hpp"
 #include "generators/dataset_io.hpp"
@@ -196,8 +197,8 @@ nlohmann::json train(TrainOptions opt) {
     prior_train_s = ck.extra.at("train_s");
     prior_eval_s = ck.extra.at("eval_s");
     loss_sum = ck.extra.at("loss_sum");
-    loss_n = ck.extra.at("loss_n");
-    hits = ck.extra.at("hits");
+    loss_n = json_int<int64_t>(ck.extra, "loss_n");
+    hits = json_int<int64_t>(ck.extra, "hits");
     resumed = step;
     std::fprintf(stderr, "popebench: resuming %s at step %lld\n", opt.checkpoint.c_str(), static_cast<long long>(step));
   }

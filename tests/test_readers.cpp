@@ -82,5 +82,9 @@ TEST_CASE("a manifest is checked field by field", "[readers]") {
   with([](nlohmann::json& m) { m["splits"]["test"]["count"] = -2; }, "count must be");
   with([](nlohmann::json& m) { m["storage"] = "tape"; }, "unknown storage");
   with([](nlohmann::json& m) { m["splits"]["train"]["bytes"] = 5; }, "does not match the manifest's 5");
+  // A number out of int's range (found by fuzz_manifest: nlohmann's cast of it is undefined).
+  with([](nlohmann::json& m) { m["format_version"] = 1.5e73; }, "format_version must be an integer in range");
+  with([](nlohmann::json& m) { m["seed"] = -1; }, "seed must be an integer in range");
+  with([](nlohmann::json& m) { m["task"]["params"]["max_len"] = 1e40; }, "max_len must be an integer in range");
   std::filesystem::remove_all(dir);
 }
