@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# One fuzz target for a bounded time over the committed seed corpus (read only: new inputs go to
+# One fuzz target for a bounded time (or a fixed number of runs) over the committed seed corpus (read only: new inputs go to
 # a temporary folder). A crash, a sanitizer report or an exception other than the readers' own
 # one-line errors fails the test; the input that did it is printed (base64) so that it can be
 # added to tests/fuzz_corpus/ and to a regression test.
 set -u
-bin="$1" corpus="$2" seconds="$3"
+bin="$1" corpus="$2" seconds="$3" runs="${4:-0}" seed="${5:-0}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/new"
-"$bin" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
+# runs > 0 with a fixed seed: the same inputs on every machine (CI); seed 0: libFuzzer picks one.
+"$bin" -max_total_time="$seconds" -runs="$((runs > 0 ? runs : -1))" -seed="$seed" -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
   -artifact_prefix="$work/" "$work/new" "$corpus" > "$work/log" 2>&1
 rc=$?
 tail -n 12 "$work/log"
@@ -21,4 +22,4 @@ if [[ $rc -ne 0 ]]; then
   echo "FAIL: $(basename "$bin") exited $rc"
   exit 1
 fi
-echo "$(basename "$bin"): no finding in ${seconds} s"
+echo "$(basename "$bin"): no finding ($( [[ $runs -gt 0 ]] && echo "$runs runs, seed $seed" || echo "$seconds s"))"
