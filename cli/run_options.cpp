@@ -193,6 +193,12 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   cmd.add_option("--attn-scale", c.model.attn_scale,
                  "Attention temperature: head_dim (1/sqrt(head dim)), qk_dim (1/sqrt(width of q.k: 2 head dim for PoPE)) or a number")
       ->default_val(c.model.attn_scale)->group(g);
+  cmd.add_flag("--tie-embeddings", c.model.tied_embeddings, "Output head = token embedding (nanoGPT, GPT-2)")->group(g);
+  cmd.add_option("--init", c.model.init,
+                 "gpt2 (N(0, init-std)) or scaled-embedding (token embedding Kaiming-normal, times sqrt(d-model) in the forward pass)")
+      ->default_val(c.model.init)->group(g);
+  cmd.add_option("--abs-pos", c.model.abs_pos, "none, or learned: a learned absolute position embedding on top of the PE (nanoGPT's wpe)")
+      ->default_val(c.model.abs_pos)->group(g);
   g = "Positional embedding";
   if (with_pe_and_seed)
     cmd.add_option("--pe", c.pe.kind, "none, rope, pope, rope-half, alibi, alibi-half, sinusoidal or learned")->default_val(c.pe.kind)->group(g);
@@ -202,6 +208,9 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   cmd.add_option("--pe-freqs", c.pe.freqs,
                  "rope/pope frequencies: decreasing (base^(-c/d)) or increasing (the paper's Eq. 4 as printed, base^(c/d))")
       ->default_val(c.pe.freqs)->group(g);
+  cmd.add_option("--delta-bound", c.pe.delta_bound,
+                 "PoPE delta kept in [-2pi,0] by clamp (in the forward pass) or project (after every update)")
+      ->default_val(c.pe.delta_bound)->group(g);
   g = "Optimizer";
   cmd.add_option("--lr", c.optim.lr, "Peak learning rate")->default_val(c.optim.lr)->group(g);
   cmd.add_option("--lr-min", c.optim.lr_min, "Learning rate at the end of the cosine")->default_val(c.optim.lr_min)->group(g);
@@ -226,7 +235,11 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
     cmd.add_option("--seed", c.train.seed, "Seed of init and batch sampling")->default_val(c.train.seed)->check(integer_in(0, LLONG_MAX))->group(g);
   cmd.add_option("--data-seed", c.train.data_seed, "Seed of the generated dataset (without --data)")->default_val(c.train.data_seed)->check(integer_in(0, LLONG_MAX))->group(g);
   cmd.add_option("--steps", c.train.steps, "Optimizer steps")->default_val(c.train.steps)->check(integer_in(1, 1000000000000LL))->group(g);
-  cmd.add_option("--batch", c.train.batch, "Batch size")->default_val(c.train.batch)->check(integer_in(1, 1 << 20))->group(g);
+  cmd.add_option("--batch", c.train.batch, "Batch size (of each micro-batch with --grad-accum)")->default_val(c.train.batch)->check(integer_in(1, 1 << 20))->group(g);
+  cmd.add_option("--grad-accum", c.train.grad_accum, "Micro-batches per optimizer step, gradients averaged (one step sees batch x K examples)")
+      ->default_val(c.train.grad_accum)->check(integer_in(1, 4096))->group(g);
+  cmd.add_option("--sampling", c.train.sampling, "Batch sampling: replacement (independent uniform draws) or epochs (shuffled passes)")
+      ->default_val(c.train.sampling)->group(g);
   cmd.add_option("--eval-every", c.train.eval_every, "Steps between validation points (0: end only)")->default_val(c.train.eval_every)->check(integer_in(0, 1000000000000LL))->group(g);
   cmd.add_option("--eval-examples", c.train.eval_examples, "Validation examples per point (0: all)")->default_val(c.train.eval_examples)->check(integer_in(0, 1000000000000LL))->group(g);
   cmd.add_option("--eval-batch", c.train.eval_batch, "Evaluation batch size")->default_val(c.train.eval_batch)->check(integer_in(1, 1 << 20))->group(g);

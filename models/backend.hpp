@@ -29,9 +29,12 @@ class Backend {
   // Parameters and AdamW moments, each layout().total floats, for init and checkpoints.
   virtual void get_state(std::vector<float>& params, std::vector<float>& m, std::vector<float>& v) = 0;
   virtual void set_state(const std::vector<float>& params, const std::vector<float>& m, const std::vector<float>& v) = 0;
-  // Forward, backward, global-norm clipping and one AdamW update at learning rate lr;
-  // step is the 1-based optimizer step.
-  virtual StepResult train_step(const Batch& b, double lr, long step) = 0;
+  // Forward and backward of each micro-batch, their gradients averaged (TrainConfig::grad_accum),
+  // global-norm clipping and one AdamW update at learning rate lr; step is the 1-based optimizer
+  // step. loss is the mean of the micro-batches' mean losses, correct their sum.
+  virtual StepResult train_step(const std::vector<Batch>& micro, double lr, long step) = 0;
+  // One batch, no accumulation.
+  StepResult train_step(const Batch& b, double lr, long step) { return train_step(std::vector<Batch>{b}, lr, step); }
   // Forward only: mean loss over the batch; correct (B,) filled.
   virtual double eval_batch(const Batch& b, std::vector<int32_t>& correct) = 0;
   // Sequence length every batch must be padded to (static shapes, e.g. CUDA graphs); 0: any.

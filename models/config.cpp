@@ -39,6 +39,10 @@ void ModelConfig::validate() const {
     if (used != attn_scale.size() || !(v > 0) || !std::isfinite(v))
       bad("attention scale '" + attn_scale + "' is not head_dim, qk_dim or a positive number");
   }
+  if (init != "gpt2" && init != "scaled-embedding") bad("unknown init '" + init + "' (known: gpt2, scaled-embedding)");
+  if (init == "scaled-embedding" && tied_embeddings)
+    bad("--init scaled-embedding has an untied head: it cannot be combined with --tie-embeddings");
+  if (abs_pos != "none" && abs_pos != "learned") bad("unknown absolute position embedding '" + abs_pos + "' (known: none, learned)");
 }
 
 double attention_scale(const ModelConfig& m, int qk_dim) {
@@ -65,6 +69,9 @@ void PEConfig::validate() const {
     bad("--pe-freqs applies to rope, rope-half and pope (the PE is " + kind + ")");
   if (freqs != "decreasing" && rope_scaling != "none")
     bad("RoPE scaling " + rope_scaling + " is defined for decreasing frequencies only");
+  if (delta_bound != "clamp" && delta_bound != "project")
+    bad("unknown delta bound '" + delta_bound + "' (known: clamp, project)");
+  if (delta_bound != "clamp" && kind != "pope") bad("--delta-bound applies to pope only (the PE is " + kind + ")");
 }
 
 void OptimConfig::validate() const {
@@ -96,6 +103,9 @@ void TrainConfig::validate() const {
     bad("unknown device '" + device + "' (known: auto, cpu, cuda)");
   if (gpu_matmul != "tf32" && gpu_matmul != "fp32" && gpu_matmul != "bf16")
     bad("unknown GPU matmul mode '" + gpu_matmul + "' (known: tf32, fp32, bf16)");
+  if (grad_accum < 1 || grad_accum > 4096) bad("grad accumulation must be in [1, 4096] micro-batches");
+  if (sampling != "replacement" && sampling != "epochs")
+    bad("unknown batch sampling '" + sampling + "' (known: replacement, epochs)");
 }
 
 void RunConfig::validate() const {
@@ -108,6 +118,8 @@ void RunConfig::validate() const {
   if (model.vocab_size != task.vocab_size()) bad("model vocabulary does not match the task's");
   if (model.max_len < task.width()) bad("model max_len is shorter than the task's sequences");
   if (task.n_train < 1) bad("the training split is empty");
+  if ((model.abs_pos != "none") && (pe.kind == "learned" || pe.kind == "sinusoidal"))
+    bad("--abs-pos adds a position embedding on top of the PE; the PE " + pe.kind + " is one already");
   if (optim.warmup_steps > train.steps) bad("warmup (" + std::to_string(optim.warmup_steps) + ") is longer than the run (" + std::to_string(train.steps) + " steps)");
 }
 
@@ -119,7 +131,8 @@ int RunConfig::input_len() const {
 void to_json(nlohmann::json& j, const ModelConfig& c) {
   j = {{"n_layer", c.n_layer}, {"d_model", c.d_model}, {"n_head", c.n_head}, {"mlp_ratio", c.mlp_ratio},
        {"vocab_size", c.vocab_size}, {"max_len", c.max_len}, {"init_std", c.init_std}, {"attn_scale", c.attn_scale},
-       {"norm", "rmsnorm_prenorm"}, {"activation", "gelu_erf"}, {"bias", false}, {"tied_embeddings", false}};
+       {"norm", "rmsnorm_prenorm"}, {"activation", "gelu_erf"}, {"bias", false}, {"tied_embeddings", c.tied_embeddings},
+       {"init", c.init}, {"abs_pos", c.abs_pos}};
 }
 void from_json(const nlohmann::json& j, ModelConfig& c) {
   c.n_layer = json_int<int>(j, "n_layer");
@@ -130,10 +143,13 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
   c.max_len = json_int<int>(j, "max_len");
   c.init_std = j.at("init_std");
   c.attn_scale = j.value("attn_scale", "head_dim");  // absent before the screen's options
+  c.tied_embeddings = j.value("tied_embeddings", false);
+  c.init = j.value("init", "gpt2");
+  c.abs_pos = j.value("abs_pos", "none");
 }
 void to_json(nlohmann::json& j, const PEConfig& c) {
   j = {{"kind", c.kind}, {"base", c.base}, {"delta_init", c.delta_init},
-       {"rope_pairing", "half_split"}, {"delta_clamp", {-2 * M_PI, 0.0}},
+       {"rope_pairing", "half_split"}, {"delta_clamp", {-2 * M_PI, 0.0}}, {"delta_bound", c.delta_bound},
        {"rope_scaling", c.rope_scaling}, {"rope_factor", c.rope_factor}, {"freqs", c.freqs}};
 }
 void from_json(const nlohmann::json& j, PEConfig& c) {
@@ -143,6 +159,7 @@ void from_json(const nlohmann::json& j, PEConfig& c) {
   c.rope_scaling = j.value("rope_scaling", "none");  // absent before length extrapolation
   c.rope_factor = j.value("rope_factor", 1.0);
   c.freqs = j.value("freqs", "decreasing");  // absent before the screen's options
+  c.delta_bound = j.value("delta_bound", "clamp");
 }
 void to_json(nlohmann::json& j, const OptimConfig& c) {
   j = {{"name", "adamw"}, {"lr", c.lr}, {"lr_min", c.lr_min}, {"warmup_steps", c.warmup_steps},
@@ -166,7 +183,8 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
   j = {{"seed", c.seed}, {"data_seed", c.data_seed}, {"steps", c.steps}, {"batch", c.batch},
        {"eval_every", c.eval_every}, {"eval_examples", c.eval_examples}, {"eval_batch", c.eval_batch},
        {"checkpoint_every", c.checkpoint_every}, {"device", c.device}, {"gpu_matmul", c.gpu_matmul},
-       {"batch_sampling", "uniform_with_replacement"}, {"loss", "answer_position_only"}};
+       {"batch_sampling", c.sampling == "epochs" ? "shuffled_epochs" : "uniform_with_replacement"},
+       {"grad_accum", c.grad_accum}, {"loss", "answer_position_only"}};
 }
 void from_json(const nlohmann::json& j, TrainConfig& c) {
   c.seed = json_int<uint64_t>(j, "seed");
@@ -179,6 +197,11 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
   c.checkpoint_every = json_int<int64_t>(j, "checkpoint_every");
   c.device = j.at("device");
   c.gpu_matmul = j.value("gpu_matmul", "tf32");  // absent before 0.1.0's CUDA backend
+  const std::string sampling = j.value("batch_sampling", "uniform_with_replacement");
+  if (sampling != "uniform_with_replacement" && sampling != "shuffled_epochs")
+    bad("unknown batch_sampling '" + sampling + "' in the config");
+  c.sampling = sampling == "shuffled_epochs" ? "epochs" : "replacement";
+  c.grad_accum = j.contains("grad_accum") ? json_int<int>(j, "grad_accum") : 1;
 }
 void to_json(nlohmann::json& j, const InputConfig& c) { j = {{"context", c.context}, {"pad", c.pad}}; }
 void from_json(const nlohmann::json& j, InputConfig& c) {

@@ -21,6 +21,18 @@ struct ModelConfig {
   // 1/sqrt(width of q and k as the dot product sees them: 2 head_dim for PoPE, head_dim for the
   // others); or a positive number, the factor itself.
   std::string attn_scale = "head_dim";
+  // The output head is the token embedding (nanoGPT and GPT-2 tie them): one (V, C) matrix,
+  // both uses' gradients summed into it. SPEC: untied.
+  bool tied_embeddings = false;
+  // "gpt2" (SPEC): every matrix and embedding N(0, init_std), residual projections
+  // init_std / sqrt(2 n_layer). "scaled-embedding": the token embedding Kaiming-normal
+  // (std sqrt(2 / d_model), PyTorch's fan-in of a (V, C) table) and multiplied by sqrt(d_model)
+  // in the forward pass, the head untied (the style of another public training framework by
+  // one of the paper's authors); the rest as gpt2.
+  std::string init = "gpt2";
+  // "learned": a learned absolute position embedding (max_len, C), N(0, init_std), added to the
+  // token embedding on top of the PE (nanoGPT's wpe left in beside RoPE or PoPE). "none" (SPEC).
+  std::string abs_pos = "none";
   int head_dim() const { return d_model / n_head; }
   void validate() const;
 };
@@ -33,6 +45,10 @@ struct PEConfig {
   // base^(-c/d)) or "increasing", the paper's Eq. 4 as printed (no minus sign: PoPE base^(c/d),
   // from 1 to ~base rad per position, RoPE base^(2c/d) likewise).
   std::string freqs = "decreasing";
+  // How PoPE's delta is kept in [-2 pi, 0]: "clamp" (SPEC: clamped in the forward pass, no
+  // gradient where it lies outside) or "project" (projected onto the interval after every
+  // optimizer update, so it never leaves it and always has a gradient).
+  std::string delta_bound = "clamp";
   // Test-time frequency scaling of rope and rope-half, for length extrapolation without
   // fine-tuning: none; pi (position interpolation, Chen et al. 2023: positions times 1/factor);
   // ntk (NTK-aware: base times factor^(d/(d-2)), d the rotated width). factor = test length /
@@ -79,6 +95,12 @@ struct TrainConfig {
   int64_t checkpoint_every = 5000;  // steps between checkpoints (0: only at the end)
   std::string device = "auto";      // auto | cpu | cuda
   std::string gpu_matmul = "tf32";  // GPU matrix products: tf32 or bf16 (tensor cores, fp32 accumulate) or fp32 (exact)
+  // Micro-batches of `batch` examples per optimizer step: their gradients are averaged, so one
+  // step sees batch * grad_accum examples (nanoGPT's gradient_accumulation_steps). 1: SPEC.
+  int grad_accum = 1;
+  // "replacement" (SPEC: every example drawn uniformly, independently) or "epochs" (the training
+  // split in a fresh random order each epoch, batches taken in turn).
+  std::string sampling = "replacement";
   void validate() const;
 };
 
@@ -92,6 +114,8 @@ struct RunConfig {
   void validate() const;  // also ties the model's vocab and length to the task
   // Length of the model's input rows: the task's longest input, or the context when shorter.
   int input_len() const;
+  // Examples per optimizer step: batch * grad_accum.
+  int64_t examples_per_step() const { return int64_t(train.batch) * train.grad_accum; }
 };
 
 void to_json(nlohmann::json& j, const ModelConfig& c);

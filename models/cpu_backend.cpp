@@ -1,5 +1,7 @@
 // The CPU backend: the float reference transformer plus AdamW over the one parameter buffer.
 #include "kernels/cpu/adamw.hpp"
+#include "kernels/cpu/clamp.hpp"
+#include "kernels/cpu/pope.hpp"
 #include "models/backend.hpp"
 #include "models/transformer.hpp"
 
@@ -24,12 +26,22 @@ class CpuBackend final : public Backend {
     m_ = m;
     v_ = v;
   }
-  StepResult train_step(const Batch& b, double lr, long step) override {
+  using Backend::train_step;
+  StepResult train_step(const std::vector<Batch>& micro, double lr, long step) override {
+    if (micro.empty()) throw UserError("a training step needs at least one micro-batch");
     StepResult r;
     std::fill(g_.begin(), g_.end(), 0.f);
-    r.loss = model_.forward(p_.data(), b);
-    for (int c : model_.correct()) r.correct += c;
-    model_.backward(p_.data(), g_.data());
+    double loss = 0;
+    for (const Batch& b : micro) {  // backward accumulates into g_: the sum of the micro-batches' gradients
+      loss += model_.forward(p_.data(), b);
+      for (int c : model_.correct()) r.correct += c;
+      model_.backward(p_.data(), g_.data());
+    }
+    r.loss = loss / double(micro.size());
+    if (micro.size() > 1) {
+      const float inv = 1.f / float(micro.size());
+      for (float& g : g_) g *= inv;
+    }
     r.grad_norm = std::sqrt(cpu::sum_squares(g_.data(), g_.size()));
     const auto& o = cfg_.optim;
     double scale = (o.grad_clip > 0 && r.grad_norm > o.grad_clip) ? o.grad_clip / r.grad_norm : 1.0;
@@ -37,6 +49,10 @@ class CpuBackend final : public Backend {
       cpu::adamw_update(p_.data() + view.offset, g_.data() + view.offset, m_.data() + view.offset,
                         v_.data() + view.offset, view.size(), lr * view.lr_mult(o), view.decays(o) ? o.weight_decay : 0.0, o.beta1,
                         o.beta2, o.eps, step, scale);
+    if (cfg_.pe.delta_bound == "project")  // PEConfig::delta_bound: PoPE's delta back onto [-2 pi, 0]
+      for (const auto& view : model_.layout().views)
+        if (view.kind == ParamKind::kPeParam)
+          cpu::clamp_range(p_.data() + view.offset, view.size(), cpu::pope_delta_min_float(), float(cpu::kPopeDeltaMax));
     return r;
   }
   double eval_batch(const Batch& b, std::vector<int32_t>& correct) override {

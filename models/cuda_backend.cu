@@ -23,6 +23,7 @@
 #include "models/pe_alibi.hpp"
 #include "models/pe_pope.hpp"
 #include "models/pe_rope.hpp"
+#include "kernels/cpu/pope.hpp"
 #include "models/transformer.hpp"
 
 namespace popebench {
@@ -42,6 +43,7 @@ class CudaBackend final : public Backend {
     L_ = m.n_layer;
     T_ = cfg.input_len();
     attn_scale_ = float(attention_scale(m, host_model_.pe().qk_dim(D_)));
+    emb_scale_ = m.init == "scaled-embedding" ? float(std::sqrt(double(C_))) : 1.f;  // as the CPU model's
     maxB_ = std::max(cfg.train.batch, cfg.train.eval_batch);
     // Every PE maps onto the one attention kernel: rope-half is rope on n_rot = D/2 channels,
     // ALiBi is NoPE plus per-head slopes, the absolute embeddings are NoPE plus a table added in
@@ -191,8 +193,13 @@ class CudaBackend final : public Backend {
     gemm_.refresh_bf16_shadow(stream_);
   }
 
-  StepResult train_step(const Batch& b, double lr, long step) override {
-    if (b.B != cfg_.train.batch) throw UserError("CUDA backend: training batches must have the configured size");
+  using Backend::train_step;
+  StepResult train_step(const std::vector<Batch>& micro, double lr, long step) override {
+    if (micro.empty()) throw UserError("a training step needs at least one micro-batch");
+    for (const Batch& b : micro)
+      if (b.B != cfg_.train.batch) throw UserError("CUDA backend: training batches must have the configured size");
+    if (micro.size() > 1) return accumulated_step(micro, lr, step);
+    const Batch& b = micro[0];
     stage_batch(b);
     h_hyper_->lr = static_cast<float>(lr);
     h_hyper_->step = static_cast<float>(step);
@@ -245,6 +252,43 @@ class CudaBackend final : public Backend {
     double loss = 0;
     for (int i = 0; i < b.B; ++i) loss += h_loss_rows_[i];
     return loss / b.B;
+  }
+
+  // Several micro-batches (TrainConfig::grad_accum): each one's forward and backward, its
+  // gradient added into accum_ with weight 1/K, then the update from the mean. Run eagerly, not
+  // as a graph: the per-launch cost is small beside K forward-backward passes.
+  StepResult accumulated_step(const std::vector<Batch>& micro, double lr, long step) {
+    const float w = 1.f / float(micro.size());
+    StepResult r;
+    double loss = 0;
+    if (!accum_) accum_ = mem_.device<float>(total_);
+    CUDA_CHECK(cudaMemsetAsync(accum_, 0, total_ * sizeof(float), stream_));
+    for (const Batch& b : micro) {
+      stage_batch(b);  // waits for the previous micro-batch, whose results are read below
+      upload_batch(b.B);
+      forward(b.B, true);
+      backward(b.B);
+      cuda::axpy(w, grads_, accum_, total_, stream_);
+      CUDA_CHECK(cudaMemcpyAsync(h_loss_rows_, loss_rows_, b.B * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+      CUDA_CHECK(cudaMemcpyAsync(h_correct_, correct_, b.B * sizeof(int32_t), cudaMemcpyDeviceToHost, stream_));
+      CUDA_CHECK(cudaStreamSynchronize(stream_));
+      double sum = 0;
+      for (int i = 0; i < b.B; ++i) {
+        sum += h_loss_rows_[i];
+        r.correct += h_correct_[i];
+      }
+      loss += sum / b.B;
+    }
+    CUDA_CHECK(cudaMemcpyAsync(grads_, accum_, total_ * sizeof(float), cudaMemcpyDeviceToDevice, stream_));
+    h_hyper_->lr = static_cast<float>(lr);
+    h_hyper_->step = static_cast<float>(step);
+    CUDA_CHECK(cudaMemcpyAsync(hyper_, h_hyper_, 2 * sizeof(float), cudaMemcpyHostToDevice, stream_));
+    optimizer_update();
+    CUDA_CHECK(cudaMemcpyAsync(&h_hyper_->grad_norm, &hyper_->grad_norm, sizeof(float), cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    r.loss = loss / double(micro.size());
+    r.grad_norm = h_hyper_->grad_norm;
+    return r;
   }
 
   // For tests: the gradient of one batch's loss (no update), copied to the host.
@@ -329,6 +373,9 @@ class CudaBackend final : public Backend {
     const auto& o = cfg_.optim;
     cuda::adamw_update(params_, grads_, m_, v_, group_, total_, hyper_, groups_, float(o.beta1), float(o.beta2),
                        float(o.eps), float(o.grad_clip), stream_);
+    if (cfg_.pe.delta_bound == "project")  // PEConfig::delta_bound: delta back onto [-2 pi, 0]
+      for (const auto& lp : host_model_.layout().layers)
+        cuda::clamp_range(params_ + lp.pe, size_t(H_) * D_, cpu::pope_delta_min_float(), float(cpu::kPopeDeltaMax), stream_);
     gemm_.refresh_bf16_shadow(stream_);
   }
 
@@ -381,7 +428,7 @@ class CudaBackend final : public Backend {
     const int N = B * T_;
     cudaStream_t s = stream_;
     const float* pos = lay.pos_size ? params_ + lay.pos : sin_table_;  // (max_len, C) or nullptr
-    cuda::embedding_fwd(tokens_, params_ + lay.wte, pos, resid_[0], N, T_, C_, s);
+    cuda::embedding_fwd(tokens_, params_ + lay.wte, pos, resid_[0], N, T_, C_, s, emb_scale_);
     for (int l = 0; l < L_; ++l) {
       const auto& lp = lay.layers[l];
       Layer& a = layers_[l];
@@ -432,7 +479,8 @@ class CudaBackend final : public Backend {
       cuda::rmsnorm_bwd(dln_, resid_[l], P + lp.ln1, a.rstd1, dx_, dgpart_, N, C_, s, l > 0 ? dx_b_ : nullptr);
       cuda::column_sum(dgpart_, G + lp.ln1, N, C_, s);
     }
-    cuda::embedding_bwd(tokens_, dx_, G + lay.wte, N, C_, V_, s);
+    // Tied embeddings: the head's product wrote its gradient into G + wte above; the lookup's adds to it.
+    cuda::embedding_bwd(tokens_, dx_, G + lay.wte, N, C_, V_, s, emb_scale_, lay.w_head == lay.wte);
     if (lay.pos_size) cuda::column_sum(dx_, G + lay.pos, B, T_ * C_, s);  // learned positions: sum over B
   }
 
@@ -445,6 +493,8 @@ class CudaBackend final : public Backend {
   int dev_ = 0;  // CUDA device index
   int C_, H_, D_, F_, V_, L_, T_, maxB_;
   float attn_scale_;  // ModelConfig::attn_scale resolved (attention_scale)
+  float emb_scale_;   // token embedding multiplier (ModelConfig::init)
+  float* accum_ = nullptr;  // (total,) mean gradient over micro-batches, allocated at the first accumulated step
   size_t total_;
   cuda::OwnedStream stream_;  // after mem_: synchronised before the buffers are freed
   cudaGraph_t graph_ = nullptr;

@@ -15,7 +15,14 @@ ParamLayout ParamLayout::build(const ModelConfig& m, size_t pe_params_per_layer,
   };
   const int C = m.d_model, H = m.mlp_ratio * m.d_model;
   const double resid_std = m.init_std / std::sqrt(2.0 * m.n_layer);
-  L.wte = add("wte", m.vocab_size, C, ParamKind::kEmbedding, m.init_std);
+  // Kaiming-normal for a (V, C) table: fan-in C, gain sqrt(2) (ModelConfig::init).
+  const double wte_std = m.init == "scaled-embedding" ? std::sqrt(2.0 / C) : m.init_std;
+  // Tied, the one matrix is also the head, which the "matrices" decay rule decays: it counts as a matrix.
+  L.wte = add("wte", m.vocab_size, C, m.tied_embeddings ? ParamKind::kMatrix : ParamKind::kEmbedding, wte_std);
+  if (m.abs_pos == "learned") {
+    if (pe_embed_params) throw UserError("a learned absolute position embedding on top of a PE that has one already");
+    pe_embed_params = static_cast<size_t>(m.max_len) * C;
+  }
   if (pe_embed_params) {
     L.pos = add("pos_emb", static_cast<int>(pe_embed_params / C), C, ParamKind::kEmbedding, m.init_std);
     L.pos_size = pe_embed_params;
@@ -33,7 +40,9 @@ ParamLayout ParamLayout::build(const ModelConfig& m, size_t pe_params_per_layer,
     L.layers.push_back(lp);
   }
   L.lnf = add("lnf", 1, C, ParamKind::kNormGain, 0);
-  L.w_head = add("w_head", m.vocab_size, C, ParamKind::kMatrix, m.init_std);
+  // Tied: the head reads the token embedding's rows; there is no separate view (the embedding's
+  // own kind, init and decay rule apply to the one matrix).
+  L.w_head = m.tied_embeddings ? L.wte : add("w_head", m.vocab_size, C, ParamKind::kMatrix, m.init_std);
   return L;
 }
 

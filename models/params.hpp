@@ -34,7 +34,7 @@ struct LayerParams {
 struct ParamLayout {
   std::vector<ParamView> views;
   size_t total = 0;
-  size_t wte = 0, lnf = 0, w_head = 0;
+  size_t wte = 0, lnf = 0, w_head = 0;  // w_head == wte when the embeddings are tied
   size_t pos = 0;  // absolute position embedding (max_len, C), learned PE only (pos_size > 0)
   size_t pos_size = 0;
   std::vector<LayerParams> layers;

@@ -15,6 +15,7 @@
 #include "common/rng.hpp"
 #include "common/version.hpp"
 #include "generators/dataset_io.hpp"
+#include "models/batch_sampler.hpp"
 #include "models/checkpoint.hpp"
 #include "models/run_json.hpp"
 #include "models/stop_signal.hpp"
@@ -162,7 +163,7 @@ nlohmann::json train(TrainOptions opt) {
   }
 
   auto be = make_backend(cfg, cfg.train.device);
-  Pcg32 sampler = make_stream(cfg.train.seed, Stream::kBatches);
+  BatchSampler sampler(cfg.train.sampling, cfg.train.seed, data.train.size());
   int64_t step = 0;
   nlohmann::json curve = nlohmann::json::array();
   double prior_train_s = 0, prior_eval_s = 0;
@@ -175,10 +176,10 @@ nlohmann::json train(TrainOptions opt) {
     ck.config = cfg_json;
     // The running train-loss sums go in too, so the next curve point is the same after a resume.
     ck.extra = {{"curve", curve}, {"train_s", train_s}, {"eval_s", eval_s},
-                {"loss_sum", loss_sum}, {"loss_n", loss_n}, {"hits", hits}};
+                {"loss_sum", loss_sum}, {"loss_n", loss_n}, {"hits", hits}, {"sampler", sampler.state()}};
     ck.step = step;
-    ck.rng_state = sampler.state();
-    ck.rng_inc = sampler.inc();
+    ck.rng_state = sampler.stream_state();
+    ck.rng_inc = sampler.stream_inc();
     be->get_state(ck.params, ck.m, ck.v);
     save_checkpoint(opt.checkpoint, ck);
   };
@@ -191,7 +192,8 @@ nlohmann::json train(TrainOptions opt) {
       throw UserError("checkpoint " + opt.checkpoint + " was made with a different config; refusing to resume");
     if (ck.params.size() != be->layout().total) throw UserError(opt.checkpoint + ": parameter count does not match the model");
     be->set_state(ck.params, ck.m, ck.v);
-    sampler.set_state(ck.rng_state, ck.rng_inc);
+    sampler.set_stream_state(ck.rng_state, ck.rng_inc);
+    if (ck.extra.contains("sampler")) sampler.set_state(ck.extra.at("sampler"));  // absent before shuffled epochs
     step = ck.step;
     curve = ck.extra.at("curve");
     prior_train_s = ck.extra.at("train_s");
@@ -253,13 +255,16 @@ nlohmann::json train(TrainOptions opt) {
   // A stop that came during loading or the first evaluation is honoured before any training.
   if (step < T.steps && (stop_signal() || out_of_time())) stop_here(0);
   std::vector<size_t> idx(T.batch);
+  std::vector<Batch> micro(T.grad_accum);  // the optimizer step's micro-batches
   const int row_len = batch_row_len(*be, cfg);
   auto t_train = Clock::now();
   while (step < T.steps) {
-    for (auto& i : idx) i = sampler.bounded(static_cast<uint32_t>(data.train.size()));
-    Batch b = make_batch(data.train, idx, row_len, cfg.input);
+    for (auto& b : micro) {
+      sampler.next(idx);
+      b = make_batch(data.train, idx, row_len, cfg.input);
+    }
     double lr = lr_at(cfg.optim, step, T.steps);
-    StepResult r = be->train_step(b, lr, static_cast<long>(step + 1));
+    StepResult r = be->train_step(micro, lr, static_cast<long>(step + 1));
     if (!std::isfinite(r.loss) || !std::isfinite(r.grad_norm)) {
       nlohmann::json run = run_json("diverged");
       run["diverged_at_step"] = step + 1;
@@ -277,7 +282,7 @@ nlohmann::json train(TrainOptions opt) {
     const bool last = step == T.steps;
     if ((T.eval_every > 0 && step % T.eval_every == 0) || last) {
       train_s += seconds_since(t_train);
-      last_val_acc = eval_point(loss_sum / loss_n, double(hits) / (loss_n * T.batch));
+      last_val_acc = eval_point(loss_sum / loss_n, double(hits) / (loss_n * cfg.examples_per_step()));
       loss_sum = 0;
       loss_n = hits = 0;
       t_train = Clock::now();

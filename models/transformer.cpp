@@ -57,6 +57,8 @@ template <typename T>
 Transformer<T>::Transformer(const ModelConfig& m, const PEConfig& pe)
     : m_(m), pe_(make_positional_embedding<T>(pe, m)), a_(std::make_unique<Acts>()) {
   m_.validate();
+  if (m_.abs_pos == "learned") abs_pos_ = std::make_unique<AbsolutePE<T>>(true, m_.max_len, m_.d_model);
+  if (m_.init == "scaled-embedding") emb_scale_ = T(std::sqrt(double(m_.d_model)));
   layout_ = ParamLayout::build(m_, pe_->params_per_layer(m_.n_head, m_.head_dim()),
                                pe_->embed_params(m_.max_len, m_.d_model));
 }
@@ -100,9 +102,10 @@ T Transformer<T>::forward(const T* P, const Batch& b) {
   x.resize(NC);
   qkv.resize(NC * 3);
   tmp.resize(NC);
-  cpu::embedding_fwd(b.tokens.data(), P + layout_.wte, x.data(), N, C);
+  cpu::embedding_fwd(b.tokens.data(), P + layout_.wte, x.data(), N, C, emb_scale_);
   if (Tn > m_.max_len) throw UserError("batch of length " + std::to_string(Tn) + " exceeds the model's max_len");
   pe_->embed_fwd(x.data(), layout_.pos_size ? P + layout_.pos : nullptr, B, Tn, C);
+  if (abs_pos_) abs_pos_->embed_fwd(x.data(), P + layout_.pos, B, Tn, C);
   for (int l = 0; l < m_.n_layer; ++l) {
     auto& L = A.layers[l];
     const auto& lp = layout_.layers[l];
@@ -202,7 +205,9 @@ void Transformer<T>::backward(const T* P, T* G) {
     cpu::rmsnorm_bwd(dln.data(), L.resid_in.data(), P + lp.ln1, L.ln1_rstd.data(), dx.data(), G + lp.ln1, N, C);
   }
   pe_->embed_bwd(dx.data(), layout_.pos_size ? G + layout_.pos : nullptr, B, Tn, C);
-  cpu::embedding_bwd(b.tokens.data(), dx.data(), G + layout_.wte, N, C);
+  if (abs_pos_) abs_pos_->embed_bwd(dx.data(), G + layout_.pos, B, Tn, C);
+  // Tied embeddings: the head's gradient is already in G + wte (linear_bwd accumulates); this adds the lookup's.
+  cpu::embedding_bwd(b.tokens.data(), dx.data(), G + layout_.wte, N, C, emb_scale_);
 }
 
 template <typename T>

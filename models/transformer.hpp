@@ -10,6 +10,7 @@
 #include "models/config.hpp"
 #include "models/params.hpp"
 #include "models/positional.hpp"
+#include "models/pe_absolute.hpp"
 
 namespace popebench {
 
@@ -37,6 +38,8 @@ class Transformer {
   ModelConfig m_;
   ParamLayout layout_;
   std::unique_ptr<PositionalEmbedding<T>> pe_;
+  std::unique_ptr<PositionalEmbedding<T>> abs_pos_;  // ModelConfig::abs_pos "learned", else nullptr
+  T emb_scale_ = T(1);                               // sqrt(d_model) with ModelConfig::init "scaled-embedding"
   std::unique_ptr<Acts> a_;
   Batch batch_;
 };

@@ -8,6 +8,7 @@
 #include "cli/job_pool.hpp"
 #include "kernels/device.hpp"
 #include "models/backend.hpp"
+#include "kernels/cpu/pope.hpp"
 #include "models/transformer.hpp"
 #include "tests/cuda_testing.hpp"
 #include "tests/test_configs.hpp"
@@ -62,6 +63,16 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
   variants.push_back({"rope", "none", 0, "attn 0.3", [](RunConfig& c) { c.model.attn_scale = "0.3"; }});
   variants.push_back({"rope", "none", 0, "context 9", [](RunConfig& c) { c.input.context = 9; }});
   variants.push_back({"pope", "none", 0, "pad left", [](RunConfig& c) { c.input.pad = "left"; }});
+  // tests/test_model_options.cpp's: tied embeddings, the scaled-embedding init, a learned
+  // absolute position embedding on top of the PE.
+  variants.push_back({"pope", "none", 0, "tied embeddings", [](RunConfig& c) { c.model.tied_embeddings = true; }});
+  variants.push_back({"rope", "none", 0, "init scaled-embedding", [](RunConfig& c) { c.model.init = "scaled-embedding"; }});
+  variants.push_back({"pope", "none", 0, "abs-pos learned", [](RunConfig& c) { c.model.abs_pos = "learned"; }});
+  variants.push_back({"rope", "none", 0, "abs-pos learned, tied, pad left", [](RunConfig& c) {
+                        c.model.abs_pos = "learned";
+                        c.model.tied_embeddings = true;
+                        c.input.pad = "left";
+                      }});
   variants.push_back({"learned", "none", 0, "context 9, pad left", [](RunConfig& c) {
                         c.input.context = 9;
                         c.input.pad = "left";
@@ -102,23 +113,36 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
 }
 
 TEST_CASE("ten GPU training steps follow the CPU backend", "[cuda][model]") {
-  // The last two also check the optimizer's groups: weight decay on every 2-D tensor and PoPE's
+  // "+groups" also checks the optimizer's groups: weight decay on every 2-D tensor and PoPE's
   // delta on its own learning rate (AdamWGroups on the GPU, ParamView::lr_mult on the CPU).
-  for (std::string pe : {"rope", "pope", "alibi-half", "learned", "pope+groups", "learned+groups"}) {
-    const bool groups = pe.find("+groups") != std::string::npos;
-    RunConfig c = tiny(groups ? pe.substr(0, pe.find('+')) : pe, "fp32");
-    if (groups) {
+  // "+project": delta projected after each update, at a learning rate that pushes it out of
+  // [-2 pi, 0]; "+accum": three micro-batches per step (grad_accum) and a tied head.
+  for (std::string pe : {"rope", "pope", "alibi-half", "learned", "pope+groups", "learned+groups", "pope+project",
+                         "rope+accum"}) {
+    const std::string extra = pe.find('+') != std::string::npos ? pe.substr(pe.find('+') + 1) : "";
+    RunConfig c = tiny(extra.empty() ? pe : pe.substr(0, pe.find('+')), "fp32");
+    if (extra == "groups") {
       c.optim.weight_decay = 0.3;
       c.optim.weight_decay_on = "all-2d";
       c.optim.pe_lr_mult = 3;
+    }
+    if (extra == "project") {
+      c.pe.delta_bound = "project";
+      c.optim.pe_lr_mult = 300;  // steps of ~0.3 rad: many deltas reach a bound within ten steps
+    }
+    if (extra == "accum") {
+      c.train.grad_accum = 3;
+      c.model.tied_embeddings = true;
     }
     auto gpu = make_backend(c, "cuda");
     auto cpu = make_backend(c, "cpu");
     Dataset d = generate_split(c.task, 0, Split::kTrain);
     for (long s = 1; s <= 10; ++s) {
-      Batch b = batch_of(c, d, s * 11, c.train.batch, gpu->static_len());
+      std::vector<Batch> micro;
+      for (int k = 0; k < c.train.grad_accum; ++k)
+        micro.push_back(batch_of(c, d, s * 11 + k * 37, c.train.batch, gpu->static_len()));
       double lr = lr_at(c.optim, s - 1, 10);
-      StepResult rg = gpu->train_step(b, lr, s), rc = cpu->train_step(b, lr, s);
+      StepResult rg = gpu->train_step(micro, lr, s), rc = cpu->train_step(micro, lr, s);
       INFO("pe=" << pe << " step " << s);
       CHECK(rg.loss == Approx(rc.loss).epsilon(1e-4));
       CHECK(rg.grad_norm == Approx(rc.grad_norm).epsilon(1e-3));
@@ -127,6 +151,18 @@ TEST_CASE("ten GPU training steps follow the CPU backend", "[cuda][model]") {
     gpu->get_state(pg, m, v);
     cpu->get_state(pc, m, v);
     CHECK(rel_err(pg, pc) < 1e-4);
+    if (extra == "project") {  // every delta inside the interval, some on its bounds
+      Transformer<float> host(c.model, c.pe);
+      int on_bound = 0;
+      for (const auto& view : host.layout().views)
+        if (view.kind == ParamKind::kPeParam)
+          for (size_t i = view.offset; i < view.offset + view.size(); ++i) {
+            CHECK(double(pg[i]) >= -2 * M_PI);
+            CHECK(pg[i] <= 0.f);
+            on_bound += pg[i] == 0.f || pg[i] == cpu::pope_delta_min_float();
+          }
+      CHECK(on_bound > 0);
+    }
   }
 }
 

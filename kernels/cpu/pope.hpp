@@ -16,6 +16,12 @@ constexpr double kPopeDeltaMin = -2.0 * M_PI, kPopeDeltaMax = 0.0;
 template <typename T> inline T softplus(T x) { return x > T(20) ? x : std::log1p(std::exp(x)); }
 template <typename T> inline T sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
 inline double clamp_delta(double d) { return std::clamp(d, kPopeDeltaMin, kPopeDeltaMax); }
+// The float nearest -2 pi that lies inside [-2 pi, 0]: float(-2 pi) rounds to just below -2 pi,
+// where the forward clamp would give delta no gradient, so a projection must use this bound.
+inline float pope_delta_min_float() {
+  float f = static_cast<float>(kPopeDeltaMin);
+  return double(f) < kPopeDeltaMin ? std::nextafter(f, 0.f) : f;
+}
 
 // cos and sin of t * pos_scale * theta_c (+ clamped delta[h, c]) for every (h, t, c), in double
 // then rounded to T: the angles depend on position and channel only, so one table serves the

@@ -11,13 +11,21 @@ namespace popebench::cuda {
 
 enum class PEKind : int { kNone = 0, kRope = 1, kPope = 2 };
 
-// embedding.cu. tok (N = B T), wte (V, C) -> x (N, C), plus pos (>= T, C) at each row's position
-// n % T when pos != nullptr (absolute position embeddings). Backward writes dwte (V, C)
-// (overwrites): each vocabulary row sums its positions in order, so the result is deterministic.
-// (A learned position table's gradient is column_sum over B of dx seen as (B, T C).)
+// embedding.cu. tok (N = B T), wte (V, C) -> x (N, C) = scale * wte[tok], plus pos (>= T, C) at
+// each row's position n % T when pos != nullptr (absolute position embeddings). Backward writes
+// dwte (V, C) = scale * (sum of its rows' dx), or adds it when accumulate (tied embeddings: the
+// head's gradient is there already); each vocabulary row sums its positions in order, so the
+// result is deterministic. (A learned position table's gradient is column_sum over B of dx seen
+// as (B, T C).)
 void embedding_fwd(const int32_t* tok, const float* wte, const float* pos, float* x, int N, int T, int C,
-                   cudaStream_t s);
-void embedding_bwd(const int32_t* tok, const float* dx, float* dwte, int N, int C, int V, cudaStream_t s);
+                   cudaStream_t s, float scale = 1.f);
+void embedding_bwd(const int32_t* tok, const float* dx, float* dwte, int N, int C, int V, cudaStream_t s,
+                   float scale = 1.f, bool accumulate = false);
+
+// axpy.cu. y (n) += alpha * x (n) (gradient accumulation over micro-batches).
+void axpy(float alpha, const float* x, float* y, size_t n, cudaStream_t s);
+// clamp.cu. x (n) = min(max(x, lo), hi) (PoPE's delta projected after an update).
+void clamp_range(float* x, size_t n, float lo, float hi, cudaStream_t s);
 
 // The optional `*_bf16` outputs below are bf16 mirrors (same shape, rounded to nearest even,
 // exactly what to_bf16 would make of the fp32 result) written by the producer itself, for the

@@ -1,0 +1,251 @@
+// More options of the Indirect Indexing screen (results/indirect_indexing/screen/PLAN.md), each
+// checked for doing what its help says: tied embeddings, the scaled-embedding init, a learned
+// absolute position embedding on top of the PE, PoPE's delta projected instead of clamped,
+// gradient accumulation over micro-batches and shuffled epochs. The GPU twins are in
+// test_cuda_model.cpp.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "generators/task.hpp"
+#include "kernels/cpu/pope.hpp"
+#include "models/backend.hpp"
+#include "models/batch.hpp"
+#include "models/batch_sampler.hpp"
+#include "models/transformer.hpp"
+#include "tests/gradcheck.hpp"
+#include "tests/test_configs.hpp"
+
+using namespace popebench;
+using namespace popebench::test;
+
+namespace {
+RunConfig tiny_run(const std::string& pe) {
+  RunConfig c = small_run_config(pe, {5, 9, 3, 12}, /*d_model=*/16, /*n_head=*/2, /*n_train=*/64);
+  c.model.init_std = 0.3;
+  return c;
+}
+struct Grad {
+  double loss;
+  std::vector<double> g;
+};
+Grad loss_grad(Transformer<double>& m, std::vector<double>& p, const Batch& b) {
+  Grad r{m.forward(p.data(), b), std::vector<double>(p.size(), 0.0)};
+  m.backward(p.data(), r.g.data());
+  return r;
+}
+// The parameters of `from` copied view by view (by name) into a model of layout `to`.
+std::vector<double> copy_by_name(const ParamLayout& from, const std::vector<double>& p, const ParamLayout& to) {
+  std::vector<double> q(to.total, 0.0);
+  for (const auto& v : to.views)
+    for (const auto& u : from.views)
+      if (u.name == v.name) std::copy(p.begin() + u.offset, p.begin() + u.offset + u.size(), q.begin() + v.offset);
+  return q;
+}
+}  // namespace
+
+TEST_CASE("tie-embeddings: the head is the token embedding and gets both gradients", "[screen][model]") {
+  RunConfig untied = tiny_run("pope"), tied = untied;
+  tied.model.tied_embeddings = true;
+  Transformer<double> mu(untied.model, untied.pe), mt(tied.model, tied.pe);
+  const auto &lu = mu.layout(), &lt = mt.layout();
+  const size_t VC = size_t(untied.model.vocab_size) * untied.model.d_model;
+  CHECK(lt.total == lu.total - VC);
+  CHECK(lt.w_head == lt.wte);
+  CHECK_THROWS(lt.find("w_head"));
+  // Tied, the one matrix is a matrix for the decay rule (the head decays under "matrices").
+  CHECK(lt.find("wte").decays(tied.optim));
+  CHECK_FALSE(lu.find("wte").decays(untied.optim));
+  Dataset d = generate_split(untied.task, 1, Split::kTrain);
+  Batch b = make_batch(d, {0, 1, 2, 5, 7});
+  std::vector<double> pt(lt.total);
+  mt.init_params(pt.data(), 3);
+  // The untied model with its head set to the same matrix computes the same loss, and the tied
+  // gradient is the sum of the untied model's embedding and head gradients.
+  std::vector<double> pu = copy_by_name(lt, pt, lu);
+  std::copy(pu.begin() + lu.wte, pu.begin() + lu.wte + VC, pu.begin() + lu.w_head);
+  Grad gt = loss_grad(mt, pt, b), gu = loss_grad(mu, pu, b);
+  CHECK(gt.loss == Approx(gu.loss).epsilon(1e-12));
+  for (size_t i = 0; i < VC; ++i) {
+    INFO("wte[" << i << "]");
+    REQUIRE(gt.g[lt.wte + i] == Approx(gu.g[lu.wte + i] + gu.g[lu.w_head + i]).margin(1e-12));
+  }
+  CHECK(gradcheck([&] { return mt.forward(pt.data(), b); }, pt, gt.g) < 1e-6);
+}
+
+TEST_CASE("init scaled-embedding: Kaiming-normal table, times sqrt(d_model) in the forward pass", "[screen][model]") {
+  RunConfig c = small_run_config("rope", {5, 9, 3, 200}, /*d_model=*/32, /*n_head=*/2, /*n_train=*/64), s = c;
+  s.model.init = "scaled-embedding";
+  Transformer<double> mc(c.model, c.pe), ms(s.model, s.pe);
+  REQUIRE(ms.layout().total == mc.layout().total);  // the head stays untied
+  std::vector<double> ps(ms.layout().total);
+  ms.init_params(ps.data(), 4);
+  // The table's sample std against sqrt(2 / C) = 0.25: V C = 6,528 draws, so a relative standard
+  // error of 1/sqrt(2 * 6528) = 0.9 %; 5 % is over five of them.
+  const auto& wte = ms.layout().find("wte");
+  double ss = 0;
+  for (size_t i = wte.offset; i < wte.offset + wte.size(); ++i) ss += ps[i] * ps[i];
+  CHECK(std::sqrt(ss / wte.size()) == Approx(std::sqrt(2.0 / 32)).epsilon(0.05));
+  // Everything else is gpt2's init, draw for draw after the table.
+  std::vector<double> pc(mc.layout().total);
+  mc.init_params(pc.data(), 4);
+  const auto& qkv = ms.layout().find("layer1.w_qkv");
+  CHECK(std::equal(ps.begin() + qkv.offset, ps.begin() + qkv.offset + qkv.size(), pc.begin() + qkv.offset));
+  // The forward multiplies the looked-up rows by sqrt(C): the gpt2-init model with the table
+  // scaled by sqrt(C) computes the same loss.
+  Dataset d = generate_split(c.task, 1, Split::kTrain);
+  Batch b = make_batch(d, {0, 3, 4, 9});
+  std::vector<double> scaled = ps;
+  for (size_t i = wte.offset; i < wte.offset + wte.size(); ++i) scaled[i] *= std::sqrt(32.0);
+  Grad gs = loss_grad(ms, ps, b);
+  CHECK(gs.loss == Approx(mc.forward(scaled.data(), b)).epsilon(1e-12));
+  CHECK(gradcheck([&] { return ms.forward(ps.data(), b); }, ps, gs.g) < 1e-6);
+  RunConfig bad = s;
+  bad.model.tied_embeddings = true;
+  CHECK_THROWS_WITH(bad.model.validate(), Catch::Contains("untied head"));
+  bad.model = s.model;
+  bad.model.init = "kaiming";
+  CHECK_THROWS_WITH(bad.model.validate(), Catch::Contains("unknown init"));
+}
+
+TEST_CASE("abs-pos learned: a learned position table added on top of RoPE or PoPE", "[screen][model]") {
+  for (std::string pe : {"rope", "pope"}) {
+    RunConfig c = tiny_run(pe), a = c;
+    a.model.abs_pos = "learned";
+    Transformer<double> mc(c.model, c.pe), ma(a.model, a.pe);
+    const auto& pos = ma.layout().find("pos_emb");
+    CHECK(pos.rows == a.model.max_len);
+    CHECK(pos.cols == a.model.d_model);
+    CHECK(ma.layout().total == mc.layout().total + pos.size());
+    Dataset d = generate_split(c.task, 1, Split::kTrain);
+    Batch b = make_batch(d, {0, 1, 2, 3});
+    std::vector<double> pa(ma.layout().total);
+    ma.init_params(pa.data(), 5);
+    std::vector<double> pc = copy_by_name(ma.layout(), pa, mc.layout());
+    INFO("pe=" << pe);
+    // A zero table is the model without it; a non-zero one changes the loss.
+    std::vector<double> zero = pa;
+    std::fill(zero.begin() + pos.offset, zero.begin() + pos.offset + pos.size(), 0.0);
+    CHECK(ma.forward(zero.data(), b) == Approx(mc.forward(pc.data(), b)).epsilon(1e-13));
+    Grad ga = loss_grad(ma, pa, b);
+    CHECK(std::abs(ga.loss - mc.forward(pc.data(), b)) > 1e-6);
+    CHECK(gradcheck([&] { return ma.forward(pa.data(), b); }, pa, ga.g) < 1e-6);
+  }
+  RunConfig bad = tiny_run("learned");
+  bad.model.abs_pos = "learned";
+  CHECK_THROWS_WITH(bad.validate(), Catch::Contains("is one already"));
+  bad.model.abs_pos = "table";
+  CHECK_THROWS_WITH(bad.model.validate(), Catch::Contains("unknown absolute position"));
+}
+
+TEST_CASE("delta-bound project keeps PoPE's delta in [-2 pi, 0] after every update", "[screen][optim]") {
+  // A learning rate of 1 on delta moves each entry by ~1 rad per Adam step: with the forward
+  // clamp many entries leave the interval; projected, none does, and some sit on its bounds.
+  auto deltas_after = [](const std::string& bound) {
+    RunConfig c = tiny_run("pope");
+    c.pe.delta_bound = bound;
+    c.optim.pe_lr_mult = 100;  // lr 1e-2 x 100
+    auto be = make_backend(c, "cpu");
+    Dataset d = generate_split(c.task, 1, Split::kTrain);
+    for (long s = 1; s <= 5; ++s) be->train_step(make_batch(d, {size_t(s), size_t(s + 7), size_t(s + 20)}), 1e-2, s);
+    std::vector<float> p, m, v, out;
+    be->get_state(p, m, v);
+    for (const auto& view : be->layout().views)
+      if (view.kind == ParamKind::kPeParam) out.insert(out.end(), p.begin() + view.offset, p.begin() + view.offset + view.size());
+    return out;
+  };
+  const float lo = cpu::pope_delta_min_float();
+  CHECK(double(lo) >= -2 * M_PI);
+  CHECK(double(std::nextafter(lo, -10.f)) < -2 * M_PI);  // the float just below is outside
+  auto outside = [&](float x) { return double(x) < -2 * M_PI || x > 0.f; };
+  auto clamped = deltas_after("clamp"), projected = deltas_after("project");
+  CHECK(std::count_if(clamped.begin(), clamped.end(), outside) > 0);
+  CHECK(std::count_if(projected.begin(), projected.end(), outside) == 0);
+  CHECK(std::count_if(projected.begin(), projected.end(), [&](float x) { return x == 0.f || x == lo; }) > 0);
+  PEConfig bad;
+  bad.kind = "rope";
+  bad.delta_bound = "project";
+  CHECK_THROWS_WITH(bad.validate(), Catch::Contains("pope only"));
+  bad.kind = "pope";
+  bad.delta_bound = "wrap";
+  CHECK_THROWS_WITH(bad.validate(), Catch::Contains("unknown delta bound"));
+}
+
+TEST_CASE("grad-accum: K micro-batches make the step of one batch of their union", "[screen][optim]") {
+  for (std::string pe : {"rope", "pope"}) {
+    RunConfig one = tiny_run(pe), acc = one;
+    acc.train.grad_accum = 3;
+    CHECK(acc.examples_per_step() == 3 * acc.train.batch);
+    auto b1 = make_backend(one, "cpu"), b3 = make_backend(acc, "cpu");
+    Dataset d = generate_split(one.task, 1, Split::kTrain);
+    for (long s = 1; s <= 3; ++s) {
+      std::vector<size_t> all;
+      std::vector<Batch> micro;
+      for (int k = 0; k < 3; ++k) {  // micro-batches of 4, all padded to the same length
+        std::vector<size_t> idx;
+        for (int i = 0; i < 4; ++i) idx.push_back(size_t(s * 13 + k * 4 + i));
+        all.insert(all.end(), idx.begin(), idx.end());
+        micro.push_back(make_batch(d, idx, one.task.width() - 1));
+      }
+      StepResult r1 = b1->train_step(make_batch(d, all, one.task.width() - 1), 1e-2, s), r3 = b3->train_step(micro, 1e-2, s);
+      INFO("pe=" << pe << " step " << s);
+      // The same mean loss and gradient up to float summation order.
+      CHECK(r3.loss == Approx(r1.loss).epsilon(1e-5));
+      CHECK(r3.grad_norm == Approx(r1.grad_norm).epsilon(1e-4));
+      CHECK(r3.correct == r1.correct);
+    }
+    std::vector<float> p1, p3, m, v;
+    b1->get_state(p1, m, v);
+    b3->get_state(p3, m, v);
+    double diff = 0, norm = 0;
+    for (size_t i = 0; i < p1.size(); ++i) {
+      diff = std::max(diff, std::abs(double(p1[i]) - p3[i]));
+      norm = std::max(norm, std::abs(double(p1[i])));
+    }
+    CHECK(diff < 1e-5 * norm);
+  }
+  TrainConfig bad;
+  bad.grad_accum = 0;
+  CHECK_THROWS_WITH(bad.validate(), Catch::Contains("grad accumulation"));
+}
+
+TEST_CASE("sampling epochs: each epoch is a permutation of the split; replacement is the old stream", "[screen][data]") {
+  const size_t n = 10;
+  BatchSampler s("epochs", 7, n);
+  std::vector<size_t> idx(4), drawn;
+  for (int i = 0; i < 10; ++i) {  // 40 examples: four epochs, batches crossing their ends
+    s.next(idx);
+    drawn.insert(drawn.end(), idx.begin(), idx.end());
+  }
+  for (int e = 0; e < 4; ++e) {
+    std::vector<size_t> epoch(drawn.begin() + e * n, drawn.begin() + (e + 1) * n), sorted = epoch;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<size_t> want(n);
+    std::iota(want.begin(), want.end(), 0);
+    INFO("epoch " << e);
+    CHECK(sorted == want);
+  }
+  CHECK(!std::equal(drawn.begin(), drawn.begin() + n, drawn.begin() + n));  // a fresh order per epoch
+  // Restored from its state mid-epoch, a sampler continues exactly.
+  BatchSampler a("epochs", 7, n), b("epochs", 7, n);
+  a.next(idx);
+  a.next(idx);
+  b.set_state(a.state());
+  std::vector<size_t> ia(4), ib(4);
+  for (int i = 0; i < 5; ++i) {
+    a.next(ia);
+    b.next(ib);
+    CHECK(ia == ib);
+  }
+  // With replacement: the run's batch stream drawn as before this class existed.
+  BatchSampler r("replacement", 7, n);
+  Pcg32 old = make_stream(7, Stream::kBatches);
+  r.next(idx);
+  for (size_t i : idx) CHECK(i == old.bounded(n));
+  CHECK_THROWS_WITH(BatchSampler("bootstrap", 7, n), Catch::Contains("unknown batch sampling"));
+  TrainConfig bad;
+  bad.sampling = "bootstrap";
+  CHECK_THROWS_WITH(bad.validate(), Catch::Contains("unknown batch sampling"));
+}
