@@ -82,20 +82,11 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
         [&](size_t k) {
           const Job& j = jobs[k];
           const std::string name = pe_label(j.pe) + "_seed" + std::to_string(j.seed);
-          TrainOptions o;
-          o.cfg = base;
-          o.cfg.pe = j.pe;
-          o.cfg.train.seed = j.seed;
-          o.out_json = st->out + "/runs/" + name + ".json";
-          o.resume = true;
-          o.skip_if_complete = true;
-          o.threads = sweep_threads_per_run(st->sweep, st->run);
-          o.log_every = st->run.log_every;
-          o.command = g_command_line;
-          o.label = sweep_runs_at_once(st->sweep) ? name : "";
-          o.deadline = deadline;
-          o.resume_hint = "rerun the same command to continue";
-          o.stop_at = st->sweep.stop_at;
+          RunConfig cfg = base;
+          cfg.pe = j.pe;
+          cfg.train.seed = j.seed;
+          TrainOptions o = sweep_run_options(st->sweep, st->run, cfg, st->out + "/runs/" + name + ".json",
+                                             sweep_runs_at_once(st->sweep) ? name : "", deadline);
           nlohmann::json run = train(o);
           std::vector<float> params;  // loaded when an evaluation has to run (finished ones are files)
           for (const auto& scaling : scalings_for(j.pe, st->ex)) {

@@ -66,21 +66,11 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
         std::string file = pe + "_seed" + std::to_string(seed) + ".json";
         all_files.push_back(file);
         if (index++ % shard_n != static_cast<size_t>(shard_i)) continue;
-        TrainOptions o;
-        o.cfg = st->run.cfg;
-        o.cfg.pe.kind = pe;
-        o.cfg.train.seed = seed;
-        o.data_dir = st->run.data_dir;
-        o.out_json = dir + "/" + file;
-        o.resume = true;
-        o.threads = sweep_threads_per_run(st->sweep, st->run);
-        o.log_every = st->run.log_every;
-        o.command = g_command_line;
-        o.label = sweep_runs_at_once(st->sweep) ? pe + "/" + std::to_string(seed) : "";
-        o.skip_if_complete = true;  // a rerun of the sweep trains only what is not finished
-        o.deadline = deadline;
-        o.resume_hint = "rerun the same command to continue";
-        o.stop_at = st->sweep.stop_at;
+        RunConfig cfg = st->run.cfg;
+        cfg.pe.kind = pe;
+        cfg.train.seed = seed;
+        TrainOptions o = sweep_run_options(st->sweep, st->run, cfg, dir + "/" + file,
+                                           sweep_runs_at_once(st->sweep) ? pe + "/" + std::to_string(seed) : "", deadline);
         jobs.push_back({pe, seed, o});
       }
     std::vector<TrainOptions> runs_to_train;

@@ -184,21 +184,12 @@ Runner register_sweep(CLI::App& app) {
       const Cell& c = cells[ci];
       for (const auto& pe : c.pes)
         for (uint64_t seed : c.seeds) {
-          TrainOptions o;
-          o.cfg = c.run.cfg;
-          o.cfg.pe.kind = pe;
-          o.cfg.train.seed = seed;
-          o.data_dir = c.run.data_dir;
-          o.out_json = st->out + "/" + c.name + "/" + pe + "_seed" + std::to_string(seed) + ".json";
-          o.resume = true;
-          o.skip_if_complete = true;
-          o.threads = sweep_threads_per_run(st->sweep, c.run);
-          o.log_every = c.run.log_every;
-          o.command = g_command_line;
-          o.label = c.name + "/" + pe + "/" + std::to_string(seed);
-          o.deadline = deadline;
-          o.resume_hint = "rerun the same command to continue";
-          o.stop_at = st->sweep.stop_at;
+          RunConfig cfg = c.run.cfg;
+          cfg.pe.kind = pe;
+          cfg.train.seed = seed;
+          TrainOptions o = sweep_run_options(st->sweep, c.run, cfg,
+                                             st->out + "/" + c.name + "/" + pe + "_seed" + std::to_string(seed) + ".json",
+                                             c.name + "/" + pe + "/" + std::to_string(seed), deadline);
           jobs.push_back({ci, pe, seed, o});
         }
     }

@@ -31,6 +31,7 @@ Runner register_train(CLI::App& app) {
     o.resume = st->resume;
     o.threads = st->run.threads;
     o.log_every = st->run.log_every;
+    o.keep_every = st->run.keep_every;
     o.command = g_command_line;
     o.stop_at = st->stop_at;
     nlohmann::json run;

@@ -12,6 +12,7 @@ using Runner = std::function<int()>;
 Runner register_generate(CLI::App& app);
 Runner register_train(CLI::App& app);
 Runner register_eval(CLI::App& app);
+Runner register_inspect(CLI::App& app);
 Runner register_bench(CLI::App& app);
 Runner register_merge(CLI::App& app);
 Runner register_sweep(CLI::App& app);

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   add(cli::register_generate(app));
   add(cli::register_train(app));
   add(cli::register_eval(app));
+  add(cli::register_inspect(app));
   add(cli::register_bench(app));
   add(cli::register_merge(app));
   add(cli::register_sweep(app));

@@ -179,6 +179,25 @@ double sweep_deadline(const SweepOptions& sw) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() + sw.time_limit;
 }
 
+TrainOptions sweep_run_options(const SweepOptions& sw, const RunOptions& r, const RunConfig& cfg,
+                               const std::string& out_json, const std::string& label, double deadline) {
+  TrainOptions o;
+  o.cfg = cfg;
+  o.data_dir = r.data_dir;
+  o.out_json = out_json;
+  o.resume = true;
+  o.skip_if_complete = true;  // a rerun of the sweep trains only what is not finished
+  o.threads = sweep_threads_per_run(sw, r);
+  o.log_every = r.log_every;
+  o.keep_every = r.keep_every;
+  o.command = g_command_line;
+  o.label = label;
+  o.deadline = deadline;
+  o.resume_hint = "rerun the same command to continue";
+  o.stop_at = sw.stop_at;
+  return o;
+}
+
 void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   auto& c = r.cfg;
   add_task_options(cmd, r.task);
@@ -247,6 +266,9 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   cmd.add_option("--device", c.train.device, "auto, cpu or cuda")->default_val(c.train.device)->group(g);
   cmd.add_option("--gpu-matmul", c.train.gpu_matmul, "GPU matrix products: tf32, bf16 (tensor cores, fp32 accumulation) or fp32")->default_val(c.train.gpu_matmul)->group(g);
   cmd.add_option("--threads", r.threads, "CPU threads (0: all cores)")->default_val(0)->check(integer_in(0, 1024))->group(g);
+  cmd.add_option("--keep-checkpoints", r.keep_every,
+                 "Also keep the checkpoint of every N-th step as CHECKPOINT.stepN (for `inspect` along the curve; 0: none)")
+      ->default_val(0)->check(integer_in(0, 1000000000000LL))->group(g);
   cmd.add_option("--log-every", r.log_every, "Progress line every N steps when stderr is not a terminal")->default_val(r.log_every)->check(integer_in(0, 1000000000000LL))->group(g);
 }
 

@@ -21,6 +21,7 @@ struct RunOptions {
   std::string data_dir;
   int threads = 0;
   int64_t log_every = 1000;
+  int64_t keep_every = 0;  // --keep-checkpoints: TrainOptions::keep_every
 };
 
 // model, PE, optimizer, schedule and training options, plus the task options.
@@ -57,6 +58,11 @@ int sweep_threads_per_run(const SweepOptions& sw, const RunOptions& r);
 inline bool sweep_runs_at_once(const SweepOptions& sw) { return sw.concurrent * sw.gpus > 1; }
 // The steady-clock deadline (seconds) of --time-limit, or 0.
 double sweep_deadline(const SweepOptions& sw);
+// One run of a sweep command (reproduce, extrapolate, sweep) with config `cfg`: resumable from
+// its checkpoint, skipped when already complete, on its share of the CPU threads, under the
+// sweep's deadline and --stop-at, and the run options' data, logging and kept checkpoints.
+TrainOptions sweep_run_options(const SweepOptions& sw, const RunOptions& r, const RunConfig& cfg,
+                               const std::string& out_json, const std::string& label, double deadline);
 
 // "a,b,,c" -> {a, b, c}.
 std::vector<std::string> split_list(const std::string& s);

@@ -125,6 +125,10 @@ class Progress {
 
 }  // namespace
 
+std::string kept_checkpoint_path(const std::string& checkpoint, int64_t step) {
+  return checkpoint + ".step" + std::to_string(step);
+}
+
 nlohmann::json train(TrainOptions opt) {
   RunConfig& cfg = opt.cfg;
   if (opt.out_json.empty()) throw UserError("no output path for the run JSON (--out)");
@@ -171,7 +175,7 @@ nlohmann::json train(TrainOptions opt) {
 
   double loss_sum = 0, last_loss = 0;
   int64_t loss_n = 0, hits = 0;
-  auto save = [&](double train_s, double eval_s) {
+  auto save = [&](double train_s, double eval_s, const std::string& path) {
     Checkpoint ck;
     ck.config = cfg_json;
     // The running train-loss sums go in too, so the next curve point is the same after a resume.
@@ -181,7 +185,7 @@ nlohmann::json train(TrainOptions opt) {
     ck.rng_state = sampler.stream_state();
     ck.rng_inc = sampler.stream_inc();
     be->get_state(ck.params, ck.m, ck.v);
-    save_checkpoint(opt.checkpoint, ck);
+    save_checkpoint(path, ck);
   };
 
   if (file_exists(opt.checkpoint)) {
@@ -241,7 +245,7 @@ nlohmann::json train(TrainOptions opt) {
   };
   // Stops with a checkpoint and a partial run JSON (its curve so far, no final numbers).
   auto stop_here = [&](double train_s_so_far) {
-    save(prior_train_s + train_s_so_far, prior_eval_s + eval_s);
+    save(prior_train_s + train_s_so_far, prior_eval_s + eval_s, opt.checkpoint);
     const int sig = stop_signal();
     std::string why = sig ? "interrupted" : out_of_time() ? "time limit reached" : "stopped as asked (--stop-at)";
     nlohmann::json part = run_json("partial");
@@ -289,7 +293,12 @@ nlohmann::json train(TrainOptions opt) {
     }
     if ((T.checkpoint_every > 0 && step % T.checkpoint_every == 0) && !last) {
       train_s += seconds_since(t_train);
-      save(prior_train_s + train_s, prior_eval_s + eval_s);
+      save(prior_train_s + train_s, prior_eval_s + eval_s, opt.checkpoint);
+      t_train = Clock::now();
+    }
+    if (opt.keep_every > 0 && step % opt.keep_every == 0) {
+      train_s += seconds_since(t_train);
+      save(prior_train_s + train_s, prior_eval_s + eval_s, kept_checkpoint_path(opt.checkpoint, step));
       t_train = Clock::now();
     }
     double elapsed = train_s + seconds_since(t_train);
@@ -304,7 +313,7 @@ nlohmann::json train(TrainOptions opt) {
   auto t0 = Clock::now();
   EvalResult val = evaluate(*be, cfg, data.val), test = evaluate(*be, cfg, data.test);
   eval_s += seconds_since(t0);
-  save(prior_train_s + train_s, prior_eval_s + eval_s);
+  save(prior_train_s + train_s, prior_eval_s + eval_s, opt.checkpoint);
   const double total_train = prior_train_s + train_s;
   nlohmann::json run = run_json("complete");
   run["final"] = {{"step", step}, {"val", val}, {"test", test}};

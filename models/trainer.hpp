@@ -22,6 +22,9 @@ struct TrainOptions {
   int64_t log_every = 1000;  // progress line interval when stderr is not a terminal
   std::string command;     // the command line, for provenance
   int64_t stop_at = 0;     // > 0: stop after this step with a checkpoint and no run JSON (resume later)
+  // > 0: at every step that is a multiple of keep_every, also write the checkpoint to
+  // kept_checkpoint_path(checkpoint, step), kept after the run (diagnostics along the curve).
+  int64_t keep_every = 0;
   // > 0: stop with a checkpoint once this steady-clock time (seconds since epoch of
   // std::chrono::steady_clock) has passed; used to fit runs into time-limited jobs.
   double deadline = 0;
@@ -37,6 +40,9 @@ struct TrainOptions {
 struct RunInterrupted : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// CHECKPOINT.stepN: where a run with keep_every keeps its step-N checkpoint.
+std::string kept_checkpoint_path(const std::string& checkpoint, int64_t step);
 
 // Trains, evaluates, writes the run JSON and the final checkpoint; returns the run JSON.
 // Throws UserError on bad input and on a diverged run (after writing its JSON).

@@ -214,6 +214,8 @@ template <typename T>
 const std::vector<int32_t>& Transformer<T>::correct() const { return a_->correct; }
 template <typename T>
 const std::vector<T>& Transformer<T>::logits() const { return a_->logits; }
+template <typename T>
+const std::vector<T>& Transformer<T>::attention_probs(int layer) const { return a_->layers.at(layer).probs; }
 
 template class Transformer<float>;
 template class Transformer<double>;

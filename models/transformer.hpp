@@ -32,6 +32,8 @@ class Transformer {
 
   const std::vector<int32_t>& correct() const;  // (B,) 1 where arg-max == target
   const std::vector<T>& logits() const;         // (B, V) at the answer positions
+  // The last forward's attention probabilities of one layer, (B, H, T, T) (diagnostics).
+  const std::vector<T>& attention_probs(int layer) const;
 
  private:
   struct Acts;

@@ -1,0 +1,72 @@
+// popebench inspect: diagnostics of an Indirect Indexing checkpoint (models/inspect.hpp).
+#include <cstdio>
+#include <filesystem>
+
+#include <omp.h>
+
+#include "cli/commands.hpp"
+#include "cli/run_options.hpp"
+#include "common/files.hpp"
+#include "generators/dataset_io.hpp"
+#include "models/checkpoint.hpp"
+#include "models/inspect.hpp"
+#include "models/trainer.hpp"
+
+namespace popebench::cli {
+
+Runner register_inspect(CLI::App& app) {
+  struct State {
+    std::string checkpoint, data, out, split = "test";
+    InspectOptions o;
+    int threads = 0;
+  };
+  auto st = std::make_shared<State>();
+  auto* cmd = app.add_subcommand("inspect", "Diagnostics of an Indirect Indexing checkpoint: accuracy by shift, length and "
+                                            "source position, attention from the answer position, PoPE's delta, examples");
+  cmd->add_option("checkpoint", st->checkpoint, "Checkpoint written by a run (RUN.json.ckpt)")->required()->check(non_empty());
+  cmd->add_option("--data", st->data, "Dataset directory (default: regenerate the run's own data)")->check(non_empty());
+  cmd->add_option("--split", st->split, "val or test")->default_val("test")->check(CLI::IsMember({"val", "test"}));
+  cmd->add_option("--examples", st->o.examples, "The split's first N examples (0: all)")->default_val(0)->check(integer_in(0, 1LL << 40));
+  cmd->add_option("--show", st->o.show, "Examples listed with their predictions")->default_val(20)->check(integer_in(0, 100000));
+  cmd->add_option("--batch", st->o.batch, "Examples per forward pass")->default_val(256)->check(integer_in(1, 1 << 16));
+  cmd->add_option("--out", st->out, "Write the JSON here (default: standard output)")->check(non_empty());
+  cmd->add_option("--threads", st->threads, "CPU threads (0: all cores)")->default_val(0)->check(integer_in(0, 1024));
+  return [st]() {
+    if (!st->out.empty()) check_output_path(st->out, "--out");
+    if (st->threads > 0) omp_set_num_threads(st->threads);
+    Checkpoint ck = load_checkpoint(st->checkpoint);
+    RunConfig cfg = checkpoint_run_config(ck, st->checkpoint);
+    const Split split = st->split == "val" ? Split::kVal : Split::kTest;
+    Dataset d;
+    nlohmann::json source;
+    if (st->data.empty()) {  // only the split asked for: the paper's training split is 6.4M examples
+      d = generate_split(cfg.task, cfg.train.data_seed, split);
+      source = {{"kind", "generated"}, {"seed", cfg.train.data_seed}};
+    } else {
+      DatasetDir info = open_dataset_dir(st->data);
+      if (info.task.vocab_size() != cfg.model.vocab_size || info.task.width() > cfg.model.max_len)
+        throw UserError(st->data + ": its vocabulary or sequence length does not fit the checkpoint's model");
+      cfg.task = info.task;
+      d = load_split(st->data, info, split);
+      source = {{"kind", "directory"}, {"dir", st->data}, {"checksum", info.manifest["splits"][st->split]["checksum"]}};
+    }
+    nlohmann::json out = {{"schema", "popebench.inspect"}, {"schema_version", 1}, {"checkpoint", st->checkpoint},
+                          {"step", ck.step}, {"config", ck.config}, {"data", source}, {"split", st->split},
+                          {"result", inspect_model(cfg, ck.params, d, st->o)},
+                          {"environment", environment_json("cpu", omp_get_max_threads(), g_command_line)}};
+    const std::string text = out.dump(2) + "\n";
+    if (st->out.empty()) {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      return 0;
+    }
+    const auto parent = std::filesystem::path(st->out).parent_path();
+    if (!parent.empty()) make_dirs(parent.string());
+    write_file_atomic(st->out, text);
+    const auto& r = out["result"];
+    std::fprintf(stderr, "step %lld  %s acc %.2f%% over %zu examples -> %s\n", static_cast<long long>(ck.step),
+                 st->split.c_str(), 100 * r["acc"].get<double>(), r["n"].get<size_t>(), st->out.c_str());
+    return 0;
+  };
+}
+
+}  // namespace popebench::cli
