@@ -142,6 +142,7 @@ Runner register_sweep(CLI::App& app) {
   struct State {
     std::string plan, out, only;
     SweepOptions sweep;
+    int64_t keep_every = 0;
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("sweep", "Run the cells of a plan file (docs/sweep_format.md): options x PEs x seeds");
@@ -157,6 +158,9 @@ Runner register_sweep(CLI::App& app) {
       ->default_val(0)->check(number_in(0.0, 1e7));
   cmd->add_option("--stop-at", st->sweep.stop_at, "Step; every run checkpoints and stops after it (rerun without it to continue)")
       ->default_val(0)->check(integer_in(0, int64_t(1) << 40));
+  cmd->add_option("--keep-checkpoints", st->keep_every,
+                  "Every run also keeps its checkpoint of every N-th step as RUN.json.ckpt.stepN (over the cells' own)")
+      ->default_val(0)->check(integer_in(0, int64_t(1) << 40));
   return [st]() {
     std::string preset, plan_name;
     std::vector<Cell> cells = read_plan(st->plan, preset, plan_name);
@@ -171,7 +175,10 @@ Runner register_sweep(CLI::App& app) {
       }
       cells = chosen;
     }
-    for (const auto& c : cells) check_sweep_gpus(st->sweep, c.run.cfg);
+    for (auto& c : cells) {
+      check_sweep_gpus(st->sweep, c.run.cfg);
+      if (st->keep_every > 0) c.run.keep_every = st->keep_every;
+    }
     struct Job {
       size_t cell;
       std::string pe;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# results/plot.py and results/compare_seeds.py on the JSON that tiny real runs write: the figures
+# results/plot.py, results/compare_seeds.py and results/plot_inspect.py on the JSON that tiny real runs write: the figures
 # appear, the seed comparison counts the runs of a merged extrapolation table, bad input exits 2.
 set -u
 bin="$1"
@@ -33,5 +33,11 @@ grep -q "pope 3 of 3, rope 3 of 3; two-sided Fisher exact p = 1" "$tmp/out" ||
 "$py" "$src/results/compare_seeds.py" "$tmp/m" pope alibi >/dev/null 2>&1
 [[ $? -eq 2 ]] || { echo "FAIL: compare_seeds.py with a PE that has no runs did not exit 2"; fails=$((fails+1)); }
 "$py" "$src/results/plot.py" "$tmp/none" >/dev/null 2>&1 && { echo "FAIL: plot.py accepted a missing folder"; fails=$((fails+1)); }
+# inspect on the reproduce run's checkpoint, and its figure.
+check "inspect" "$bin" inspect "$tmp/r/pope_seed0.json.ckpt" --examples 16 --show 2 --out "$tmp/i/pope.json"
+check "plot_inspect.py" "$py" "$src/results/plot_inspect.py" "$tmp/i/pope.json"
+[[ -s "$tmp/i/pope.png" ]] || { echo "FAIL: plot_inspect.py wrote no pope.png"; fails=$((fails+1)); }
+"$py" "$src/results/plot_inspect.py" "$tmp/r/pope_seed0.json" >/dev/null 2>&1
+[[ $? -eq 2 ]] || { echo "FAIL: plot_inspect.py accepted a run JSON"; fails=$((fails+1)); }
 echo "python tools: $fails failed"
 [[ $fails -eq 0 ]]
