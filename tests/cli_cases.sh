@@ -35,6 +35,18 @@ expect_error "no dataset at" train --data "$tmp/none" --out "$tmp/t.json"
 expect_error "cannot be combined with --data" train --data "$tmp/ok" --max-len 30 --out "$tmp/t.json"
 expect_error "not a popebench checkpoint" eval --checkpoint "$tmp/ok/manifest.json"
 expect_error "not a popebench run JSON" merge "$tmp/ok"
+# inspect: a checkpoint's diagnostics; bad input named
+expect_ok inspect "$tmp/q/pope_seed0.json.ckpt" --examples 20 --out "$tmp/insp/p.json"
+grep -q '"schema": "popebench.inspect"' "$tmp/insp/p.json" || { echo "FAIL: inspect wrote no inspect JSON"; fails=$((fails+1)); }
+expect_error "not a popebench checkpoint" inspect "$tmp/q/pope_seed0.json"
+expect_error "--split" inspect "$tmp/q/pope_seed0.json.ckpt" --split train
+expect_error "--examples" inspect "$tmp/q/pope_seed0.json.ckpt" --examples -1
+# the screen's model options refuse what they cannot do
+expect_error "untied head" train --tie-embeddings --init scaled-embedding --out "$tmp/t.json"
+expect_error "is one already" train --pe learned --abs-pos learned --out "$tmp/t.json"
+expect_error "pope only" train --pe rope --delta-bound project --out "$tmp/t.json"
+expect_error "--grad-accum" train --grad-accum 0 --out "$tmp/t.json"
+expect_error "unknown batch sampling" train --sampling bootstrap --out "$tmp/t.json"
 # --pe all runs the paper's baselines too; each gets its paper value in the summary
 expect_ok reproduce indirect-indexing --preset quick --pe all --seeds 0 --steps 2 --warmup 1 --eval-every 0 --n-val 16 --n-test 16 --device cpu --out "$tmp/all"
 [[ $(ls "$tmp/all"/*_seed0.json | wc -l) -eq 6 ]] && grep -q '"alibi-half"' "$tmp/all/summary.json" || { echo "FAIL: --pe all did not run the six PEs"; fails=$((fails+1)); }
