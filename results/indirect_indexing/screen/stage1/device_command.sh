@@ -12,3 +12,19 @@ export LD_LIBRARY_PATH=$PWD/.devbin:/usr/local/cuda/lib64
 setsid nohup .devbin/popebench sweep results/indirect_indexing/screen/screen.json --out /tmp/screen \
   --cells freqs_increasing,attn_qk_dim,context40 --stop-at 40000 --concurrent 10 > /tmp/screen.log 2>&1 < /dev/null &
 # The table: /usr/bin/python3 results/indirect_indexing/screen/screen_table.py
+
+# --- Second session (2026-12-01, 23:29-23:51 UTC): cells pair_shift_first and pair_source_first,
+# commit c05a5b9 (PLAN.md as changed in 40948fe before these runs: batch256 moved last, five cells
+# added), the binary built on the development machine as above. Call 1 ran the GPU
+# tests (all passed: 3135 assertions in 17 test cases, the new options' variants among them) and
+# started the sweep; eight runs at once, 39-41 steps/s each, 40,000 steps in 17.4 minutes.
+(cd .devbin && ./popebench_cuda_tests)
+setsid nohup .devbin/popebench sweep results/indirect_indexing/screen/screen.json --out /tmp/screen \
+  --cells pair_shift_first,pair_source_first --stop-at 40000 --concurrent 8 --keep-checkpoints 10000 \
+  > /tmp/screen.log 2>&1 < /dev/null &
+# The log is sweep_pair_draws.log. After it, on the same machine, `popebench inspect` (CPU) on
+# each run's 40k checkpoint (2,000 test examples) and on pair_shift_first's kept pope seed 0
+# 10k/20k/30k and rope seed 0 20k checkpoints (1,000 examples), into ../inspect/:
+#   .devbin/popebench inspect CKPT --examples 2000 --show 30 --threads 4 --out ../inspect/CELL/RUN.inspect.json
+# Tables: /usr/bin/python3 results/indirect_indexing/screen/screen_table.py
+#         /usr/bin/python3 results/indirect_indexing/screen/inspect_table.py results/indirect_indexing/screen/inspect

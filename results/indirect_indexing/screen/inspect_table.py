@@ -1,0 +1,42 @@
+#!/usr/bin/python3
+"""A table of `popebench inspect` JSONs (schema popebench.inspect): for each file, the step, the
+accuracy, the share of predictions in each partial-solution class, and the layer and head that
+attend most from the answer position to the source letter and to the target (with that mass).
+
+  /usr/bin/python3 results/indirect_indexing/screen/inspect_table.py DIR_OR_FILES...
+"""
+import glob
+import json
+import os
+import sys
+
+CLASSES = ["correct", "source, right sign", "source, wrong sign", "other letter of the string", "not in the string"]
+
+
+def files(args):
+    out = []
+    for a in args:
+        out += sorted(glob.glob(os.path.join(a, "**", "*.inspect.json"), recursive=True)) if os.path.isdir(a) else [a]
+    return out
+
+
+def top(layers, kind):
+    best = max(((h[kind], l["layer"], i) for l in layers for i, h in enumerate(l["heads"])))
+    return f"L{best[1]}H{best[2]} {100 * best[0]:.0f}"
+
+
+if len(sys.argv) < 2:
+    sys.exit("usage: inspect_table.py DIR_OR_FILES...")
+print("| run | step | n | acc % | " + " | ".join(c + " %" for c in CLASSES) +
+      " | most on source (layer, head, mass %) | most on target |")
+print("|" + " --- |" * (6 + len(CLASSES)))
+for f in files(sys.argv[1:]):
+    d = json.load(open(f))
+    if d.get("schema") != "popebench.inspect":
+        sys.exit(f"inspect_table.py: {f}: not a popebench.inspect file")
+    r = d["result"]
+    cls = [f"{100 * r['prediction_classes'].get(c, {'share': 0})['share']:.1f}" for c in CLASSES]
+    layers = r["attention_from_answer"]["layers"]
+    name = os.path.relpath(f).replace(".inspect.json", "")
+    print(f"| {name} | {d['step']} | {r['n']} | {100 * r['acc']:.2f} | " + " | ".join(cls) +
+          f" | {top(layers, 'source')} | {top(layers, 'target')} |")
