@@ -83,6 +83,10 @@ nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& par
   static const char* kKinds[] = {"source", "target", "target_neighbours", "query", "shift", "other"};
   constexpr int K = 6;
   std::vector<double> mass(size_t(L) * H * K, 0.0);
+  // From the query letter's position (after the first ','): the mass on the source letter in the
+  // string (a lookup of the query there) and on the target: (L, H, 2).
+  std::vector<double> qmass(size_t(L) * H * 2, 0.0);
+  size_t q_attended = 0;
   size_t attended = 0, cropped = 0;  // examples whose source or target the crop removed are left out of `mass`
   std::map<int, Tally> by_shift, by_len, by_source;
   std::map<std::string, size_t> classes;
@@ -128,13 +132,19 @@ nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& par
         if (j >= 0 && j < e.str_len && j != e.source_pos && col(j) >= 0) kind[col(j)] = 2;
       kind[col(e.target_pos)] = 1;
       kind[col(e.source_pos)] = 0;
-      const int a = b.answer_pos[r];
+      const int a = b.answer_pos[r], qc = col(e.query_pos);
+      if (qc >= 0) ++q_attended;
       for (int l = 0; l < L; ++l) {
         const auto& probs = model.attention_probs(l);  // (B, H, T, T)
         for (int h = 0; h < H; ++h) {
           const float* p = probs.data() + ((size_t(r) * H + h) * b.T + a) * b.T;
           double* m = mass.data() + (size_t(l) * H + h) * K;
           for (int t = 0; t <= a; ++t) m[kind[t]] += p[t];
+          if (qc >= 0) {
+            const float* pq = probs.data() + ((size_t(r) * H + h) * b.T + qc) * b.T;
+            qmass[(size_t(l) * H + h) * 2] += pq[col(e.source_pos)];
+            qmass[(size_t(l) * H + h) * 2 + 1] += pq[col(e.target_pos)];
+          }
         }
       }
     }
@@ -148,6 +158,15 @@ nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& par
       heads.push_back(m);
     }
     att.push_back({{"layer", l}, {"heads", heads}});
+  }
+  nlohmann::json qatt = nlohmann::json::array();
+  for (int l = 0; l < L; ++l) {
+    nlohmann::json heads = nlohmann::json::array();
+    for (int h = 0; h < H; ++h) {
+      const double* q = qmass.data() + (size_t(l) * H + h) * 2;
+      heads.push_back({{"source", q_attended ? q[0] / q_attended : 0.0}, {"target", q_attended ? q[1] / q_attended : 0.0}});
+    }
+    qatt.push_back({{"layer", l}, {"heads", heads}});
   }
   nlohmann::json delta = nullptr;
   if (cfg.pe.kind == "pope") {
@@ -180,6 +199,7 @@ nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& par
           {"by_string_length", tally_json(by_len)}, {"by_source_position", tally_json(by_source)},
           {"prediction_classes", cls},
           {"attention_from_answer", {{"examples", attended}, {"left_out_cropped", cropped}, {"layers", att}}},
+          {"attention_from_query", {{"examples", q_attended}, {"layers", qatt}}},
           {"pope_delta", delta}, {"examples", shown}};
 }
 

@@ -40,7 +40,8 @@ struct InspectOptions {
 
 // The diagnostics JSON (results/SCHEMA.md, "popebench.inspect"): accuracy by shift, string length
 // and source position; per layer and head the attention mass from the answer position on the
-// source letter, the target, the target's neighbours, the query and the shift tokens; PoPE's
+// source letter, the target, the target's neighbours, the query and the shift tokens, and from
+// the query letter's position on the source letter and the target; PoPE's
 // delta per layer; the prediction classes; `show` examples.
 nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& params, const Dataset& d,
                              const InspectOptions& o);

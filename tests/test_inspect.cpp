@@ -85,6 +85,13 @@ TEST_CASE("inspect's accuracy is the evaluation's; attention shares sum to one",
         for (const auto& [k, share] : head.items()) sum += share.get<double>();
         CHECK(sum == Approx(1.0).epsilon(1e-5));
       }
+    const auto& qa = r["attention_from_query"];
+    REQUIRE(qa["layers"].size() == 2);
+    for (const auto& layer : qa["layers"])
+      for (const auto& head : layer["heads"]) {
+        CHECK(head["source"].get<double>() > 0);
+        CHECK(head["source"].get<double>() + head["target"].get<double>() <= 1.0 + 1e-9);
+      }
     REQUIRE(r["pope_delta"].size() == 2);
     CHECK(r["pope_delta"][0]["histogram_8_bins"].size() == 8);
   }

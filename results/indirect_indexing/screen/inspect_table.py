@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """A table of `popebench inspect` JSONs (schema popebench.inspect): for each file, the step, the
-accuracy, the share of predictions in each partial-solution class, and the layer and head that
-attend most from the answer position to the source letter and to the target (with that mass).
+accuracy, the share of predictions in each partial-solution class, the layer and head that
+attend most from the answer position to the source letter and to the target (with that mass),
+and (files that have it) the same from the query letter's position to the source letter.
 
   /usr/bin/python3 results/indirect_indexing/screen/inspect_table.py DIR_OR_FILES...
 """
@@ -28,8 +29,8 @@ def top(layers, kind):
 if len(sys.argv) < 2:
     sys.exit("usage: inspect_table.py DIR_OR_FILES...")
 print("| run | step | n | acc % | " + " | ".join(c + " %" for c in CLASSES) +
-      " | most on source (layer, head, mass %) | most on target |")
-print("|" + " --- |" * (6 + len(CLASSES)))
+      " | most on source (layer, head, mass %) | most on target | query to source |")
+print("|" + " --- |" * (7 + len(CLASSES)))
 for f in files(sys.argv[1:]):
     d = json.load(open(f))
     if d.get("schema") != "popebench.inspect":
@@ -39,4 +40,5 @@ for f in files(sys.argv[1:]):
     layers = r["attention_from_answer"]["layers"]
     name = os.path.relpath(f).replace(".inspect.json", "")
     print(f"| {name} | {d['step']} | {r['n']} | {100 * r['acc']:.2f} | " + " | ".join(cls) +
-          f" | {top(layers, 'source')} | {top(layers, 'target')} |")
+          f" | {top(layers, 'source')} | {top(layers, 'target')} | "
+          f"{top(r['attention_from_query']['layers'], 'source') if 'attention_from_query' in r else '-'} |")
