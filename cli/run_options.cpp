@@ -257,6 +257,8 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   cmd.add_option("--batch", c.train.batch, "Batch size (of each micro-batch with --grad-accum)")->default_val(c.train.batch)->check(integer_in(1, 1 << 20))->group(g);
   cmd.add_option("--grad-accum", c.train.grad_accum, "Micro-batches per optimizer step, gradients averaged (one step sees batch x K examples)")
       ->default_val(c.train.grad_accum)->check(integer_in(1, 4096))->group(g);
+  cmd.add_option("--loss", c.train.loss, "Training loss: answer (the answer position only) or all (every next token, as a language model)")
+      ->default_val(c.train.loss)->group(g);
   cmd.add_option("--sampling", c.train.sampling, "Batch sampling: replacement (independent uniform draws) or epochs (shuffled passes)")
       ->default_val(c.train.sampling)->group(g);
   cmd.add_option("--eval-every", c.train.eval_every, "Steps between validation points (0: end only)")->default_val(c.train.eval_every)->check(integer_in(0, 1000000000000LL))->group(g);

@@ -47,4 +47,30 @@ inline Batch make_batch(const Dataset& d, const std::vector<size_t>& idx, int pa
   return b;
 }
 
+// The loss on every next token (TrainConfig::loss "all"): every row position t that holds an
+// input token (not a pad) and is at or before the answer position predicts the next input token,
+// or the target at the answer position. Every (B, T) position gets a target and a weight: 1/count
+// where it counts (so the loss is the mean over the counted tokens, as PyTorch's cross-entropy
+// with ignored positions), 0 (and target PAD) where it does not.
+struct TokenTargets {
+  std::vector<int32_t> targets;  // (B, T)
+  std::vector<float> weights;    // (B, T), summing to 1
+};
+inline TokenTargets every_token_targets(const Batch& b) {
+  TokenTargets r;
+  const size_t N = static_cast<size_t>(b.B) * b.T;
+  r.targets.assign(N, vocab::kPad);
+  r.weights.assign(N, 0.f);
+  std::vector<size_t> counted;
+  for (int row = 0; row < b.B; ++row)
+    for (int t = 0; t <= b.answer_pos[row]; ++t) {
+      const size_t i = static_cast<size_t>(row) * b.T + t;
+      if (b.tokens[i] == vocab::kPad) continue;
+      r.targets[i] = t < b.answer_pos[row] ? b.tokens[i + 1] : b.targets[row];
+      counted.push_back(i);
+    }
+  for (size_t i : counted) r.weights[i] = 1.f / static_cast<float>(counted.size());
+  return r;
+}
+
 }  // namespace popebench

@@ -106,6 +106,7 @@ void TrainConfig::validate() const {
   if (grad_accum < 1 || grad_accum > 4096) bad("grad accumulation must be in [1, 4096] micro-batches");
   if (sampling != "replacement" && sampling != "epochs")
     bad("unknown batch sampling '" + sampling + "' (known: replacement, epochs)");
+  if (loss != "answer" && loss != "all") bad("unknown loss '" + loss + "' (known: answer, all)");
 }
 
 void RunConfig::validate() const {
@@ -184,7 +185,7 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
        {"eval_every", c.eval_every}, {"eval_examples", c.eval_examples}, {"eval_batch", c.eval_batch},
        {"checkpoint_every", c.checkpoint_every}, {"device", c.device}, {"gpu_matmul", c.gpu_matmul},
        {"batch_sampling", c.sampling == "epochs" ? "shuffled_epochs" : "uniform_with_replacement"},
-       {"grad_accum", c.grad_accum}, {"loss", "answer_position_only"}};
+       {"grad_accum", c.grad_accum}, {"loss", c.loss == "all" ? "every_next_token" : "answer_position_only"}};
 }
 void from_json(const nlohmann::json& j, TrainConfig& c) {
   c.seed = json_int<uint64_t>(j, "seed");
@@ -202,6 +203,9 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
     bad("unknown batch_sampling '" + sampling + "' in the config");
   c.sampling = sampling == "shuffled_epochs" ? "epochs" : "replacement";
   c.grad_accum = j.contains("grad_accum") ? json_int<int>(j, "grad_accum") : 1;
+  const std::string loss = j.value("loss", "answer_position_only");
+  if (loss != "answer_position_only" && loss != "every_next_token") bad("unknown loss '" + loss + "' in the config");
+  c.loss = loss == "every_next_token" ? "all" : "answer";
 }
 void to_json(nlohmann::json& j, const InputConfig& c) { j = {{"context", c.context}, {"pad", c.pad}}; }
 void from_json(const nlohmann::json& j, InputConfig& c) {

@@ -101,6 +101,10 @@ struct TrainConfig {
   // "replacement" (SPEC: every example drawn uniformly, independently) or "epochs" (the training
   // split in a fresh random order each epoch, batches taken in turn).
   std::string sampling = "replacement";
+  // The training loss: "answer" (SPEC: cross-entropy at the answer position only) or "all" (the
+  // mean cross-entropy of every next token of the example, the target included: a language
+  // model's loss). Evaluation always scores the answer.
+  std::string loss = "answer";
   void validate() const;
 };
 

@@ -33,7 +33,7 @@ class CpuBackend final : public Backend {
     std::fill(g_.begin(), g_.end(), 0.f);
     double loss = 0;
     for (const Batch& b : micro) {  // backward accumulates into g_: the sum of the micro-batches' gradients
-      loss += model_.forward(p_.data(), b);
+      loss += model_.forward(p_.data(), b, cfg_.train.loss == "all");
       for (int c : model_.correct()) r.correct += c;
       model_.backward(p_.data(), g_.data());
     }

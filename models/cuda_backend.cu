@@ -45,6 +45,10 @@ class CudaBackend final : public Backend {
     attn_scale_ = float(attention_scale(m, host_model_.pe().qk_dim(D_)));
     emb_scale_ = m.init == "scaled-embedding" ? float(std::sqrt(double(C_))) : 1.f;  // as the CPU model's
     maxB_ = std::max(cfg.train.batch, cfg.train.eval_batch);
+    every_token_ = cfg.train.loss == "all";
+    // The head's rows: the answer positions of the largest batch, or every position of a
+    // training batch with the loss on every next token.
+    head_rows_ = std::max(maxB_, every_token_ ? cfg.train.batch * T_ : 0);
     // Every PE maps onto the one attention kernel: rope-half is rope on n_rot = D/2 channels,
     // ALiBi is NoPE plus per-head slopes, the absolute embeddings are NoPE plus a table added in
     // the embedding kernel.
@@ -134,13 +138,15 @@ class CudaBackend final : public Backend {
       a.gelu = fp32_unless_mirrored(N * F_);
       layers_.push_back(a);
     }
-    hf_in_ = mem_.device<float>(size_t(maxB_) * C_);
-    hf_ = mem_.device<float>(size_t(maxB_) * C_);
-    rstdf_ = mem_.device<float>(maxB_);
-    logits_ = mem_.device<float>(size_t(maxB_) * V_);
-    dlogits_ = mem_.device<float>(size_t(maxB_) * V_);
-    loss_rows_ = mem_.device<float>(maxB_);
-    correct_ = mem_.device<int32_t>(maxB_);
+    const size_t HR = head_rows_;
+    hf_in_ = mem_.device<float>(size_t(maxB_) * C_);  // (B, C) gathered answer rows
+    hf_ = mem_.device<float>(HR * C_);                // (rows, C)
+    rstdf_ = mem_.device<float>(HR);
+    logits_ = mem_.device<float>(HR * V_);
+    dlogits_ = mem_.device<float>(HR * V_);
+    loss_rows_ = mem_.device<float>(HR);
+    correct_ = mem_.device<int32_t>(HR);
+    weights_ = mem_.device<float>(HR);  // every_token_targets' weights, every-token loss only
     dx_ = mem_.device<float>(NC);
     dln_ = mem_.device<float>(NC);
     datt_ = mem_.device<float>(NC);
@@ -150,18 +156,19 @@ class CudaBackend final : public Backend {
     dgelu_b_ = bf16_alloc(N * F_); // (B, T, F) bf16 mirror of dgelu_, or nullptr
     dgpart_ = mem_.device<float>(NC);
     ddelta_part_ = mem_.device<float>(N * C_);  // (B, T, H, D)
-    dhf_ = mem_.device<float>(size_t(maxB_) * C_);
+    dhf_ = mem_.device<float>(HR * C_);
     dhf_in_ = mem_.device<float>(size_t(maxB_) * C_);
     norm_partial_ = mem_.device<float>(1024);
     tokens_ = mem_.device<int32_t>(N);
     ans_ = mem_.device<int32_t>(maxB_);
-    targets_ = mem_.device<int32_t>(maxB_);
+    targets_ = mem_.device<int32_t>(HR);
     hyper_ = mem_.device<cuda::AdamWHyper>(1);
     h_tokens_ = mem_.pinned<int32_t>(N);
     h_ans_ = mem_.pinned<int32_t>(maxB_);
-    h_targets_ = mem_.pinned<int32_t>(maxB_);
-    h_loss_rows_ = mem_.pinned<float>(maxB_);
-    h_correct_ = mem_.pinned<int32_t>(maxB_);
+    h_targets_ = mem_.pinned<int32_t>(HR);
+    h_weights_ = mem_.pinned<float>(HR);
+    h_loss_rows_ = mem_.pinned<float>(HR);
+    h_correct_ = mem_.pinned<int32_t>(HR);
     h_hyper_ = mem_.pinned<cuda::AdamWHyper>(1);
   }
 
@@ -200,7 +207,7 @@ class CudaBackend final : public Backend {
       if (b.B != cfg_.train.batch) throw UserError("CUDA backend: training batches must have the configured size");
     if (micro.size() > 1) return accumulated_step(micro, lr, step);
     const Batch& b = micro[0];
-    stage_batch(b);
+    stage_batch(b, every_token_);
     h_hyper_->lr = static_cast<float>(lr);
     h_hyper_->step = static_cast<float>(step);
     if (graph_exec_ && graph_scratch_generation_ != gemm_.scratch_generation()) {
@@ -230,21 +237,30 @@ class CudaBackend final : public Backend {
     }
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     StepResult r;
-    double loss = 0;
-    for (int i = 0; i < b.B; ++i) {
-      loss += h_loss_rows_[i];
-      r.correct += h_correct_[i];
-    }
-    r.loss = loss / b.B;
+    r.loss = read_step_loss(b, r.correct);
     r.grad_norm = h_hyper_->grad_norm;
     return r;
   }
 
+  // The step's loss and answer hits from the downloaded rows (read after the stream synchronised):
+  // the mean over the answers, or the weighted sum over every position.
+  double read_step_loss(const Batch& b, int& correct) const {
+    double loss = 0;
+    for (int i = 0; i < b.B; ++i) correct += h_correct_[every_token_ ? i * T_ + b.answer_pos[i] : i];
+    if (!every_token_) {
+      for (int i = 0; i < b.B; ++i) loss += h_loss_rows_[i];
+      return loss / b.B;
+    }
+    for (int i = 0; i < b.B * T_; ++i) loss += double(h_weights_[i]) * h_loss_rows_[i];
+    return loss;
+  }
+  int train_rows(int B) const { return every_token_ ? B * T_ : B; }  // rows the training head computes
+
   double eval_batch(const Batch& b, std::vector<int32_t>& correct) override {
     if (b.B > maxB_) throw UserError("CUDA backend: evaluation batch larger than configured");
-    stage_batch(b);
-    upload_batch(b.B);
-    forward(b.B, false);
+    stage_batch(b, false);  // evaluation scores the answer, whatever the training loss
+    upload_batch(b.B, false);
+    forward(b.B, false, false);
     CUDA_CHECK(cudaMemcpyAsync(h_loss_rows_, loss_rows_, b.B * sizeof(float), cudaMemcpyDeviceToHost, stream_));
     CUDA_CHECK(cudaMemcpyAsync(h_correct_, correct_, b.B * sizeof(int32_t), cudaMemcpyDeviceToHost, stream_));
     CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -264,20 +280,16 @@ class CudaBackend final : public Backend {
     if (!accum_) accum_ = mem_.device<float>(total_);
     CUDA_CHECK(cudaMemsetAsync(accum_, 0, total_ * sizeof(float), stream_));
     for (const Batch& b : micro) {
-      stage_batch(b);  // waits for the previous micro-batch, whose results are read below
-      upload_batch(b.B);
-      forward(b.B, true);
-      backward(b.B);
+      stage_batch(b, every_token_);  // waits for the previous micro-batch, whose results are read below
+      upload_batch(b.B, every_token_);
+      forward(b.B, true, every_token_);
+      backward(b.B, every_token_);
       cuda::axpy(w, grads_, accum_, total_, stream_);
-      CUDA_CHECK(cudaMemcpyAsync(h_loss_rows_, loss_rows_, b.B * sizeof(float), cudaMemcpyDeviceToHost, stream_));
-      CUDA_CHECK(cudaMemcpyAsync(h_correct_, correct_, b.B * sizeof(int32_t), cudaMemcpyDeviceToHost, stream_));
+      const int rows = train_rows(b.B);
+      CUDA_CHECK(cudaMemcpyAsync(h_loss_rows_, loss_rows_, rows * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+      CUDA_CHECK(cudaMemcpyAsync(h_correct_, correct_, rows * sizeof(int32_t), cudaMemcpyDeviceToHost, stream_));
       CUDA_CHECK(cudaStreamSynchronize(stream_));
-      double sum = 0;
-      for (int i = 0; i < b.B; ++i) {
-        sum += h_loss_rows_[i];
-        r.correct += h_correct_[i];
-      }
-      loss += sum / b.B;
+      loss += read_step_loss(b, r.correct);
     }
     CUDA_CHECK(cudaMemcpyAsync(grads_, accum_, total_ * sizeof(float), cudaMemcpyDeviceToDevice, stream_));
     h_hyper_->lr = static_cast<float>(lr);
@@ -293,17 +305,18 @@ class CudaBackend final : public Backend {
 
   // For tests: the gradient of one batch's loss (no update), copied to the host.
   double loss_and_grad(const Batch& b, std::vector<float>& g) {
-    stage_batch(b);
-    upload_batch(b.B);
-    forward(b.B, true);
-    backward(b.B);
+    stage_batch(b, every_token_);
+    upload_batch(b.B, every_token_);
+    forward(b.B, true, every_token_);
+    backward(b.B, every_token_);
     g.resize(total_);
-    CUDA_CHECK(cudaMemcpyAsync(h_loss_rows_, loss_rows_, b.B * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+    const int rows = train_rows(b.B);
+    CUDA_CHECK(cudaMemcpyAsync(h_loss_rows_, loss_rows_, rows * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaMemcpyAsync(h_correct_, correct_, rows * sizeof(int32_t), cudaMemcpyDeviceToHost, stream_));
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     CUDA_CHECK(cudaMemcpy(g.data(), grads_, total_ * sizeof(float), cudaMemcpyDeviceToHost));
-    double loss = 0;
-    for (int i = 0; i < b.B; ++i) loss += h_loss_rows_[i];
-    return loss / b.B;
+    int correct = 0;
+    return read_step_loss(b, correct);
   }
 
   // Benchmark (popebench bench): median milliseconds, CUDA events around each repetition, after
@@ -314,8 +327,8 @@ class CudaBackend final : public Backend {
     auto time = [&](const std::function<void()>& f) { return cuda::median_event_ms(stream_, warmup, iters, f); };
     nlohmann::json r;
     r["step_graph_ms"] = time([&] { CUDA_CHECK(cudaGraphLaunch(graph_exec_, stream_)); });
-    r["forward_ms"] = time([&] { forward(B, true); });
-    r["forward_backward_ms"] = time([&] { forward(B, true); backward(B); });
+    r["forward_ms"] = time([&] { forward(B, true, every_token_); });
+    r["forward_backward_ms"] = time([&] { forward(B, true, every_token_); backward(B, every_token_); });
     r["optimizer_ms"] = time([&] { optimizer_update(); });
     r["gemms_ms"] = time([&] {  // every matrix product of one step, alone (values: whatever the
       for (int l = 0; l < L_; ++l)  // buffers hold; only the time counts)
@@ -331,7 +344,7 @@ class CudaBackend final : public Backend {
                             pe_ == cuda::PEKind::kPope ? ddelta_part_ : nullptr, stream_);
       }
     });
-    forward(B, true);  // leave consistent activations behind
+    forward(B, true, every_token_);  // leave consistent activations behind
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     return r;
   }
@@ -342,27 +355,37 @@ class CudaBackend final : public Backend {
     void *ln1_b, *att_b, *ln2_b, *gelu_b;  // bf16 mirrors of ln1, att, ln2, gelu (bf16 products), or nullptr
   };
 
-  void stage_batch(const Batch& b) {
+  // every_token: the head's targets and weights for every position (every_token_targets).
+  void stage_batch(const Batch& b, bool every_token) {
     if (b.T != T_) throw UserError("CUDA backend: batches must be padded to " + std::to_string(T_) + " tokens");
     CUDA_CHECK(cudaStreamSynchronize(stream_));  // the previous step may still read the pinned buffers
     std::memcpy(h_tokens_, b.tokens.data(), b.tokens.size() * sizeof(int32_t));
     std::memcpy(h_ans_, b.answer_pos.data(), b.B * sizeof(int32_t));
-    std::memcpy(h_targets_, b.targets.data(), b.B * sizeof(int32_t));
+    if (every_token) {
+      const TokenTargets tt = every_token_targets(b);
+      std::memcpy(h_targets_, tt.targets.data(), tt.targets.size() * sizeof(int32_t));
+      std::memcpy(h_weights_, tt.weights.data(), tt.weights.size() * sizeof(float));
+    } else {
+      std::memcpy(h_targets_, b.targets.data(), b.B * sizeof(int32_t));
+    }
   }
-  void upload_batch(int B) {
+  void upload_batch(int B, bool every_token) {
+    const int rows = every_token ? B * T_ : B;
     CUDA_CHECK(cudaMemcpyAsync(tokens_, h_tokens_, size_t(B) * T_ * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
     CUDA_CHECK(cudaMemcpyAsync(ans_, h_ans_, B * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
-    CUDA_CHECK(cudaMemcpyAsync(targets_, h_targets_, B * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
+    CUDA_CHECK(cudaMemcpyAsync(targets_, h_targets_, rows * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
+    if (every_token) CUDA_CHECK(cudaMemcpyAsync(weights_, h_weights_, rows * sizeof(float), cudaMemcpyHostToDevice, stream_));
   }
 
   void enqueue_step(int B) {
-    upload_batch(B);
+    upload_batch(B, every_token_);
     CUDA_CHECK(cudaMemcpyAsync(hyper_, h_hyper_, 2 * sizeof(float), cudaMemcpyHostToDevice, stream_));  // lr, step
-    forward(B, true);
-    backward(B);
+    forward(B, true, every_token_);
+    backward(B, every_token_);
     optimizer_update();
-    CUDA_CHECK(cudaMemcpyAsync(h_loss_rows_, loss_rows_, B * sizeof(float), cudaMemcpyDeviceToHost, stream_));
-    CUDA_CHECK(cudaMemcpyAsync(h_correct_, correct_, B * sizeof(int32_t), cudaMemcpyDeviceToHost, stream_));
+    const int rows = train_rows(B);
+    CUDA_CHECK(cudaMemcpyAsync(h_loss_rows_, loss_rows_, rows * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaMemcpyAsync(h_correct_, correct_, rows * sizeof(int32_t), cudaMemcpyDeviceToHost, stream_));
     CUDA_CHECK(cudaMemcpyAsync(&h_hyper_->grad_norm, &hyper_->grad_norm, sizeof(float), cudaMemcpyDeviceToHost, stream_));
   }
 
@@ -423,7 +446,9 @@ class CudaBackend final : public Backend {
     }
   }
 
-  void forward(int B, bool training) {
+  // every_token: the head on every position with every_token_targets' weights (the loss on every
+  // next token); else on the answer positions.
+  void forward(int B, bool training, bool every_token) {
     const auto& lay = host_model_.layout();
     const int N = B * T_;
     cudaStream_t s = stream_;
@@ -442,24 +467,37 @@ class CudaBackend final : public Backend {
       cuda::gelu_fwd(a.fc, a.gelu, size_t(N) * F_, s, a.gelu_b);
       layer_product_fwd(Product::kProj, l, N);
     }
+    if (every_token) {
+      cuda::rmsnorm_fwd(resid_[L_], params_ + lay.lnf, hf_, rstdf_, N, C_, s);
+      gemm_.linear_fwd(hf_, params_ + lay.w_head, logits_, N, C_, V_, nullptr, s);
+      cuda::cross_entropy(logits_, targets_, loss_rows_, correct_, training ? dlogits_ : nullptr, N, V_, s, weights_);
+      return;
+    }
     cuda::gather_rows(resid_[L_], ans_, hf_in_, B, T_, C_, s);
     cuda::rmsnorm_fwd(hf_in_, params_ + lay.lnf, hf_, rstdf_, B, C_, s);
     gemm_.linear_fwd(hf_, params_ + lay.w_head, logits_, B, C_, V_, nullptr, s);
     cuda::cross_entropy(logits_, targets_, loss_rows_, correct_, training ? dlogits_ : nullptr, B, V_, s);
   }
 
-  void backward(int B) {
+  void backward(int B, bool every_token) {
     const auto& lay = host_model_.layout();
     const int N = B * T_;
     cudaStream_t s = stream_;
     float* G = grads_;
     const float* P = params_;
-    gemm_.linear_bwd(dlogits_, hf_, P + lay.w_head, dhf_, G + lay.w_head, B, C_, V_, s);
-    CUDA_CHECK(cudaMemsetAsync(dhf_in_, 0, size_t(B) * C_ * sizeof(float), s));
-    cuda::rmsnorm_bwd(dhf_, hf_in_, P + lay.lnf, rstdf_, dhf_in_, dgpart_, B, C_, s);
-    cuda::column_sum(dgpart_, G + lay.lnf, B, C_, s);
-    CUDA_CHECK(cudaMemsetAsync(dx_, 0, size_t(N) * C_ * sizeof(float), s));
-    cuda::scatter_add_rows(dhf_in_, ans_, dx_, B, T_, C_, s);
+    if (every_token) {  // every row reached the head: its norm's backward writes dx directly
+      gemm_.linear_bwd(dlogits_, hf_, P + lay.w_head, dhf_, G + lay.w_head, N, C_, V_, s);
+      CUDA_CHECK(cudaMemsetAsync(dx_, 0, size_t(N) * C_ * sizeof(float), s));
+      cuda::rmsnorm_bwd(dhf_, resid_[L_], P + lay.lnf, rstdf_, dx_, dgpart_, N, C_, s);
+      cuda::column_sum(dgpart_, G + lay.lnf, N, C_, s);
+    } else {
+      gemm_.linear_bwd(dlogits_, hf_, P + lay.w_head, dhf_, G + lay.w_head, B, C_, V_, s);
+      CUDA_CHECK(cudaMemsetAsync(dhf_in_, 0, size_t(B) * C_ * sizeof(float), s));
+      cuda::rmsnorm_bwd(dhf_, hf_in_, P + lay.lnf, rstdf_, dhf_in_, dgpart_, B, C_, s);
+      cuda::column_sum(dgpart_, G + lay.lnf, B, C_, s);
+      CUDA_CHECK(cudaMemsetAsync(dx_, 0, size_t(N) * C_ * sizeof(float), s));
+      cuda::scatter_add_rows(dhf_in_, ans_, dx_, B, T_, C_, s);
+    }
     // dx_b_ mirrors dx_ wherever a product reads it: converted here, then written by each
     // rmsnorm_bwd that updates dx_.
     if (dx_b_) cuda::to_bf16(dx_, dx_b_, size_t(N) * C_, s);
@@ -495,6 +533,8 @@ class CudaBackend final : public Backend {
   float attn_scale_;  // ModelConfig::attn_scale resolved (attention_scale)
   float emb_scale_;   // token embedding multiplier (ModelConfig::init)
   float* accum_ = nullptr;  // (total,) mean gradient over micro-batches, allocated at the first accumulated step
+  bool every_token_ = false;  // TrainConfig::loss "all"
+  int head_rows_ = 0;         // rows the head buffers hold (see the constructor)
   size_t total_;
   cuda::OwnedStream stream_;  // after mem_: synchronised before the buffers are freed
   cudaGraph_t graph_ = nullptr;
@@ -510,14 +550,14 @@ class CudaBackend final : public Backend {
   float* sin_table_ = nullptr;        // (max_len, C) sinusoidal positions, or nullptr
   std::vector<float*> resid_;         // L+1 x (B, T, C)
   std::vector<Layer> layers_;
-  float *hf_in_, *hf_, *rstdf_, *logits_, *dlogits_, *loss_rows_;
+  float *hf_in_, *hf_, *rstdf_, *logits_, *dlogits_, *loss_rows_, *weights_;
   int32_t* correct_;
   float *dx_, *dln_, *datt_, *dqkv_, *dgelu_, *dgpart_, *ddelta_part_, *dhf_, *dhf_in_, *norm_partial_;
   void *dx_b_, *dgelu_b_;  // bf16 mirrors of dx_ and dgelu_ (bf16 products), or nullptr
   int32_t *tokens_, *ans_, *targets_;
   cuda::AdamWHyper* hyper_;
   int32_t *h_tokens_, *h_ans_, *h_targets_, *h_correct_;
-  float* h_loss_rows_;
+  float *h_loss_rows_, *h_weights_;
   cuda::AdamWHyper* h_hyper_;
 };
 

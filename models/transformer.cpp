@@ -21,9 +21,13 @@ struct Transformer<T>::Acts {
     // probs (B, H, T, T); att (B, T, C); fc, gelu (B, T, mlp)
   };
   std::vector<Layer> layers;
-  std::vector<T> hf_in, hf, lnf_rstd;  // (B, C), (B, C), (B,) at answer positions
-  std::vector<T> logits, probs;    // (B, V)
-  std::vector<int32_t> correct;    // (B,)
+  // The head's rows: the answer positions (M = B), or every position (M = B T, every_token).
+  std::vector<T> hf_in, hf, lnf_rstd;  // (M, C), (M, C), (M,)
+  std::vector<T> logits, probs;    // (M, V)
+  std::vector<int32_t> correct;    // (B,) at the answer positions
+  std::vector<int32_t> row_correct;  // (M,)
+  bool every_token = false;
+  TokenTargets token_targets;      // every_token only: (B, T) targets and weights
   // Scratch reused across steps: fresh allocations cost page faults and zeroing on every step
   // (28% of a small CPU step before they were kept here; bench/NOTES.md).
   std::vector<T> x, qkv, tmp;                                       // (B, T, C), (B, T, 3C), (B, T, C)
@@ -86,7 +90,7 @@ void Transformer<T>::init_params(T* p, uint64_t seed) const {
 }
 
 template <typename T>
-T Transformer<T>::forward(const T* P, const Batch& b) {
+T Transformer<T>::forward(const T* P, const Batch& b, bool every_token) {
   batch_ = b;
   const int B = b.B, Tn = b.T, C = m_.d_model, H = m_.n_head, D = m_.head_dim(), F = m_.mlp_ratio * C,
             V = m_.vocab_size, Dq = pe_->qk_dim(D), N = B * Tn;
@@ -135,16 +139,28 @@ T Transformer<T>::forward(const T* P, const Batch& b) {
     cpu::linear_fwd(L.gelu.data(), P + lp.w_proj, tmp.data(), N, F, C);
     for (size_t i = 0; i < NC; ++i) x[i] += tmp[i];
   }
-  // Only the answer positions reach the head: the final norm and the logits are computed there.
-  A.hf_in.resize(static_cast<size_t>(B) * C); A.hf.resize(A.hf_in.size()); A.lnf_rstd.resize(B);
-  for (int r = 0; r < B; ++r) {
-    const T* src = x.data() + (static_cast<size_t>(r) * Tn + b.answer_pos[r]) * C;  // last block's output
-    std::copy(src, src + C, A.hf_in.data() + static_cast<size_t>(r) * C);
+  // Only the answer positions reach the head (SPEC), or every position with every_token.
+  A.every_token = every_token;
+  const int M = every_token ? N : B;
+  A.hf_in.resize(static_cast<size_t>(M) * C); A.hf.resize(A.hf_in.size()); A.lnf_rstd.resize(M);
+  if (every_token) {
+    std::copy(x.begin(), x.end(), A.hf_in.begin());  // the last block's output, every row
+    A.token_targets = every_token_targets(b);
+  } else {
+    for (int r = 0; r < B; ++r) {
+      const T* src = x.data() + (static_cast<size_t>(r) * Tn + b.answer_pos[r]) * C;  // last block's output
+      std::copy(src, src + C, A.hf_in.data() + static_cast<size_t>(r) * C);
+    }
   }
-  cpu::rmsnorm_fwd(A.hf_in.data(), P + layout_.lnf, A.hf.data(), A.lnf_rstd.data(), B, C);
-  A.logits.resize(static_cast<size_t>(B) * V); A.probs.resize(A.logits.size()); A.correct.resize(B);
-  cpu::linear_fwd(A.hf.data(), P + layout_.w_head, A.logits.data(), B, C, V);
-  return cpu::cross_entropy_fwd(A.logits.data(), b.targets.data(), A.probs.data(), A.correct.data(), B, V);
+  cpu::rmsnorm_fwd(A.hf_in.data(), P + layout_.lnf, A.hf.data(), A.lnf_rstd.data(), M, C);
+  A.logits.resize(static_cast<size_t>(M) * V); A.probs.resize(A.logits.size()); A.row_correct.resize(M);
+  cpu::linear_fwd(A.hf.data(), P + layout_.w_head, A.logits.data(), M, C, V);
+  const int32_t* tg = every_token ? A.token_targets.targets.data() : b.targets.data();
+  const T loss = cpu::cross_entropy_fwd(A.logits.data(), tg, A.probs.data(), A.row_correct.data(), M, V,
+                                        every_token ? A.token_targets.weights.data() : nullptr);
+  A.correct.resize(B);
+  for (int r = 0; r < B; ++r) A.correct[r] = A.row_correct[every_token ? r * Tn + b.answer_pos[r] : r];
+  return loss;
 }
 
 template <typename T>
@@ -157,20 +173,28 @@ void Transformer<T>::backward(const T* P, T* G) {
   const PEShape ps{B, H, Tn, D};
   const cpu::AttentionShape as{B, H, Tn, Dq, D};
   auto& A = *a_;
-  auto& dlogits = A.dlogits;  // (B, V)
-  auto& dhf = A.dhf;          // (B, C)
-  auto& dhf_in = A.dhf_in;    // (B, C)
-  dlogits.resize(static_cast<size_t>(B) * V);
-  dhf.resize(static_cast<size_t>(B) * C);
+  const int M = A.every_token ? N : B;  // the head's rows (forward)
+  auto& dlogits = A.dlogits;  // (M, V)
+  auto& dhf = A.dhf;          // (M, C)
+  auto& dhf_in = A.dhf_in;    // (M, C)
+  dlogits.resize(static_cast<size_t>(M) * V);
+  dhf.resize(static_cast<size_t>(M) * C);
   dhf_in.assign(dhf.size(), T(0));
-  cpu::cross_entropy_bwd(A.probs.data(), b.targets.data(), dlogits.data(), B, V);
-  cpu::linear_bwd(dlogits.data(), A.hf.data(), P + layout_.w_head, dhf.data(), G + layout_.w_head, B, C, V);
-  cpu::rmsnorm_bwd(dhf.data(), A.hf_in.data(), P + layout_.lnf, A.lnf_rstd.data(), dhf_in.data(), G + layout_.lnf, B, C);
+  if (A.every_token)
+    cpu::cross_entropy_bwd(A.probs.data(), A.token_targets.targets.data(), dlogits.data(), M, V, A.token_targets.weights.data());
+  else
+    cpu::cross_entropy_bwd(A.probs.data(), b.targets.data(), dlogits.data(), M, V);
+  cpu::linear_bwd(dlogits.data(), A.hf.data(), P + layout_.w_head, dhf.data(), G + layout_.w_head, M, C, V);
+  cpu::rmsnorm_bwd(dhf.data(), A.hf_in.data(), P + layout_.lnf, A.lnf_rstd.data(), dhf_in.data(), G + layout_.lnf, M, C);
   auto& dx = A.dx;  // (B, T, C) gradient of the residual stream
-  dx.assign(NC, T(0));
-  for (int r = 0; r < B; ++r) {
-    T* dst = dx.data() + (static_cast<size_t>(r) * Tn + b.answer_pos[r]) * C;
-    for (int c = 0; c < C; ++c) dst[c] += dhf_in[static_cast<size_t>(r) * C + c];
+  if (A.every_token) {
+    dx = dhf_in;  // every row reached the head
+  } else {
+    dx.assign(NC, T(0));
+    for (int r = 0; r < B; ++r) {
+      T* dst = dx.data() + (static_cast<size_t>(r) * Tn + b.answer_pos[r]) * C;
+      for (int c = 0; c < C; ++c) dst[c] += dhf_in[static_cast<size_t>(r) * C + c];
+    }
   }
   auto &dgelu = A.dgelu, &dln = A.dln, &datt = A.datt, &datth = A.datth, &dqp = A.dqp, &dkp = A.dkp, &dq = A.dq,
        &dk = A.dk, &dv = A.dv, &dqkv = A.dqkv;

@@ -25,13 +25,15 @@ class Transformer {
 
   // Fills params (layout().total) from the seed: N(0, std) matrices, unit norm gains, PE init.
   void init_params(T* params, uint64_t seed) const;
-  // Mean cross-entropy at the answer positions; caches what backward needs.
-  T forward(const T* params, const Batch& b);
+  // Mean cross-entropy at the answer positions, or (every_token: TrainConfig::loss "all") over
+  // every next token (every_token_targets); caches what backward needs.
+  T forward(const T* params, const Batch& b, bool every_token = false);
   // Gradient of the last forward's loss, accumulated into grads (layout().total).
   void backward(const T* params, T* grads);
 
-  const std::vector<int32_t>& correct() const;  // (B,) 1 where arg-max == target
-  const std::vector<T>& logits() const;         // (B, V) at the answer positions
+  const std::vector<int32_t>& correct() const;  // (B,) 1 where arg-max == target at the answer
+  // (B, V) at the answer positions; (B*T, V) at every position after an every_token forward.
+  const std::vector<T>& logits() const;
   // The last forward's attention probabilities of one layer, (B, H, T, T) (diagnostics).
   const std::vector<T>& attention_probs(int layer) const;
 

@@ -68,6 +68,11 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
   variants.push_back({"pope", "none", 0, "tied embeddings", [](RunConfig& c) { c.model.tied_embeddings = true; }});
   variants.push_back({"rope", "none", 0, "init scaled-embedding", [](RunConfig& c) { c.model.init = "scaled-embedding"; }});
   variants.push_back({"pope", "none", 0, "abs-pos learned", [](RunConfig& c) { c.model.abs_pos = "learned"; }});
+  variants.push_back({"pope", "none", 0, "loss all", [](RunConfig& c) { c.train.loss = "all"; }});
+  variants.push_back({"rope", "none", 0, "loss all, pad left", [](RunConfig& c) {
+                        c.train.loss = "all";
+                        c.input.pad = "left";
+                      }});
   variants.push_back({"rope", "none", 0, "abs-pos learned, tied, pad left", [](RunConfig& c) {
                         c.model.abs_pos = "learned";
                         c.model.tied_embeddings = true;
@@ -95,7 +100,7 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
         std::vector<float> p32, m, v, g;
         be->get_state(p32, m, v);
         std::vector<double> p(p32.begin(), p32.end()), gref(p.size(), 0.0);
-        double lref = ref.forward(p.data(), b);
+        double lref = ref.forward(p.data(), b, c.train.loss == "all");
         ref.backward(p.data(), gref.data());
         double loss = cuda_loss_and_grad(*be, b, g);
         // bf16 rounds inputs to 2^-8, 8x TF32's 2^-11: 8x its tolerances.
@@ -118,7 +123,7 @@ TEST_CASE("ten GPU training steps follow the CPU backend", "[cuda][model]") {
   // "+project": delta projected after each update, at a learning rate that pushes it out of
   // [-2 pi, 0]; "+accum": three micro-batches per step (grad_accum) and a tied head.
   for (std::string pe : {"rope", "pope", "alibi-half", "learned", "pope+groups", "learned+groups", "pope+project",
-                         "rope+accum"}) {
+                         "rope+accum", "pope+lossall"}) {
     const std::string extra = pe.find('+') != std::string::npos ? pe.substr(pe.find('+') + 1) : "";
     RunConfig c = tiny(extra.empty() ? pe : pe.substr(0, pe.find('+')), "fp32");
     if (extra == "groups") {
@@ -130,6 +135,7 @@ TEST_CASE("ten GPU training steps follow the CPU backend", "[cuda][model]") {
       c.pe.delta_bound = "project";
       c.optim.pe_lr_mult = 300;  // steps of ~0.3 rad: many deltas reach a bound within ten steps
     }
+    if (extra == "lossall") c.train.loss = "all";
     if (extra == "accum") {
       c.train.grad_accum = 3;
       c.model.tied_embeddings = true;
@@ -182,7 +188,9 @@ TEST_CASE("the same seed on the GPU gives bit-identical results twice (graph rep
 }
 
 TEST_CASE("GPU evaluation equals CPU evaluation", "[cuda][model]") {
+  // With the loss on every next token too: evaluation still scores the answer only.
   RunConfig c = tiny("pope", "fp32");
+  c.train.loss = GENERATE(std::string("answer"), std::string("all"));
   auto gpu = make_backend(c, "cuda");
   auto cpu = make_backend(c, "cpu");
   Dataset d = generate_split(c.task, 0, Split::kTrain);

@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "generators/task.hpp"
+#include "generators/vocab.hpp"
 #include "kernels/cpu/pope.hpp"
 #include "models/backend.hpp"
 #include "models/batch.hpp"
@@ -248,4 +249,60 @@ TEST_CASE("sampling epochs: each epoch is a permutation of the split; replacemen
   TrainConfig bad;
   bad.sampling = "bootstrap";
   CHECK_THROWS_WITH(bad.validate(), Catch::Contains("unknown batch sampling"));
+}
+
+TEST_CASE("loss all: the mean cross-entropy of every next token, pads and what follows the answer left out", "[screen][model]") {
+  for (std::string pad : {"right", "left"}) {
+    RunConfig c = tiny_run("pope");
+    c.input.pad = pad;
+    Dataset d = generate_split(c.task, 1, Split::kTrain);
+    Batch b = make_batch(d, {0, 1, 2, 3, 4}, c.input_len(), c.input);
+    TokenTargets tt = every_token_targets(b);
+    // Which positions count: the example's own tokens up to its answer position.
+    size_t counted = 0;
+    double wsum = 0;
+    for (int r = 0; r < b.B; ++r)
+      for (int t = 0; t < b.T; ++t) {
+        const size_t i = size_t(r) * b.T + t;
+        const bool counts = b.tokens[i] != vocab::kPad && t <= b.answer_pos[r];
+        INFO("pad " << pad << " row " << r << " t " << t);
+        REQUIRE((tt.weights[i] > 0) == counts);
+        if (!counts) continue;
+        ++counted;
+        wsum += tt.weights[i];
+        CHECK(tt.targets[i] == (t < b.answer_pos[r] ? b.tokens[i + 1] : b.targets[r]));
+      }
+    size_t tokens = 0;
+    for (int r = 0; r < b.B; ++r) tokens += d.input_length(r);
+    CHECK(counted == tokens);  // one prediction per input token: the next one, the target last
+    CHECK(wsum == Approx(1.0).epsilon(1e-6));
+    // The loss is the mean of the per-position cross-entropies, computed from the logits.
+    Transformer<double> m(c.model, c.pe);
+    std::vector<double> p(m.layout().total);
+    m.init_params(p.data(), 3);
+    const double answer_loss = m.forward(p.data(), b);
+    const std::vector<int32_t> answer_correct = m.correct();
+    const double all = m.forward(p.data(), b, true);
+    const auto& lg = m.logits();
+    const int V = c.model.vocab_size;
+    REQUIRE(lg.size() == size_t(b.B) * b.T * V);
+    double want = 0;
+    for (size_t i = 0; i < size_t(b.B) * b.T; ++i) {
+      if (tt.weights[i] == 0) continue;
+      double mx = lg[i * V], s = 0;
+      for (int v = 1; v < V; ++v) mx = std::max(mx, lg[i * V + v]);
+      for (int v = 0; v < V; ++v) s += std::exp(lg[i * V + v] - mx);
+      want += (mx + std::log(s) - lg[i * V + tt.targets[i]]) / double(counted);
+    }
+    // The weights are floats (the GPU's): 1/count rounded to 2^-24 relative, so 1e-7.
+    CHECK(all == Approx(want).epsilon(1e-7));
+    CHECK(std::abs(all - answer_loss) > 1e-6);
+    CHECK(m.correct() == answer_correct);  // accuracy is the answer's in both modes
+    std::vector<double> g(p.size(), 0.0);
+    m.backward(p.data(), g.data());
+    CHECK(gradcheck([&] { return m.forward(p.data(), b, true); }, p, g) < 1e-6);
+  }
+  TrainConfig bad;
+  bad.loss = "tokens";
+  CHECK_THROWS_WITH(bad.validate(), Catch::Contains("unknown loss"));
 }

@@ -7,7 +7,7 @@ namespace popebench::cuda {
 
 // One warp per example; vocabularies are small (66 for the paper's task).
 __global__ void cross_entropy_kernel(const float* logits, const int32_t* targets, float* loss_rows,
-                                     int32_t* correct, float* dlogits, int B, int V) {
+                                     int32_t* correct, float* dlogits, int B, int V, const float* weight) {
   int b = blockIdx.x, lane = threadIdx.x;
   const float* l = logits + static_cast<size_t>(b) * V;
   // arg-max with the lowest index on ties, as the CPU reference
@@ -28,14 +28,18 @@ __global__ void cross_entropy_kernel(const float* logits, const int32_t* targets
     loss_rows[b] = best + logf(sum) - l[t];
     correct[b] = arg == t;
   }
-  if (dlogits)
-    for (int v = lane; v < V; v += 32)
-      dlogits[static_cast<size_t>(b) * V + v] = (expf(l[v] - best) / sum - (v == t ? 1.f : 0.f)) / B;
+  if (dlogits) {
+    const float w = weight ? weight[b] : 0.f;
+    for (int v = lane; v < V; v += 32) {
+      const float g = expf(l[v] - best) / sum - (v == t ? 1.f : 0.f);
+      dlogits[static_cast<size_t>(b) * V + v] = weight ? g * w : g / B;
+    }
+  }
 }
 
 void cross_entropy(const float* logits, const int32_t* targets, float* loss_rows, int32_t* correct,
-                   float* dlogits, int B, int V, cudaStream_t s) {
-  cross_entropy_kernel<<<B, 32, 0, s>>>(logits, targets, loss_rows, correct, dlogits, B, V);
+                   float* dlogits, int B, int V, cudaStream_t s, const float* weight) {
+  cross_entropy_kernel<<<B, 32, 0, s>>>(logits, targets, loss_rows, correct, dlogits, B, V, weight);
   CUDA_CHECK_LAUNCH("cross_entropy");
 }
 

@@ -60,9 +60,10 @@ void gather_rows(const float* x, const int32_t* pos, float* out, int B, int T, i
 void scatter_add_rows(const float* d, const int32_t* pos, float* dx, int B, int T, int C, cudaStream_t s);
 
 // cross_entropy.cu. logits (B, V), targets (B) -> loss_rows (B), correct (B), dlogits (B, V)
-// = (softmax - onehot) / B (when dlogits != nullptr).
+// = (softmax - onehot) / B (when dlogits != nullptr), or times weight (B, device) instead of 1/B
+// (the loss on every next token: rows are (B T) positions, weights 1/count or 0).
 void cross_entropy(const float* logits, const int32_t* targets, float* loss_rows, int32_t* correct,
-                   float* dlogits, int B, int V, cudaStream_t s);
+                   float* dlogits, int B, int V, cudaStream_t s, const float* weight = nullptr);
 
 // adamw.cu. One update over the whole parameter buffer. hyper (device): see AdamWHyper.
 struct AdamWHyper {
