@@ -230,6 +230,7 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   cmd.add_option("--delta-bound", c.pe.delta_bound,
                  "PoPE delta kept in [-2pi,0] by clamp (in the forward pass) or project (after every update)")
       ->default_val(c.pe.delta_bound)->group(g);
+  cmd.add_flag("--delta-shared", c.pe.delta_shared, "One PoPE delta shared by every layer (x-transformers' style)")->group(g);
   g = "Optimizer";
   cmd.add_option("--lr", c.optim.lr, "Peak learning rate")->default_val(c.optim.lr)->group(g);
   cmd.add_option("--lr-min", c.optim.lr_min, "Learning rate at the end of the cosine")->default_val(c.optim.lr_min)->group(g);

@@ -72,6 +72,7 @@ void PEConfig::validate() const {
   if (delta_bound != "clamp" && delta_bound != "project")
     bad("unknown delta bound '" + delta_bound + "' (known: clamp, project)");
   if (delta_bound != "clamp" && kind != "pope") bad("--delta-bound applies to pope only (the PE is " + kind + ")");
+  if (delta_shared && kind != "pope") bad("--delta-shared applies to pope only (the PE is " + kind + ")");
 }
 
 void OptimConfig::validate() const {
@@ -151,6 +152,7 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
 void to_json(nlohmann::json& j, const PEConfig& c) {
   j = {{"kind", c.kind}, {"base", c.base}, {"delta_init", c.delta_init},
        {"rope_pairing", "half_split"}, {"delta_clamp", {-2 * M_PI, 0.0}}, {"delta_bound", c.delta_bound},
+       {"delta_shared", c.delta_shared},
        {"rope_scaling", c.rope_scaling}, {"rope_factor", c.rope_factor}, {"freqs", c.freqs}};
 }
 void from_json(const nlohmann::json& j, PEConfig& c) {
@@ -161,6 +163,7 @@ void from_json(const nlohmann::json& j, PEConfig& c) {
   c.rope_factor = j.value("rope_factor", 1.0);
   c.freqs = j.value("freqs", "decreasing");  // absent before the screen's options
   c.delta_bound = j.value("delta_bound", "clamp");
+  c.delta_shared = j.value("delta_shared", false);
 }
 void to_json(nlohmann::json& j, const OptimConfig& c) {
   j = {{"name", "adamw"}, {"lr", c.lr}, {"lr_min", c.lr_min}, {"warmup_steps", c.warmup_steps},

@@ -49,6 +49,9 @@ struct PEConfig {
   // gradient where it lies outside) or "project" (projected onto the interval after every
   // optimizer update, so it never leaves it and always has a gradient).
   std::string delta_bound = "clamp";
+  // One delta shared by every layer (x-transformers' rotary embeddings are shared so), its
+  // gradient the sum over layers; false (SPEC): one per layer.
+  bool delta_shared = false;
   // Test-time frequency scaling of rope and rope-half, for length extrapolation without
   // fine-tuning: none; pi (position interpolation, Chen et al. 2023: positions times 1/factor);
   // ntk (NTK-aware: base times factor^(d/(d-2)), d the rotated width). factor = test length /

@@ -156,6 +156,7 @@ class CudaBackend final : public Backend {
     dgelu_b_ = bf16_alloc(N * F_); // (B, T, F) bf16 mirror of dgelu_, or nullptr
     dgpart_ = mem_.device<float>(NC);
     ddelta_part_ = mem_.device<float>(N * C_);  // (B, T, H, D)
+    ddelta_layer_ = mem_.device<float>(C_);     // (H, D) one layer's delta gradient (shared delta)
     dhf_ = mem_.device<float>(HR * C_);
     dhf_in_ = mem_.device<float>(size_t(maxB_) * C_);
     norm_partial_ = mem_.device<float>(1024);
@@ -397,7 +398,7 @@ class CudaBackend final : public Backend {
     cuda::adamw_update(params_, grads_, m_, v_, group_, total_, hyper_, groups_, float(o.beta1), float(o.beta2),
                        float(o.eps), float(o.grad_clip), stream_);
     if (cfg_.pe.delta_bound == "project")  // PEConfig::delta_bound: delta back onto [-2 pi, 0]
-      for (const auto& lp : host_model_.layout().layers)
+      for (const auto& lp : host_model_.layout().layers)  // a shared delta is projected once per layer: idempotent
         cuda::clamp_range(params_ + lp.pe, size_t(H_) * D_, cpu::pope_delta_min_float(), float(cpu::kPopeDeltaMax), stream_);
     gemm_.refresh_bf16_shadow(stream_);
   }
@@ -512,7 +513,13 @@ class CudaBackend final : public Backend {
       layer_product_bwd(Product::kOut, l, N);
       const bool pope = pe_ == cuda::PEKind::kPope;
       cuda::attention_bwd(attn_args(B, l), a.qkv, a.att, datt_, a.lse, dqkv_, pope ? ddelta_part_ : nullptr, s);
-      if (pope) cuda::column_sum(ddelta_part_, G + lp.pe, N, C_, s);
+      // A shared delta (PEConfig::delta_shared) sums its layers' gradients: the last layer's
+      // writes it, the others add theirs (the CPU model's order).
+      if (pope && (!cfg_.pe.delta_shared || l == L_ - 1)) cuda::column_sum(ddelta_part_, G + lp.pe, N, C_, s);
+      if (pope && cfg_.pe.delta_shared && l < L_ - 1) {
+        cuda::column_sum(ddelta_part_, ddelta_layer_, N, C_, s);
+        cuda::axpy(1.f, ddelta_layer_, G + lp.pe, size_t(C_), s);
+      }
       layer_product_bwd(Product::kQkv, l, N);
       cuda::rmsnorm_bwd(dln_, resid_[l], P + lp.ln1, a.rstd1, dx_, dgpart_, N, C_, s, l > 0 ? dx_b_ : nullptr);
       cuda::column_sum(dgpart_, G + lp.ln1, N, C_, s);
@@ -552,7 +559,7 @@ class CudaBackend final : public Backend {
   std::vector<Layer> layers_;
   float *hf_in_, *hf_, *rstdf_, *logits_, *dlogits_, *loss_rows_, *weights_;
   int32_t* correct_;
-  float *dx_, *dln_, *datt_, *dqkv_, *dgelu_, *dgpart_, *ddelta_part_, *dhf_, *dhf_in_, *norm_partial_;
+  float *dx_, *dln_, *datt_, *dqkv_, *dgelu_, *dgpart_, *ddelta_part_, *ddelta_layer_, *dhf_, *dhf_in_, *norm_partial_;
   void *dx_b_, *dgelu_b_;  // bf16 mirrors of dx_ and dgelu_ (bf16 products), or nullptr
   int32_t *tokens_, *ans_, *targets_;
   cuda::AdamWHyper* hyper_;

@@ -174,7 +174,10 @@ nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& par
     // the share outside the interval before the clamp, and a histogram of 8 bins over [-2 pi, 0].
     delta = nlohmann::json::array();
     for (int l = 0; l < L; ++l) {
-      const auto& v = model.layout().find("layer" + std::to_string(l) + ".pe");
+      struct {
+        size_t offset, n;
+        size_t size() const { return n; }
+      } v{model.layout().layers[l].pe, size_t(H) * cfg.model.head_dim()};  // a shared delta: the same block every layer
       std::vector<int> hist(8, 0);
       double s = 0, s2 = 0;
       size_t lo = 0, hi = 0, outside = 0;

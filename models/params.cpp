@@ -6,7 +6,7 @@
 
 namespace popebench {
 
-ParamLayout ParamLayout::build(const ModelConfig& m, size_t pe_params_per_layer, size_t pe_embed_params) {
+ParamLayout ParamLayout::build(const ModelConfig& m, size_t pe_params_per_layer, size_t pe_embed_params, bool pe_shared) {
   ParamLayout L;
   auto add = [&](const std::string& name, int rows, int cols, ParamKind kind, double std) {
     L.views.push_back({name, L.total, rows, cols, kind, std});
@@ -27,6 +27,8 @@ ParamLayout ParamLayout::build(const ModelConfig& m, size_t pe_params_per_layer,
     L.pos = add("pos_emb", static_cast<int>(pe_embed_params / C), C, ParamKind::kEmbedding, m.init_std);
     L.pos_size = pe_embed_params;
   }
+  const size_t shared_pe =
+      pe_shared && pe_params_per_layer ? add("pe_shared", 1, static_cast<int>(pe_params_per_layer), ParamKind::kPeParam, 0) : 0;
   for (int l = 0; l < m.n_layer; ++l) {
     std::string p = "layer" + std::to_string(l) + ".";
     LayerParams lp{};
@@ -36,7 +38,9 @@ ParamLayout ParamLayout::build(const ModelConfig& m, size_t pe_params_per_layer,
     lp.ln2 = add(p + "ln2", 1, C, ParamKind::kNormGain, 0);
     lp.w_fc = add(p + "w_fc", H, C, ParamKind::kMatrix, m.init_std);
     lp.w_proj = add(p + "w_proj", C, H, ParamKind::kMatrix, resid_std);
-    lp.pe = pe_params_per_layer ? add(p + "pe", 1, static_cast<int>(pe_params_per_layer), ParamKind::kPeParam, 0) : 0;
+    lp.pe = !pe_params_per_layer ? 0
+            : pe_shared ? shared_pe
+                        : add(p + "pe", 1, static_cast<int>(pe_params_per_layer), ParamKind::kPeParam, 0);
     L.layers.push_back(lp);
   }
   L.lnf = add("lnf", 1, C, ParamKind::kNormGain, 0);

@@ -28,7 +28,7 @@ struct ParamView {
 
 // Offsets of one transformer block's parameters.
 struct LayerParams {
-  size_t ln1, w_qkv, w_o, ln2, w_fc, w_proj, pe;  // pe: per-layer PE params (PoPE delta), if any
+  size_t ln1, w_qkv, w_o, ln2, w_fc, w_proj, pe;  // pe: the layer's PE params (PoPE delta), if any (shared: the same for all)
 };
 
 struct ParamLayout {
@@ -41,7 +41,10 @@ struct ParamLayout {
 
   // pe_params_per_layer: e.g. n_head * head_dim for PoPE's delta, 0 for RoPE.
   // pe_embed_params: a learned absolute position embedding, max_len * d_model, or 0.
-  static ParamLayout build(const ModelConfig& m, size_t pe_params_per_layer, size_t pe_embed_params = 0);
+  // pe_shared: one PE parameter block for every layer (PEConfig::delta_shared): a single view
+  // "pe_shared", every layer's offset pointing at it.
+  static ParamLayout build(const ModelConfig& m, size_t pe_params_per_layer, size_t pe_embed_params = 0,
+                           bool pe_shared = false);
   const ParamView& find(const std::string& name) const;
 };
 

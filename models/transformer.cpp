@@ -64,7 +64,7 @@ Transformer<T>::Transformer(const ModelConfig& m, const PEConfig& pe)
   if (m_.abs_pos == "learned") abs_pos_ = std::make_unique<AbsolutePE<T>>(true, m_.max_len, m_.d_model);
   if (m_.init == "scaled-embedding") emb_scale_ = T(std::sqrt(double(m_.d_model)));
   layout_ = ParamLayout::build(m_, pe_->params_per_layer(m_.n_head, m_.head_dim()),
-                               pe_->embed_params(m_.max_len, m_.d_model));
+                               pe_->embed_params(m_.max_len, m_.d_model), pe.delta_shared);
 }
 template <typename T>
 Transformer<T>::~Transformer() = default;

@@ -69,6 +69,7 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
   variants.push_back({"rope", "none", 0, "init scaled-embedding", [](RunConfig& c) { c.model.init = "scaled-embedding"; }});
   variants.push_back({"pope", "none", 0, "abs-pos learned", [](RunConfig& c) { c.model.abs_pos = "learned"; }});
   variants.push_back({"pope", "none", 0, "loss all", [](RunConfig& c) { c.train.loss = "all"; }});
+  variants.push_back({"pope", "none", 0, "delta shared", [](RunConfig& c) { c.pe.delta_shared = true; }});
   variants.push_back({"rope", "none", 0, "loss all, pad left", [](RunConfig& c) {
                         c.train.loss = "all";
                         c.input.pad = "left";
@@ -120,8 +121,8 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
 TEST_CASE("ten GPU training steps follow the CPU backend", "[cuda][model]") {
   // "+groups" also checks the optimizer's groups: weight decay on every 2-D tensor and PoPE's
   // delta on its own learning rate (AdamWGroups on the GPU, ParamView::lr_mult on the CPU).
-  // "+project": delta projected after each update, at a learning rate that pushes it out of
-  // [-2 pi, 0]; "+accum": three micro-batches per step (grad_accum) and a tied head.
+  // "+project": delta (shared by the layers) projected after each update, at a learning rate
+  // that pushes it out of [-2 pi, 0]; "+accum": three micro-batches per step (grad_accum) and a tied head.
   for (std::string pe : {"rope", "pope", "alibi-half", "learned", "pope+groups", "learned+groups", "pope+project",
                          "rope+accum", "pope+lossall"}) {
     const std::string extra = pe.find('+') != std::string::npos ? pe.substr(pe.find('+') + 1) : "";
@@ -133,6 +134,7 @@ TEST_CASE("ten GPU training steps follow the CPU backend", "[cuda][model]") {
     }
     if (extra == "project") {
       c.pe.delta_bound = "project";
+      c.pe.delta_shared = true;  // projected once per layer: must stay idempotent
       c.optim.pe_lr_mult = 300;  // steps of ~0.3 rad: many deltas reach a bound within ten steps
     }
     if (extra == "lossall") c.train.loss = "all";

@@ -306,3 +306,31 @@ TEST_CASE("loss all: the mean cross-entropy of every next token, pads and what f
   bad.loss = "tokens";
   CHECK_THROWS_WITH(bad.validate(), Catch::Contains("unknown loss"));
 }
+
+TEST_CASE("delta-shared: one PoPE delta for every layer, its gradient summed over them", "[screen][model]") {
+  RunConfig per = tiny_run("pope"), sh = per;
+  sh.pe.delta_shared = true;
+  Transformer<double> mp(per.model, per.pe), ms(sh.model, sh.pe);
+  const auto &lp = mp.layout(), &ls = ms.layout();
+  const size_t HD = size_t(per.model.n_head) * per.model.head_dim();
+  CHECK(ls.total == lp.total - HD);  // two layers, one delta
+  CHECK(ls.layers[0].pe == ls.layers[1].pe);
+  CHECK(ls.find("pe_shared").size() == HD);
+  // The per-layer model with both deltas set to the shared one computes the same loss, and the
+  // shared gradient is the sum of the per-layer ones.
+  Dataset d = generate_split(per.task, 1, Split::kTrain);
+  Batch b = make_batch(d, {0, 2, 4, 6});
+  std::vector<double> ps(ls.total);
+  ms.init_params(ps.data(), 7);
+  std::vector<double> pp = copy_by_name(ls, ps, lp);
+  for (const auto& layer : lp.layers) std::copy(ps.begin() + ls.layers[0].pe, ps.begin() + ls.layers[0].pe + HD, pp.begin() + layer.pe);
+  Grad gs = loss_grad(ms, ps, b), gp = loss_grad(mp, pp, b);
+  CHECK(gs.loss == Approx(gp.loss).epsilon(1e-13));
+  for (size_t i = 0; i < HD; ++i)
+    REQUIRE(gs.g[ls.layers[0].pe + i] == Approx(gp.g[lp.layers[0].pe + i] + gp.g[lp.layers[1].pe + i]).margin(1e-13));
+  CHECK(gradcheck([&] { return ms.forward(ps.data(), b); }, ps, gs.g) < 1e-6);
+  PEConfig bad;
+  bad.kind = "rope";
+  bad.delta_shared = true;
+  CHECK_THROWS_WITH(bad.validate(), Catch::Contains("pope only"));
+}
