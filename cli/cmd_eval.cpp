@@ -25,10 +25,9 @@ Runner register_eval(CLI::App& app) {
   cmd->add_option("--device", st->device, "auto, cpu or cuda")->default_val("auto");
   cmd->add_option("--threads", st->threads, "CPU threads (0: all cores)")->default_val(0)->check(integer_in(0, 1024));
   return [st]() {
-    if (!st->out.empty()) check_output_path(st->out, "--out");
-    if (st->threads > 0) omp_set_num_threads(st->threads);
-    Checkpoint ck = load_checkpoint(st->checkpoint);
-    RunConfig cfg = checkpoint_run_config(ck, st->checkpoint);
+    OpenedCheckpoint opened = open_checkpoint(st->checkpoint, st->out, st->threads);
+    Checkpoint& ck = opened.ck;
+    RunConfig& cfg = opened.cfg;
     RunConfig data_cfg = cfg;
     Splits data = load_data(data_cfg, st->data);
     if (data_cfg.model.vocab_size != cfg.model.vocab_size || data_cfg.task.width() > cfg.model.max_len)

@@ -32,10 +32,9 @@ Runner register_inspect(CLI::App& app) {
   cmd->add_option("--out", st->out, "Write the JSON here (default: standard output)")->check(non_empty());
   cmd->add_option("--threads", st->threads, "CPU threads (0: all cores)")->default_val(0)->check(integer_in(0, 1024));
   return [st]() {
-    if (!st->out.empty()) check_output_path(st->out, "--out");
-    if (st->threads > 0) omp_set_num_threads(st->threads);
-    Checkpoint ck = load_checkpoint(st->checkpoint);
-    RunConfig cfg = checkpoint_run_config(ck, st->checkpoint);
+    OpenedCheckpoint opened = open_checkpoint(st->checkpoint, st->out, st->threads);
+    Checkpoint& ck = opened.ck;
+    RunConfig& cfg = opened.cfg;
     const Split split = st->split == "val" ? Split::kVal : Split::kTest;
     Dataset d;
     nlohmann::json source;

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <thread>
 
+#include <omp.h>
+
 #include "cli/presets.hpp"
 
 #include "cli/commands.hpp"
@@ -179,6 +181,15 @@ double sweep_deadline(const SweepOptions& sw) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() + sw.time_limit;
 }
 
+OpenedCheckpoint open_checkpoint(const std::string& path, const std::string& out, int threads) {
+  if (!out.empty()) check_output_path(out, "--out");
+  if (threads > 0) omp_set_num_threads(threads);
+  OpenedCheckpoint o;
+  o.ck = load_checkpoint(path);
+  o.cfg = checkpoint_run_config(o.ck, path);
+  return o;
+}
+
 TrainOptions sweep_run_options(const SweepOptions& sw, const RunOptions& r, const RunConfig& cfg,
                                const std::string& out_json, const std::string& label, double deadline) {
   TrainOptions o;
@@ -213,6 +224,7 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
                  "Attention temperature: head_dim (1/sqrt(head dim)), qk_dim (1/sqrt(width of q.k: 2 head dim for PoPE)) or a number")
       ->default_val(c.model.attn_scale)->group(g);
   cmd.add_flag("--tie-embeddings", c.model.tied_embeddings, "Output head = token embedding (nanoGPT, GPT-2)")->group(g);
+  cmd.add_flag("--bias", c.model.bias, "Biases in the blocks' linear layers (nanoGPT's bias=True), zero-initialised, not decayed")->group(g);
   cmd.add_option("--init", c.model.init,
                  "gpt2 (N(0, init-std)) or scaled-embedding (token embedding Kaiming-normal, times sqrt(d-model) in the forward pass)")
       ->default_val(c.model.init)->group(g);

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "models/checkpoint.hpp"
 #include "models/trainer.hpp"
 
 namespace popebench::cli {
@@ -63,6 +64,14 @@ double sweep_deadline(const SweepOptions& sw);
 // sweep's deadline and --stop-at, and the run options' data, logging and kept checkpoints.
 TrainOptions sweep_run_options(const SweepOptions& sw, const RunOptions& r, const RunConfig& cfg,
                                const std::string& out_json, const std::string& label, double deadline);
+
+// What `eval` and `inspect` do first: check --out, set the CPU threads (0: all cores), load
+// the checkpoint and validate its config (checkpoint_run_config).
+struct OpenedCheckpoint {
+  Checkpoint ck;
+  RunConfig cfg;
+};
+OpenedCheckpoint open_checkpoint(const std::string& path, const std::string& out, int threads);
 
 // "a,b,,c" -> {a, b, c}.
 std::vector<std::string> split_list(const std::string& s);

@@ -133,7 +133,7 @@ int RunConfig::input_len() const {
 void to_json(nlohmann::json& j, const ModelConfig& c) {
   j = {{"n_layer", c.n_layer}, {"d_model", c.d_model}, {"n_head", c.n_head}, {"mlp_ratio", c.mlp_ratio},
        {"vocab_size", c.vocab_size}, {"max_len", c.max_len}, {"init_std", c.init_std}, {"attn_scale", c.attn_scale},
-       {"norm", "rmsnorm_prenorm"}, {"activation", "gelu_erf"}, {"bias", false}, {"tied_embeddings", c.tied_embeddings},
+       {"norm", "rmsnorm_prenorm"}, {"activation", "gelu_erf"}, {"bias", c.bias}, {"tied_embeddings", c.tied_embeddings},
        {"init", c.init}, {"abs_pos", c.abs_pos}};
 }
 void from_json(const nlohmann::json& j, ModelConfig& c) {
@@ -146,6 +146,7 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
   c.init_std = j.at("init_std");
   c.attn_scale = j.value("attn_scale", "head_dim");  // absent before the screen's options
   c.tied_embeddings = j.value("tied_embeddings", false);
+  c.bias = j.value("bias", false);
   c.init = j.value("init", "gpt2");
   c.abs_pos = j.value("abs_pos", "none");
 }

@@ -24,6 +24,10 @@ struct ModelConfig {
   // The output head is the token embedding (nanoGPT and GPT-2 tie them): one (V, C) matrix,
   // both uses' gradients summed into it. SPEC: untied.
   bool tied_embeddings = false;
+  // Biases in the four linear layers of each block (qkv, attention output, MLP in and out), zero
+  // at init and never decayed (nanoGPT's bias=True; its head has none, nor has this one). SPEC:
+  // no biases.
+  bool bias = false;
   // "gpt2" (SPEC): every matrix and embedding N(0, init_std), residual projections
   // init_std / sqrt(2 n_layer). "scaled-embedding": the token embedding Kaiming-normal
   // (std sqrt(2 / d_model), PyTorch's fan-in of a (V, C) table) and multiplied by sqrt(d_model)

@@ -416,13 +416,27 @@ class CudaBackend final : public Backend {
   void layer_product_fwd(Product p, int l, int N) {
     const auto& lp = host_model_.layout().layers[l];
     Layer& a = layers_[l];
+    // With biases (ModelConfig::bias) each product's output gets its bias added before anything
+    // reads it. The CPU model adds the bias to the product before the residual; here the residual
+    // is fused into the product, so the two float sums come in the other order (rounding only).
+    const bool bias = host_model_.layout().has_bias;
     switch (p) {
-      case Product::kQkv: gemm_.linear_fwd(a.ln1, params_ + lp.w_qkv, a.qkv, N, C_, 3 * C_, nullptr, stream_, a.ln1_b); break;
+      case Product::kQkv:
+        gemm_.linear_fwd(a.ln1, params_ + lp.w_qkv, a.qkv, N, C_, 3 * C_, nullptr, stream_, a.ln1_b);
+        if (bias) cuda::add_bias(a.qkv, params_ + lp.b_qkv, N, 3 * C_, stream_);
+        break;
       // the residual adds are fused into the output and projection products (beta = 1)
-      case Product::kOut: gemm_.linear_fwd(a.att, params_ + lp.w_o, a.mid, N, C_, C_, resid_[l], stream_, a.att_b); break;
-      case Product::kFc: gemm_.linear_fwd(a.ln2, params_ + lp.w_fc, a.fc, N, C_, F_, nullptr, stream_, a.ln2_b); break;
+      case Product::kOut:
+        gemm_.linear_fwd(a.att, params_ + lp.w_o, a.mid, N, C_, C_, resid_[l], stream_, a.att_b);
+        if (bias) cuda::add_bias(a.mid, params_ + lp.b_o, N, C_, stream_);
+        break;
+      case Product::kFc:
+        gemm_.linear_fwd(a.ln2, params_ + lp.w_fc, a.fc, N, C_, F_, nullptr, stream_, a.ln2_b);
+        if (bias) cuda::add_bias(a.fc, params_ + lp.b_fc, N, F_, stream_);
+        break;
       case Product::kProj:
         gemm_.linear_fwd(a.gelu, params_ + lp.w_proj, resid_[l + 1], N, F_, C_, a.mid, stream_, a.gelu_b);
+        if (bias) cuda::add_bias(resid_[l + 1], params_ + lp.b_proj, N, C_, stream_);
         break;
     }
   }
@@ -431,6 +445,13 @@ class CudaBackend final : public Backend {
     Layer& a = layers_[l];
     const float* P = params_;
     float* G = grads_;
+    // A bias's gradient is the column sum of the product's output gradient (each bias is used once: written, not added).
+    if (host_model_.layout().has_bias) switch (p) {
+        case Product::kQkv: cuda::column_sum(dqkv_, G + lp.b_qkv, N, 3 * C_, stream_); break;
+        case Product::kOut: cuda::column_sum(dx_, G + lp.b_o, N, C_, stream_); break;
+        case Product::kFc: cuda::column_sum(dgelu_, G + lp.b_fc, N, F_, stream_); break;
+        case Product::kProj: cuda::column_sum(dx_, G + lp.b_proj, N, C_, stream_); break;
+      }
     switch (p) {
       case Product::kQkv:
         gemm_.linear_bwd(dqkv_, a.ln1, P + lp.w_qkv, dln_, G + lp.w_qkv, N, C_, 3 * C_, stream_, nullptr, a.ln1_b);

@@ -38,11 +38,18 @@ ParamLayout ParamLayout::build(const ModelConfig& m, size_t pe_params_per_layer,
     lp.ln2 = add(p + "ln2", 1, C, ParamKind::kNormGain, 0);
     lp.w_fc = add(p + "w_fc", H, C, ParamKind::kMatrix, m.init_std);
     lp.w_proj = add(p + "w_proj", C, H, ParamKind::kMatrix, resid_std);
+    if (m.bias) {
+      lp.b_qkv = add(p + "b_qkv", 1, 3 * C, ParamKind::kBias, 0);
+      lp.b_o = add(p + "b_o", 1, C, ParamKind::kBias, 0);
+      lp.b_fc = add(p + "b_fc", 1, H, ParamKind::kBias, 0);
+      lp.b_proj = add(p + "b_proj", 1, C, ParamKind::kBias, 0);
+    }
     lp.pe = !pe_params_per_layer ? 0
             : pe_shared ? shared_pe
                         : add(p + "pe", 1, static_cast<int>(pe_params_per_layer), ParamKind::kPeParam, 0);
     L.layers.push_back(lp);
   }
+  L.has_bias = m.bias;
   L.lnf = add("lnf", 1, C, ParamKind::kNormGain, 0);
   // Tied: the head reads the token embedding's rows; there is no separate view (the embedding's
   // own kind, init and decay rule apply to the one matrix).

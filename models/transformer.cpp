@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "kernels/cpu/attention.hpp"
+#include "kernels/cpu/bias.hpp"
 #include "kernels/cpu/cross_entropy.hpp"
 #include "kernels/cpu/embedding.hpp"
 #include "kernels/cpu/gelu.hpp"
@@ -82,6 +83,9 @@ void Transformer<T>::init_params(T* p, uint64_t seed) const {
       case ParamKind::kNormGain:
         std::fill(w, w + v.size(), T(1));
         break;
+      case ParamKind::kBias:
+        std::fill(w, w + v.size(), T(0));
+        break;
       case ParamKind::kPeParam:
         pe_->init_layer_params(w, m_.n_head, m_.head_dim(), rng);
         break;
@@ -116,7 +120,9 @@ T Transformer<T>::forward(const T* P, const Batch& b, bool every_token) {
     L.resid_in = x;
     L.ln1.resize(NC); L.ln1_rstd.resize(N);
     cpu::rmsnorm_fwd(x.data(), P + lp.ln1, L.ln1.data(), L.ln1_rstd.data(), N, C);
+    const bool bias = layout_.has_bias;
     cpu::linear_fwd(L.ln1.data(), P + lp.w_qkv, qkv.data(), N, C, 3 * C);
+    if (bias) cpu::bias_fwd(qkv.data(), P + lp.b_qkv, N, 3 * C);
     L.q.resize(heads * D); L.k.resize(heads * D); L.v.resize(heads * D);
     split_heads(qkv.data(), L.q.data(), 0, B, Tn, H, D, 3 * C);
     split_heads(qkv.data(), L.k.data(), 1, B, Tn, H, D, 3 * C);
@@ -129,14 +135,17 @@ T Transformer<T>::forward(const T* P, const Batch& b, bool every_token) {
                        pe_->score_slopes());
     merge_heads(L.atth.data(), L.att.data(), 0, B, Tn, H, D, C);
     cpu::linear_fwd(L.att.data(), P + lp.w_o, tmp.data(), N, C, C);
+    if (bias) cpu::bias_fwd(tmp.data(), P + lp.b_o, N, C);
     for (size_t i = 0; i < NC; ++i) x[i] += tmp[i];
     L.resid_mid = x;
     L.ln2.resize(NC); L.ln2_rstd.resize(N);
     cpu::rmsnorm_fwd(x.data(), P + lp.ln2, L.ln2.data(), L.ln2_rstd.data(), N, C);
     L.fc.resize(static_cast<size_t>(N) * F); L.gelu.resize(static_cast<size_t>(N) * F);
     cpu::linear_fwd(L.ln2.data(), P + lp.w_fc, L.fc.data(), N, C, F);
+    if (bias) cpu::bias_fwd(L.fc.data(), P + lp.b_fc, N, F);
     cpu::gelu_fwd(L.fc.data(), L.gelu.data(), L.fc.size());
     cpu::linear_fwd(L.gelu.data(), P + lp.w_proj, tmp.data(), N, F, C);
+    if (bias) cpu::bias_fwd(tmp.data(), P + lp.b_proj, N, C);
     for (size_t i = 0; i < NC; ++i) x[i] += tmp[i];
   }
   // Only the answer positions reach the head (SPEC), or every position with every_token.
@@ -211,10 +220,14 @@ void Transformer<T>::backward(const T* P, T* G) {
   for (int l = m_.n_layer - 1; l >= 0; --l) {
     auto& L = A.layers[l];
     const auto& lp = layout_.layers[l];
+    const bool bias = layout_.has_bias;
+    if (bias) cpu::bias_bwd(dx.data(), G + lp.b_proj, N, C);
     cpu::linear_bwd(dx.data(), L.gelu.data(), P + lp.w_proj, dgelu.data(), G + lp.w_proj, N, F, C);
     cpu::gelu_bwd(dgelu.data(), L.fc.data(), dgelu.data(), dgelu.size());
+    if (bias) cpu::bias_bwd(dgelu.data(), G + lp.b_fc, N, F);
     cpu::linear_bwd(dgelu.data(), L.ln2.data(), P + lp.w_fc, dln.data(), G + lp.w_fc, N, C, F);
     cpu::rmsnorm_bwd(dln.data(), L.resid_mid.data(), P + lp.ln2, L.ln2_rstd.data(), dx.data(), G + lp.ln2, N, C);
+    if (bias) cpu::bias_bwd(dx.data(), G + lp.b_o, N, C);
     cpu::linear_bwd(dx.data(), L.att.data(), P + lp.w_o, datt.data(), G + lp.w_o, N, C, C);
     split_heads(datt.data(), datth.data(), 0, B, Tn, H, D, C);
     cpu::attention_bwd(datth.data(), L.qp.data(), L.kp.data(), L.v.data(), L.probs.data(), dqp.data(), dkp.data(),
@@ -225,6 +238,7 @@ void Transformer<T>::backward(const T* P, T* G) {
     merge_heads(dq.data(), dqkv.data(), 0, B, Tn, H, D, 3 * C);
     merge_heads(dk.data(), dqkv.data(), 1, B, Tn, H, D, 3 * C);
     merge_heads(dv.data(), dqkv.data(), 2, B, Tn, H, D, 3 * C);
+    if (bias) cpu::bias_bwd(dqkv.data(), G + lp.b_qkv, N, 3 * C);
     cpu::linear_bwd(dqkv.data(), L.ln1.data(), P + lp.w_qkv, dln.data(), G + lp.w_qkv, N, C, 3 * C);
     cpu::rmsnorm_bwd(dln.data(), L.resid_in.data(), P + lp.ln1, L.ln1_rstd.data(), dx.data(), G + lp.ln1, N, C);
   }

@@ -70,6 +70,7 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
   variants.push_back({"pope", "none", 0, "abs-pos learned", [](RunConfig& c) { c.model.abs_pos = "learned"; }});
   variants.push_back({"pope", "none", 0, "loss all", [](RunConfig& c) { c.train.loss = "all"; }});
   variants.push_back({"pope", "none", 0, "delta shared", [](RunConfig& c) { c.pe.delta_shared = true; }});
+  variants.push_back({"rope", "none", 0, "bias", [](RunConfig& c) { c.model.bias = true; }});
   variants.push_back({"rope", "none", 0, "loss all, pad left", [](RunConfig& c) {
                         c.train.loss = "all";
                         c.input.pad = "left";
@@ -124,7 +125,7 @@ TEST_CASE("ten GPU training steps follow the CPU backend", "[cuda][model]") {
   // "+project": delta (shared by the layers) projected after each update, at a learning rate
   // that pushes it out of [-2 pi, 0]; "+accum": three micro-batches per step (grad_accum) and a tied head.
   for (std::string pe : {"rope", "pope", "alibi-half", "learned", "pope+groups", "learned+groups", "pope+project",
-                         "rope+accum", "pope+lossall"}) {
+                         "rope+accum", "pope+lossall", "pope+bias"}) {
     const std::string extra = pe.find('+') != std::string::npos ? pe.substr(pe.find('+') + 1) : "";
     RunConfig c = tiny(extra.empty() ? pe : pe.substr(0, pe.find('+')), "fp32");
     if (extra == "groups") {
@@ -138,6 +139,7 @@ TEST_CASE("ten GPU training steps follow the CPU backend", "[cuda][model]") {
       c.optim.pe_lr_mult = 300;  // steps of ~0.3 rad: many deltas reach a bound within ten steps
     }
     if (extra == "lossall") c.train.loss = "all";
+    if (extra == "bias") c.model.bias = true;  // zero at init: the ten steps make them non-zero
     if (extra == "accum") {
       c.train.grad_accum = 3;
       c.model.tied_embeddings = true;

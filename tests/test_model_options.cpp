@@ -334,3 +334,34 @@ TEST_CASE("delta-shared: one PoPE delta for every layer, its gradient summed ove
   bad.delta_shared = true;
   CHECK_THROWS_WITH(bad.validate(), Catch::Contains("pope only"));
 }
+
+TEST_CASE("bias: the blocks' linear layers get biases, zero at init, never decayed", "[screen][model]") {
+  RunConfig c = tiny_run("pope"), b = c;
+  b.model.bias = true;
+  Transformer<double> mc(c.model, c.pe), mb(b.model, b.pe);
+  const int C = c.model.d_model, F = c.model.mlp_ratio * C;
+  CHECK(mb.layout().total == mc.layout().total + size_t(c.model.n_layer) * (3 * C + C + F + C));
+  std::vector<double> pb(mb.layout().total);
+  mb.init_params(pb.data(), 2);
+  for (const auto& v : mb.layout().views)
+    if (v.kind == ParamKind::kBias) {
+      CHECK(std::all_of(pb.begin() + v.offset, pb.begin() + v.offset + v.size(), [](double x) { return x == 0.0; }));
+      OptimConfig all2d;
+      all2d.weight_decay_on = "all-2d";
+      CHECK_FALSE(v.decays(OptimConfig{}));
+      CHECK_FALSE(v.decays(all2d));
+    }
+  Dataset d = generate_split(c.task, 1, Split::kTrain);
+  Batch batch = make_batch(d, {0, 1, 2, 3});
+  // Zero biases: the model without them. Non-zero ones change the loss, and every gradient,
+  // the biases' included, matches finite differences.
+  std::vector<double> pc = copy_by_name(mb.layout(), pb, mc.layout());
+  CHECK(mb.forward(pb.data(), batch) == Approx(mc.forward(pc.data(), batch)).epsilon(1e-13));
+  Pcg32 rng(5, 5);
+  for (const auto& v : mb.layout().views)
+    if (v.kind == ParamKind::kBias)
+      for (size_t i = v.offset; i < v.offset + v.size(); ++i) pb[i] = 0.2 * rng.normal();
+  Grad g = loss_grad(mb, pb, batch);
+  CHECK(std::abs(g.loss - mc.forward(pc.data(), batch)) > 1e-6);
+  CHECK(gradcheck([&] { return mb.forward(pb.data(), batch); }, pb, g.g) < 1e-6);
+}

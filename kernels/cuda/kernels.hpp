@@ -24,6 +24,8 @@ void embedding_bwd(const int32_t* tok, const float* dx, float* dwte, int N, int 
 
 // axpy.cu. y (n) += alpha * x (n) (gradient accumulation over micro-batches).
 void axpy(float alpha, const float* x, float* y, size_t n, cudaStream_t s);
+// bias.cu. y (rows, cols) += b (cols) (a linear layer's bias; its gradient is column_sum of dy).
+void add_bias(float* y, const float* b, int rows, int cols, cudaStream_t s);
 // clamp.cu. x (n) = min(max(x, lo), hi) (PoPE's delta projected after an update).
 void clamp_range(float* x, size_t n, float lo, float hi, cudaStream_t s);
 
