@@ -1,7 +1,5 @@
 // y += alpha * x, for gradient accumulation over micro-batches. CPU twin: the loop in
 // models/cpu_backend.cpp (the CPU model's backward accumulates into its gradient directly).
-#include <algorithm>
-
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/kernels.hpp"
 
@@ -17,7 +15,7 @@ __global__ void axpy_kernel(float alpha, const float* __restrict__ x, float* __r
 void axpy(float alpha, const float* x, float* y, size_t n, cudaStream_t s) {
   if (n == 0) return;
   const int threads = 256;
-  const int blocks = static_cast<int>(std::min<size_t>((n + threads - 1) / threads, 4096));
+  const int blocks = grid_stride_blocks(n, threads, 4096);
   axpy_kernel<<<blocks, threads, 0, s>>>(alpha, x, y, n);
   CUDA_CHECK_LAUNCH("axpy");
 }

@@ -1,7 +1,5 @@
 // y (rows, cols) += b (cols): a linear layer's bias (ModelConfig::bias). CPU twin:
 // kernels/cpu/bias.hpp. The gradient is column_sum of dy (reduce.cu).
-#include <algorithm>
-
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/kernels.hpp"
 
@@ -16,7 +14,7 @@ void add_bias(float* y, const float* b, int rows, int cols, cudaStream_t s) {
   const size_t n = size_t(rows) * cols;
   if (n == 0) return;
   const int threads = 256;
-  const int blocks = static_cast<int>(std::min<size_t>((n + threads - 1) / threads, 4096));
+  const int blocks = grid_stride_blocks(n, threads, 4096);
   add_bias_kernel<<<blocks, threads, 0, s>>>(y, b, n, cols);
   CUDA_CHECK_LAUNCH("add_bias");
 }

@@ -1,6 +1,4 @@
 // Projection onto [lo, hi], elementwise. CPU twin: kernels/cpu/clamp.hpp.
-#include <algorithm>
-
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/kernels.hpp"
 
@@ -14,7 +12,7 @@ __global__ void clamp_range_kernel(float* x, size_t n, float lo, float hi) {
 void clamp_range(float* x, size_t n, float lo, float hi, cudaStream_t s) {
   if (n == 0) return;
   const int threads = 256;
-  const int blocks = static_cast<int>(std::min<size_t>((n + threads - 1) / threads, 1024));
+  const int blocks = grid_stride_blocks(n, threads, 1024);
   clamp_range_kernel<<<blocks, threads, 0, s>>>(x, n, lo, hi);
   CUDA_CHECK_LAUNCH("clamp_range");
 }

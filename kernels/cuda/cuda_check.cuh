@@ -20,6 +20,15 @@ inline void check(cudaError_t e, const char* what, const char* file, int line) {
 
 }  // namespace popebench::cuda
 
+namespace popebench::cuda {
+// Blocks of `threads` for a grid-stride loop over n elements: one element per thread, at most
+// max_blocks (the loop covers the rest).
+inline int grid_stride_blocks(size_t n, int threads, size_t max_blocks) {
+  const size_t b = (n + threads - 1) / threads;
+  return static_cast<int>(b < max_blocks ? b : max_blocks);
+}
+}  // namespace popebench::cuda
+
 #define CUDA_CHECK(call) ::popebench::cuda::check((call), #call, __FILE__, __LINE__)
 #define CUDA_CHECK_LAUNCH(name) ::popebench::cuda::check(cudaGetLastError(), name, __FILE__, __LINE__)
 
