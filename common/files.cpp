@@ -23,6 +23,17 @@ std::string hex64(uint64_t v) {
   return buf;
 }
 
+void copy_file_atomic(const std::string& from, const std::string& to) {
+  const std::string tmp = to + ".tmp." + std::to_string(::getpid());
+  std::error_code ec;
+  std::filesystem::copy_file(from, tmp, std::filesystem::copy_options::overwrite_existing, ec);
+  if (!ec) std::filesystem::rename(tmp, to, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    throw UserError("cannot copy " + from + " to " + to + ": " + ec.message());
+  }
+}
+
 void write_file_atomic(const std::string& path, std::string_view content) {
   {
     std::error_code ec;

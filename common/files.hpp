@@ -24,6 +24,8 @@ void write_file_atomic(const std::string& path, std::string_view content);
 // Reads a whole regular file; anything else (a folder, a device, a FIFO: possibly endless) is
 // refused with a UserError.
 std::string read_file(const std::string& path);
+// Copies a regular file to `to` through a temporary beside it and a rename, as write_file_atomic.
+void copy_file_atomic(const std::string& from, const std::string& to);
 // Checks, before any work, that `path` can take an output file: not empty, not a folder name, a
 // regular file or a new name, in a folder that exists and is writable or can be created. `what`
 // names the option in the message (e.g. "--out").

@@ -13,6 +13,23 @@ namespace popebench {
 
 namespace {
 [[noreturn]] void bad(const std::string& m) { throw UserError(m); }
+
+// Fields whose JSON spelling is not the option's (the JSON's predates the option): pairs of
+// {option value, JSON value}, the first pair the value when the key is absent.
+using Spellings = std::initializer_list<std::pair<const char*, const char*>>;
+const Spellings kSampling = {{"replacement", "uniform_with_replacement"}, {"epochs", "shuffled_epochs"}};
+const Spellings kLoss = {{"answer", "answer_position_only"}, {"all", "every_next_token"}};
+std::string json_spelling(const std::string& option_value, const Spellings& s) {
+  for (const auto& [opt, js] : s)
+    if (option_value == opt) return js;
+  bad("no JSON spelling for '" + option_value + "'");
+}
+std::string option_spelling(const nlohmann::json& j, const char* key, const Spellings& s) {
+  const std::string v = j.value(key, s.begin()->second);
+  for (const auto& [opt, js] : s)
+    if (v == js) return opt;
+  bad("unknown " + std::string(key) + " '" + v + "' in the config");
+}
 }  // namespace
 
 void ModelConfig::validate() const {
@@ -188,8 +205,8 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
   j = {{"seed", c.seed}, {"data_seed", c.data_seed}, {"steps", c.steps}, {"batch", c.batch},
        {"eval_every", c.eval_every}, {"eval_examples", c.eval_examples}, {"eval_batch", c.eval_batch},
        {"checkpoint_every", c.checkpoint_every}, {"device", c.device}, {"gpu_matmul", c.gpu_matmul},
-       {"batch_sampling", c.sampling == "epochs" ? "shuffled_epochs" : "uniform_with_replacement"},
-       {"grad_accum", c.grad_accum}, {"loss", c.loss == "all" ? "every_next_token" : "answer_position_only"}};
+       {"batch_sampling", json_spelling(c.sampling, kSampling)}, {"grad_accum", c.grad_accum},
+       {"loss", json_spelling(c.loss, kLoss)}};
 }
 void from_json(const nlohmann::json& j, TrainConfig& c) {
   c.seed = json_int<uint64_t>(j, "seed");
@@ -202,14 +219,9 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
   c.checkpoint_every = json_int<int64_t>(j, "checkpoint_every");
   c.device = j.at("device");
   c.gpu_matmul = j.value("gpu_matmul", "tf32");  // absent before 0.1.0's CUDA backend
-  const std::string sampling = j.value("batch_sampling", "uniform_with_replacement");
-  if (sampling != "uniform_with_replacement" && sampling != "shuffled_epochs")
-    bad("unknown batch_sampling '" + sampling + "' in the config");
-  c.sampling = sampling == "shuffled_epochs" ? "epochs" : "replacement";
+  c.sampling = option_spelling(j, "batch_sampling", kSampling);
   c.grad_accum = j.contains("grad_accum") ? json_int<int>(j, "grad_accum") : 1;
-  const std::string loss = j.value("loss", "answer_position_only");
-  if (loss != "answer_position_only" && loss != "every_next_token") bad("unknown loss '" + loss + "' in the config");
-  c.loss = loss == "every_next_token" ? "all" : "answer";
+  c.loss = option_spelling(j, "loss", kLoss);
 }
 void to_json(nlohmann::json& j, const InputConfig& c) { j = {{"context", c.context}, {"pad", c.pad}}; }
 void from_json(const nlohmann::json& j, InputConfig& c) {

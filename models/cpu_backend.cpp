@@ -33,7 +33,7 @@ class CpuBackend final : public Backend {
     std::fill(g_.begin(), g_.end(), 0.f);
     double loss = 0;
     for (const Batch& b : micro) {  // backward accumulates into g_: the sum of the micro-batches' gradients
-      loss += model_.forward(p_.data(), b, cfg_.train.loss == "all");
+      loss += model_.forward(p_.data(), b, every_token_);
       for (int c : model_.correct()) r.correct += c;
       model_.backward(p_.data(), g_.data());
     }
@@ -49,7 +49,7 @@ class CpuBackend final : public Backend {
       cpu::adamw_update(p_.data() + view.offset, g_.data() + view.offset, m_.data() + view.offset,
                         v_.data() + view.offset, view.size(), lr * view.lr_mult(o), view.decays(o) ? o.weight_decay : 0.0, o.beta1,
                         o.beta2, o.eps, step, scale);
-    if (cfg_.pe.delta_bound == "project")  // PEConfig::delta_bound: PoPE's delta back onto [-2 pi, 0]
+    if (project_delta_)  // PEConfig::delta_bound: PoPE's delta back onto [-2 pi, 0]
       for (const auto& view : model_.layout().views)
         if (view.kind == ParamKind::kPeParam)
           cpu::clamp_range(p_.data() + view.offset, view.size(), cpu::pope_delta_min_float(), float(cpu::kPopeDeltaMax));
@@ -65,6 +65,8 @@ class CpuBackend final : public Backend {
   RunConfig cfg_;
   Transformer<float> model_;
   std::vector<float> p_, g_, m_, v_;  // params, grads, Adam m and v: (layout().total,) each
+  const bool every_token_ = cfg_.train.loss == "all";        // TrainConfig::loss
+  const bool project_delta_ = cfg_.pe.delta_bound == "project";  // PEConfig::delta_bound
 };
 }  // namespace
 

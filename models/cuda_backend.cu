@@ -292,11 +292,10 @@ class CudaBackend final : public Backend {
       CUDA_CHECK(cudaStreamSynchronize(stream_));
       loss += read_step_loss(b, r.correct);
     }
-    CUDA_CHECK(cudaMemcpyAsync(grads_, accum_, total_ * sizeof(float), cudaMemcpyDeviceToDevice, stream_));
     h_hyper_->lr = static_cast<float>(lr);
     h_hyper_->step = static_cast<float>(step);
     CUDA_CHECK(cudaMemcpyAsync(hyper_, h_hyper_, 2 * sizeof(float), cudaMemcpyHostToDevice, stream_));
-    optimizer_update();
+    optimizer_update(accum_);  // the mean gradient, where it was summed
     CUDA_CHECK(cudaMemcpyAsync(&h_hyper_->grad_norm, &hyper_->grad_norm, sizeof(float), cudaMemcpyDeviceToHost, stream_));
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     r.loss = loss / double(micro.size());
@@ -390,12 +389,14 @@ class CudaBackend final : public Backend {
     CUDA_CHECK(cudaMemcpyAsync(&h_hyper_->grad_norm, &hyper_->grad_norm, sizeof(float), cudaMemcpyDeviceToHost, stream_));
   }
 
-  // Global gradient norm, clipped AdamW over the one parameter buffer, and (bf16 matmuls) the
-  // bf16 copy of the parameters the next step's products read.
-  void optimizer_update() {
-    cuda::l2_norm(grads_, total_, norm_partial_, &hyper_->grad_norm, stream_);
+  // Global norm of the gradient g (total_; grads_ unless the step accumulated micro-batches),
+  // clipped AdamW over the one parameter buffer, and (bf16 matmuls) the bf16 copy of the
+  // parameters the next step's products read.
+  void optimizer_update(const float* g = nullptr) {
+    if (!g) g = grads_;
+    cuda::l2_norm(g, total_, norm_partial_, &hyper_->grad_norm, stream_);
     const auto& o = cfg_.optim;
-    cuda::adamw_update(params_, grads_, m_, v_, group_, total_, hyper_, groups_, float(o.beta1), float(o.beta2),
+    cuda::adamw_update(params_, g, m_, v_, group_, total_, hyper_, groups_, float(o.beta1), float(o.beta2),
                        float(o.eps), float(o.grad_clip), stream_);
     if (cfg_.pe.delta_bound == "project")  // PEConfig::delta_bound: delta back onto [-2 pi, 0]
       for (const auto& lp : host_model_.layout().layers)  // a shared delta is projected once per layer: idempotent

@@ -174,14 +174,12 @@ nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& par
     // the share outside the interval before the clamp, and a histogram of 8 bins over [-2 pi, 0].
     delta = nlohmann::json::array();
     for (int l = 0; l < L; ++l) {
-      struct {
-        size_t offset, n;
-        size_t size() const { return n; }
-      } v{model.layout().layers[l].pe, size_t(H) * cfg.model.head_dim()};  // a shared delta: the same block every layer
+      // The layer's block (a shared delta: the same block for every layer).
+      const size_t first = model.layout().layers[l].pe, count = size_t(H) * cfg.model.head_dim();
       std::vector<int> hist(8, 0);
       double s = 0, s2 = 0;
       size_t lo = 0, hi = 0, outside = 0;
-      for (size_t i = v.offset; i < v.offset + v.size(); ++i) {
+      for (size_t i = first; i < first + count; ++i) {
         const double raw = params[i], x = cpu::clamp_delta(raw);
         outside += raw < cpu::kPopeDeltaMin || raw > cpu::kPopeDeltaMax;
         lo += x - cpu::kPopeDeltaMin < 1e-3;
@@ -190,7 +188,7 @@ nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& par
         s2 += x * x;
         hist[std::min(7, int((x - cpu::kPopeDeltaMin) / (2 * M_PI) * 8))]++;
       }
-      const double cnt = double(v.size()), mean = s / cnt;
+      const double cnt = double(count), mean = s / cnt;
       delta.push_back({{"layer", l}, {"mean", mean}, {"std", std::sqrt(std::max(0.0, s2 / cnt - mean * mean))},
                        {"share_at_minus_2pi", lo / cnt}, {"share_at_0", hi / cnt}, {"share_outside_before_clamp", outside / cnt},
                        {"histogram_8_bins", hist}});

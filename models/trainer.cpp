@@ -291,14 +291,19 @@ nlohmann::json train(TrainOptions opt) {
       loss_n = hits = 0;
       t_train = Clock::now();
     }
-    if ((T.checkpoint_every > 0 && step % T.checkpoint_every == 0) && !last) {
+    const bool saved_now = T.checkpoint_every > 0 && step % T.checkpoint_every == 0 && !last;
+    if (saved_now) {
       train_s += seconds_since(t_train);
       save(prior_train_s + train_s, prior_eval_s + eval_s, opt.checkpoint);
       t_train = Clock::now();
     }
     if (opt.keep_every > 0 && step % opt.keep_every == 0) {
       train_s += seconds_since(t_train);
-      save(prior_train_s + train_s, prior_eval_s + eval_s, kept_checkpoint_path(opt.checkpoint, step));
+      // The checkpoint just written is this step's: copy it rather than fetch and write the state again.
+      if (saved_now)
+        copy_file_atomic(opt.checkpoint, kept_checkpoint_path(opt.checkpoint, step));
+      else
+        save(prior_train_s + train_s, prior_eval_s + eval_s, kept_checkpoint_path(opt.checkpoint, step));
       t_train = Clock::now();
     }
     double elapsed = train_s + seconds_since(t_train);

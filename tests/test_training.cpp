@@ -120,6 +120,34 @@ TEST_CASE("resume from a checkpoint equals an uninterrupted run", "[train]") {
   fs::remove_all(dir);
 }
 
+TEST_CASE("keep_every keeps the checkpoint of every N-th step beside the run's own", "[train]") {
+  std::string dir = test::fresh_tmpdir("train_keep");
+  RunConfig c = tiny_run("rope");
+  c.train.checkpoint_every = 5;  // at 10 and 20 the run's own checkpoint is written too (then copied); 30 is the last step
+  auto o = opts(c, dir + "/r.json");
+  o.keep_every = 10;
+  train(o);
+  const Checkpoint last = load_checkpoint(dir + "/r.json.ckpt");
+  for (int step : {10, 20, 30}) {
+    const std::string kept = kept_checkpoint_path(dir + "/r.json.ckpt", step);
+    INFO(kept);
+    REQUIRE(file_exists(kept));
+    const Checkpoint k = load_checkpoint(kept);
+    CHECK(k.step == step);
+    if (step == 30) CHECK(k.params == last.params);
+    else CHECK(k.params != last.params);
+  }
+  CHECK_FALSE(file_exists(kept_checkpoint_path(dir + "/r.json.ckpt", 15)));
+  // A kept checkpoint resumes like the run's own: from step 20 to the end, the same run.
+  auto r = opts(c, dir + "/from20.json");
+  r.checkpoint = kept_checkpoint_path(dir + "/r.json.ckpt", 20);
+  r.resume = true;
+  auto resumed = train(r);
+  CHECK(resumed["resumed_from_step"] == 20);
+  CHECK(numbers(resumed) == numbers(read_run_file(dir + "/r.json").raw));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("bad input is refused with a clear message", "[train]") {
   std::string dir = test::fresh_tmpdir("train_bad");
   RunConfig c = tiny_run("sinusoidal-typo");
