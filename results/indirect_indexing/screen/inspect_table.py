@@ -28,13 +28,20 @@ def top(layers, kind):
 
 if len(sys.argv) < 2:
     sys.exit("usage: inspect_table.py DIR_OR_FILES...")
+docs = []
+for f in files(sys.argv[1:]):  # every file read and checked before a line is printed
+    try:
+        with open(f) as fh:
+            d = json.load(fh)
+    except (OSError, ValueError) as e:
+        sys.exit(f"inspect_table.py: {f}: {e}")
+    if not isinstance(d, dict) or d.get("schema") != "popebench.inspect":
+        sys.exit(f"inspect_table.py: {f}: not a popebench.inspect file")
+    docs.append((f, d))
 print("| run | step | n | acc % | " + " | ".join(c + " %" for c in CLASSES) +
       " | most on source (layer, head, mass %) | most on target | query to source |")
 print("|" + " --- |" * (7 + len(CLASSES)))
-for f in files(sys.argv[1:]):
-    d = json.load(open(f))
-    if d.get("schema") != "popebench.inspect":
-        sys.exit(f"inspect_table.py: {f}: not a popebench.inspect file")
+for f, d in docs:
     r = d["result"]
     cls = [f"{100 * r['prediction_classes'].get(c, {'share': 0})['share']:.1f}" for c in CLASSES]
     layers = r["attention_from_answer"]["layers"]
