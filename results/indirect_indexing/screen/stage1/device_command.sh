@@ -28,3 +28,16 @@ setsid nohup .devbin/popebench sweep results/indirect_indexing/screen/screen.jso
 #   .devbin/popebench inspect CKPT --examples 2000 --show 30 --threads 4 --out ../inspect/CELL/RUN.inspect.json
 # Tables: /usr/bin/python3 results/indirect_indexing/screen/screen_table.py
 #         /usr/bin/python3 results/indirect_indexing/screen/inspect_table.py results/indirect_indexing/screen/inspect
+
+# --- Third session (2026-12-02, 04:18-04:46 UTC), binary built from commit 05fa7e0 (the run
+# JSONs' git_commit; inspect_runs.sh as changed in c256efd), carried as above. Call 1 ran the GPU
+# tests (all passed: 3501 assertions in 17 test cases, now with the --loss all, --delta-shared and
+# --bias variants) and started a sweep of wd_all_2d, delta_lr_x10 and base_1000 (ten runs at once,
+# 30.7-32.1 steps/s each). That sweep is lost: the machine was given back between the second and
+# the third call (more than 30 s apart) at step ~34,000 of 40,000, before any run JSON was copied
+# out. Nothing of it is committed. With the time left, on a fresh machine, one cell alone:
+.devbin/popebench sweep results/indirect_indexing/screen/screen.json --out /tmp/screen --cells delta_lr_x10 \
+  --stop-at 40000 --concurrent 2 --keep-checkpoints 20000 --time-limit 370
+# (two runs at once, 134.8 steps/s each, 40,000 steps in 5.0 minutes; log sweep_delta_lr_x10.log),
+# then inspect on each run's 40k checkpoint with 500 test examples (the time left allowed no more):
+bash results/indirect_indexing/screen/inspect_runs.sh /tmp/screen ../inspect 2 500 '*.json.ckpt'
