@@ -230,6 +230,9 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
       ->default_val(c.model.init)->group(g);
   cmd.add_option("--abs-pos", c.model.abs_pos, "none, or learned: a learned absolute position embedding on top of the PE (nanoGPT's wpe)")
       ->default_val(c.model.abs_pos)->group(g);
+  cmd.add_option("--attn-temp", c.model.attn_temp,
+                 "fixed, or learned: a learned per-layer, per-head log-temperature on the scores (zero at init)")
+      ->default_val(c.model.attn_temp)->group(g);
   g = "Positional embedding";
   if (with_pe_and_seed)
     cmd.add_option("--pe", c.pe.kind, "none, rope, pope, rope-half, alibi, alibi-half, sinusoidal or learned")->default_val(c.pe.kind)->group(g);
@@ -260,8 +263,11 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   g = "Input";
   cmd.add_option("--context", c.input.context, "Keep only the last N input tokens of each example (0: all)")
       ->default_val(c.input.context)->check(integer_in(0, 1 << 20))->group(g);
-  cmd.add_option("--pad", c.input.pad, "Padding side: right (after the answer, masked by causality) or left (visible)")
+  cmd.add_option("--pad", c.input.pad, "Padding side: right (after the answer, masked by causality) or left (visible unless --pad-attention masked)")
       ->default_val(c.input.pad)->group(g);
+  cmd.add_option("--pad-attention", c.input.pad_attention,
+                 "visible, or masked: attention never sees the left pads (needs --pad left)")
+      ->default_val(c.input.pad_attention)->group(g);
   g = "Training";
   if (with_pe_and_seed)
     cmd.add_option("--seed", c.train.seed, "Seed of init and batch sampling")->default_val(c.train.seed)->check(integer_in(0, LLONG_MAX))->group(g);

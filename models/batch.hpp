@@ -2,7 +2,7 @@
 // sequence without its target), the answer positions and the targets.
 // Right padding (the default) puts the pads after each example's answer position, so the causal
 // mask keeps them out of every prediction that counts. Left padding puts them before the
-// example, where attention sees them (InputConfig::pad); a context crop keeps only the last
+// example, where attention sees them unless they are masked (InputConfig::pad, pad_attention); a context crop keeps only the last
 // InputConfig::context input tokens, positions starting at 0 at the first one kept.
 #pragma once
 #include <algorithm>
@@ -21,6 +21,9 @@ struct Batch {
   std::vector<int32_t> tokens;      // (B, T)
   std::vector<int32_t> answer_pos;  // (B,)
   std::vector<int32_t> targets;     // (B,)
+  // (B,) or empty: with masked left pads (InputConfig::pad_attention), each row's first real
+  // position; its queries attend from there on (the attention ops' key_start).
+  std::vector<int32_t> key_start;
 };
 
 // T = pad_to when > 0 (static shapes for CUDA graphs; left padding always needs it, since the
@@ -33,7 +36,7 @@ inline Batch make_batch(const Dataset& d, const std::vector<size_t>& idx, int pa
   if (pad_to > 0 && pad_to < b.T)
     throw UserError("an input of " + std::to_string(b.T) + " tokens does not fit rows of " + std::to_string(pad_to));
   if (pad_to > 0) b.T = pad_to;
-  const bool left = in.pad == "left";
+  const bool left = in.pad == "left", masked = in.pad_attention == "masked";
   b.tokens.assign(static_cast<size_t>(b.B) * b.T, vocab::kPad);
   for (int r = 0; r < b.B; ++r) {
     const size_t i = idx[r];
@@ -42,6 +45,7 @@ inline Batch make_batch(const Dataset& d, const std::vector<size_t>& idx, int pa
     const uint16_t* s = d.seq(i) + first;
     for (int t = 0; t < n; ++t) b.tokens[static_cast<size_t>(r) * b.T + at + t] = s[t];
     b.answer_pos.push_back(at + n - 1);
+    if (masked) b.key_start.push_back(at);
     b.targets.push_back(d.target(i));
   }
   return b;

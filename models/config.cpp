@@ -60,6 +60,7 @@ void ModelConfig::validate() const {
   if (init == "scaled-embedding" && tied_embeddings)
     bad("--init scaled-embedding has an untied head: it cannot be combined with --tie-embeddings");
   if (abs_pos != "none" && abs_pos != "learned") bad("unknown absolute position embedding '" + abs_pos + "' (known: none, learned)");
+  if (attn_temp != "fixed" && attn_temp != "learned") bad("unknown attention temperature '" + attn_temp + "' (known: fixed, learned)");
 }
 
 double attention_scale(const ModelConfig& m, int qk_dim) {
@@ -110,6 +111,10 @@ void OptimConfig::validate() const {
 void InputConfig::validate() const {
   if (context < 0) bad("context must be >= 0 (0: the whole input)");
   if (pad != "right" && pad != "left") bad("unknown padding side '" + pad + "' (known: right, left)");
+  if (pad_attention != "visible" && pad_attention != "masked")
+    bad("unknown pad attention '" + pad_attention + "' (known: visible, masked)");
+  if (pad_attention == "masked" && pad != "left")
+    bad("--pad-attention masked needs --pad left (right pads are already behind the causal mask)");
 }
 
 void TrainConfig::validate() const {
@@ -151,7 +156,7 @@ void to_json(nlohmann::json& j, const ModelConfig& c) {
   j = {{"n_layer", c.n_layer}, {"d_model", c.d_model}, {"n_head", c.n_head}, {"mlp_ratio", c.mlp_ratio},
        {"vocab_size", c.vocab_size}, {"max_len", c.max_len}, {"init_std", c.init_std}, {"attn_scale", c.attn_scale},
        {"norm", "rmsnorm_prenorm"}, {"activation", "gelu_erf"}, {"bias", c.bias}, {"tied_embeddings", c.tied_embeddings},
-       {"init", c.init}, {"abs_pos", c.abs_pos}};
+       {"init", c.init}, {"abs_pos", c.abs_pos}, {"attn_temp", c.attn_temp}};
 }
 void from_json(const nlohmann::json& j, ModelConfig& c) {
   c.n_layer = json_int<int>(j, "n_layer");
@@ -166,6 +171,7 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
   c.bias = j.value("bias", false);
   c.init = j.value("init", "gpt2");
   c.abs_pos = j.value("abs_pos", "none");
+  c.attn_temp = j.value("attn_temp", "fixed");
 }
 void to_json(nlohmann::json& j, const PEConfig& c) {
   j = {{"kind", c.kind}, {"base", c.base}, {"delta_init", c.delta_init},
@@ -223,10 +229,13 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
   c.grad_accum = j.contains("grad_accum") ? json_int<int>(j, "grad_accum") : 1;
   c.loss = option_spelling(j, "loss", kLoss);
 }
-void to_json(nlohmann::json& j, const InputConfig& c) { j = {{"context", c.context}, {"pad", c.pad}}; }
+void to_json(nlohmann::json& j, const InputConfig& c) {
+  j = {{"context", c.context}, {"pad", c.pad}, {"pad_attention", c.pad_attention}};
+}
 void from_json(const nlohmann::json& j, InputConfig& c) {
   c.context = json_int<int>(j, "context");
   c.pad = j.at("pad");
+  c.pad_attention = j.value("pad_attention", "visible");
 }
 void to_json(nlohmann::json& j, const RunConfig& c) {
   j = {{"task", c.task}, {"model", c.model}, {"pe", c.pe}, {"optim", c.optim}, {"train", c.train}, {"input", c.input}};

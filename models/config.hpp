@@ -37,6 +37,10 @@ struct ModelConfig {
   // "learned": a learned absolute position embedding (max_len, C), N(0, init_std), added to the
   // token embedding on top of the PE (nanoGPT's wpe left in beside RoPE or PoPE). "none" (SPEC).
   std::string abs_pos = "none";
+  // "fixed" (SPEC): the scores are (q . k) times attn_scale. "learned": each layer and head also
+  // has a learned log-temperature g (zero at init, never decayed), the scores times
+  // attn_scale * exp(g), so that a head can sharpen or flatten its attention during training.
+  std::string attn_temp = "fixed";
   int head_dim() const { return d_model / n_head; }
   void validate() const;
 };
@@ -88,6 +92,12 @@ struct InputConfig {
   // prediction that counts (SPEC). "left": padding before the example, visible to attention
   // (not masked), the answer at the last position.
   std::string pad = "right";
+  // Whether attention sees the left pads: "visible" (as above) or "masked", every query at a real
+  // token attends only to the real tokens (a query on a pad sees itself alone, and predicts
+  // nothing). Right pads are always behind the causal mask, so "masked" needs pad "left". For a
+  // relative PE (RoPE, PoPE, ALiBi) masked left padding is right padding, shifted: the same
+  // scores, up to rounding (tests/test_attention_options.cpp).
+  std::string pad_attention = "visible";
   void validate() const;
 };
 

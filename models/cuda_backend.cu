@@ -46,6 +46,7 @@ class CudaBackend final : public Backend {
     emb_scale_ = m.init == "scaled-embedding" ? float(std::sqrt(double(C_))) : 1.f;  // as the CPU model's
     maxB_ = std::max(cfg.train.batch, cfg.train.eval_batch);
     every_token_ = cfg.train.loss == "all";
+    masked_pads_ = cfg.input.pad_attention == "masked";
     // The head's rows: the answer positions of the largest batch, or every position of a
     // training batch with the loss on every next token.
     head_rows_ = std::max(maxB_, every_token_ ? cfg.train.batch * T_ : 0);
@@ -157,6 +158,11 @@ class CudaBackend final : public Backend {
     dgpart_ = mem_.device<float>(NC);
     ddelta_part_ = mem_.device<float>(N * C_);  // (B, T, H, D)
     ddelta_layer_ = mem_.device<float>(C_);     // (H, D) one layer's delta gradient (shared delta)
+    if (host_model_.layout().has_attn_temp) dtemp_part_ = mem_.device<float>(N * H_);  // (B, T, H)
+    if (masked_pads_) {  // InputConfig::pad_attention: each row's first real position
+      key_start_ = mem_.device<int32_t>(maxB_);
+      h_key_start_ = mem_.pinned<int32_t>(maxB_);
+    }
     dhf_ = mem_.device<float>(HR * C_);
     dhf_in_ = mem_.device<float>(size_t(maxB_) * C_);
     norm_partial_ = mem_.device<float>(1024);
@@ -361,6 +367,9 @@ class CudaBackend final : public Backend {
     CUDA_CHECK(cudaStreamSynchronize(stream_));  // the previous step may still read the pinned buffers
     std::memcpy(h_tokens_, b.tokens.data(), b.tokens.size() * sizeof(int32_t));
     std::memcpy(h_ans_, b.answer_pos.data(), b.B * sizeof(int32_t));
+    if (b.key_start.size() != (masked_pads_ ? size_t(b.B) : 0))
+      throw UserError("CUDA backend: the batch's pad masking does not match the run's --pad-attention");
+    if (masked_pads_) std::memcpy(h_key_start_, b.key_start.data(), b.B * sizeof(int32_t));
     if (every_token) {
       const TokenTargets tt = every_token_targets(b);
       std::memcpy(h_targets_, tt.targets.data(), tt.targets.size() * sizeof(int32_t));
@@ -373,6 +382,8 @@ class CudaBackend final : public Backend {
     const int rows = every_token ? B * T_ : B;
     CUDA_CHECK(cudaMemcpyAsync(tokens_, h_tokens_, size_t(B) * T_ * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
     CUDA_CHECK(cudaMemcpyAsync(ans_, h_ans_, B * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
+    if (masked_pads_)
+      CUDA_CHECK(cudaMemcpyAsync(key_start_, h_key_start_, B * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
     CUDA_CHECK(cudaMemcpyAsync(targets_, h_targets_, rows * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
     if (every_token) CUDA_CHECK(cudaMemcpyAsync(weights_, h_weights_, rows * sizeof(float), cudaMemcpyHostToDevice, stream_));
   }
@@ -407,7 +418,8 @@ class CudaBackend final : public Backend {
   cuda::AttentionArgs attn_args(int B, int l) const {
     const auto& lp = host_model_.layout().layers[l];
     return {B, T_, H_, D_, pe_, theta_, pe_ == cuda::PEKind::kPope ? params_ + lp.pe : nullptr,
-            attn_scale_, n_rot_, slopes_};
+            attn_scale_, n_rot_, slopes_, masked_pads_ ? key_start_ : nullptr,
+            host_model_.layout().has_attn_temp ? params_ + lp.attn_temp : nullptr};
   }
 
   // A block's four matrix products. Their operands are listed once, here: the step calls them
@@ -534,7 +546,8 @@ class CudaBackend final : public Backend {
       cuda::column_sum(dgpart_, G + lp.ln2, N, C_, s);
       layer_product_bwd(Product::kOut, l, N);
       const bool pope = pe_ == cuda::PEKind::kPope;
-      cuda::attention_bwd(attn_args(B, l), a.qkv, a.att, datt_, a.lse, dqkv_, pope ? ddelta_part_ : nullptr, s);
+      cuda::attention_bwd(attn_args(B, l), a.qkv, a.att, datt_, a.lse, dqkv_, pope ? ddelta_part_ : nullptr, s, dtemp_part_);
+      if (dtemp_part_) cuda::column_sum(dtemp_part_, G + lp.attn_temp, N, H_, s);  // ModelConfig::attn_temp
       // A shared delta (PEConfig::delta_shared) sums its layers' gradients: the last layer's
       // writes it, the others add theirs (the CPU model's order).
       if (pope && (!cfg_.pe.delta_shared || l == L_ - 1)) cuda::column_sum(ddelta_part_, G + lp.pe, N, C_, s);
@@ -583,6 +596,10 @@ class CudaBackend final : public Backend {
   int32_t* correct_;
   float *dx_, *dln_, *datt_, *dqkv_, *dgelu_, *dgpart_, *ddelta_part_, *ddelta_layer_, *dhf_, *dhf_in_, *norm_partial_;
   void *dx_b_, *dgelu_b_;  // bf16 mirrors of dx_ and dgelu_ (bf16 products), or nullptr
+  float* dtemp_part_ = nullptr;  // (B, T, H) log-temperature gradient terms (ModelConfig::attn_temp), or nullptr
+  bool masked_pads_ = false;     // InputConfig::pad_attention "masked"
+  int32_t* key_start_ = nullptr;    // (B) each row's first real position (masked pads), or nullptr
+  int32_t* h_key_start_ = nullptr;  // (B) pinned staging of key_start_
   int32_t *tokens_, *ans_, *targets_;
   cuda::AdamWHyper* hyper_;
   int32_t *h_tokens_, *h_ans_, *h_targets_, *h_correct_;

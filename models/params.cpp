@@ -44,12 +44,14 @@ ParamLayout ParamLayout::build(const ModelConfig& m, size_t pe_params_per_layer,
       lp.b_fc = add(p + "b_fc", 1, H, ParamKind::kBias, 0);
       lp.b_proj = add(p + "b_proj", 1, C, ParamKind::kBias, 0);
     }
+    if (m.attn_temp == "learned") lp.attn_temp = add(p + "attn_temp", 1, m.n_head, ParamKind::kAttnTemp, 0);
     lp.pe = !pe_params_per_layer ? 0
             : pe_shared ? shared_pe
                         : add(p + "pe", 1, static_cast<int>(pe_params_per_layer), ParamKind::kPeParam, 0);
     L.layers.push_back(lp);
   }
   L.has_bias = m.bias;
+  L.has_attn_temp = m.attn_temp == "learned";
   L.lnf = add("lnf", 1, C, ParamKind::kNormGain, 0);
   // Tied: the head reads the token embedding's rows; there is no separate view (the embedding's
   // own kind, init and decay rule apply to the one matrix).

@@ -9,7 +9,7 @@
 
 namespace popebench {
 
-enum class ParamKind { kEmbedding, kMatrix, kNormGain, kPeParam, kBias };
+enum class ParamKind { kEmbedding, kMatrix, kNormGain, kPeParam, kBias, kAttnTemp };
 
 struct ParamView {
   std::string name;       // e.g. "layer3.w_qkv"
@@ -21,9 +21,10 @@ struct ParamView {
   // Whether weight decay applies (OptimConfig::weight_decay_on; SPEC §4's choice is matrices
   // only) and the view's learning-rate multiplier. The CPU and CUDA optimizers both ask here.
   bool decays(const OptimConfig& o) const {
-    // Biases and norm gains are vectors: no rule decays them.
-    return o.weight_decay_on == "all-2d" ? kind != ParamKind::kNormGain && kind != ParamKind::kBias
-                                         : kind == ParamKind::kMatrix;
+    // Biases, norm gains and attention log-temperatures are vectors: no rule decays them.
+    return o.weight_decay_on == "all-2d"
+               ? kind != ParamKind::kNormGain && kind != ParamKind::kBias && kind != ParamKind::kAttnTemp
+               : kind == ParamKind::kMatrix;
   }
   double lr_mult(const OptimConfig& o) const { return kind == ParamKind::kPeParam ? o.pe_lr_mult : 1.0; }
 };
@@ -31,7 +32,9 @@ struct ParamView {
 // Offsets of one transformer block's parameters.
 struct LayerParams {
   size_t ln1, w_qkv, w_o, ln2, w_fc, w_proj, pe;
-  size_t b_qkv, b_o, b_fc, b_proj;  // biases (ModelConfig::bias), else 0  // pe: the layer's PE params (PoPE delta), if any (shared: the same for all)
+  // pe: the layer's PE params (PoPE delta), if any (shared: the same for all).
+  size_t b_qkv, b_o, b_fc, b_proj;  // biases (ModelConfig::bias), else 0
+  size_t attn_temp;                 // (H) log-temperatures (ModelConfig::attn_temp learned), else 0
 };
 
 struct ParamLayout {
@@ -41,6 +44,7 @@ struct ParamLayout {
   size_t pos = 0;  // absolute position embedding (max_len, C), learned PE only (pos_size > 0)
   size_t pos_size = 0;
   bool has_bias = false;  // the layers' b_* offsets are real (ModelConfig::bias)
+  bool has_attn_temp = false;  // the layers' attn_temp offsets are real (ModelConfig::attn_temp)
   std::vector<LayerParams> layers;
 
   // pe_params_per_layer: e.g. n_head * head_dim for PoPE's delta, 0 for RoPE.

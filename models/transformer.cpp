@@ -84,6 +84,7 @@ void Transformer<T>::init_params(T* p, uint64_t seed) const {
         std::fill(w, w + v.size(), T(1));
         break;
       case ParamKind::kBias:
+      case ParamKind::kAttnTemp:  // log-temperature 0: the fixed scale at init
         std::fill(w, w + v.size(), T(0));
         break;
       case ParamKind::kPeParam:
@@ -132,7 +133,8 @@ T Transformer<T>::forward(const T* P, const Batch& b, bool every_token) {
     pe_->fwd(L.q.data(), L.k.data(), L.qp.data(), L.kp.data(), pe_params, ps);
     L.probs.resize(heads * Tn); L.atth.resize(heads * D); L.att.resize(NC);
     cpu::attention_fwd(L.qp.data(), L.kp.data(), L.v.data(), L.atth.data(), L.probs.data(), as, scale,
-                       pe_->score_slopes());
+                       pe_->score_slopes(), b.key_start.empty() ? nullptr : b.key_start.data(),
+                       layout_.has_attn_temp ? P + lp.attn_temp : nullptr);
     merge_heads(L.atth.data(), L.att.data(), 0, B, Tn, H, D, C);
     cpu::linear_fwd(L.att.data(), P + lp.w_o, tmp.data(), N, C, C);
     if (bias) cpu::bias_fwd(tmp.data(), P + lp.b_o, N, C);
@@ -231,7 +233,8 @@ void Transformer<T>::backward(const T* P, T* G) {
     cpu::linear_bwd(dx.data(), L.att.data(), P + lp.w_o, datt.data(), G + lp.w_o, N, C, C);
     split_heads(datt.data(), datth.data(), 0, B, Tn, H, D, C);
     cpu::attention_bwd(datth.data(), L.qp.data(), L.kp.data(), L.v.data(), L.probs.data(), dqp.data(), dkp.data(),
-                       dv.data(), as, scale);
+                       dv.data(), as, scale, layout_.has_attn_temp ? P + lp.attn_temp : nullptr,
+                       layout_.has_attn_temp ? G + lp.attn_temp : nullptr);
     const bool has_pe = pe_->params_per_layer(H, D) > 0;
     pe_->bwd(dqp.data(), dkp.data(), L.q.data(), L.k.data(), has_pe ? P + lp.pe : nullptr, dq.data(), dk.data(),
              has_pe ? G + lp.pe : nullptr, ps);

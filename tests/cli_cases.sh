@@ -94,12 +94,14 @@ expect_error "unknown GPU matmul mode" train --gpu-matmul fp16 --out "$tmp/t.jso
 
 # the screen's options on the command line, recorded in the run JSON
 expect_ok reproduce indirect-indexing --preset quick --pe pope --seeds 0 --steps 3 --warmup 1 --eval-every 0 --device cpu \
-  --pe-freqs increasing --attn-scale qk_dim --context 9 --pad left --weight-decay-on all-2d --pe-lr-mult 2 --pair-draw shift-first --out "$tmp/scr"
+  --pe-freqs increasing --attn-scale qk_dim --context 9 --pad left --pad-attention masked --attn-temp learned \
+  --weight-decay-on all-2d --pe-lr-mult 2 --pair-draw shift-first --out "$tmp/scr"
 /usr/bin/python3 - "$tmp/scr/pope_seed0.json" <<'PY' || { echo "FAIL: the screen's options are not in the run JSON"; fails=$((fails+1)); }
 import json, sys
 c = json.load(open(sys.argv[1]))["config"]
 assert c["pe"]["freqs"] == "increasing" and c["model"]["attn_scale"] == "qk_dim", c
-assert c["input"] == {"context": 9, "pad": "left"}, c["input"]
+assert c["input"] == {"context": 9, "pad": "left", "pad_attention": "masked"}, c["input"]
+assert c["model"]["attn_temp"] == "learned", c["model"]
 assert c["optim"]["weight_decay_on"] == "all-2d" and c["optim"]["pe_lr_mult"] == 2, c["optim"]
 assert c["task"]["params"]["pair_draw"] == "shift-first", c["task"]
 PY
@@ -107,6 +109,9 @@ expect_error "attention scale 'x'" train --attn-scale x --out "$tmp/t.json"
 expect_error "unknown frequency order" train --pe-freqs up --out "$tmp/t.json"
 expect_error "applies to rope, rope-half and pope" train --pe alibi --pe-freqs increasing --out "$tmp/t.json"
 expect_error "unknown padding side" train --pad top --out "$tmp/t.json"
+expect_error "needs --pad left" train --pad-attention masked --out "$tmp/t.json"
+expect_error "unknown pad attention 'none'" train --pad left --pad-attention none --out "$tmp/t.json"
+expect_error "unknown attention temperature 'fast'" train --attn-temp fast --out "$tmp/t.json"
 expect_error "unknown pair draw" train --pair-draw other --out "$tmp/t.json"
 expect_error "applies to indirect-indexing only" train --task k-back --pair-draw shift-first --out "$tmp/t.json"
 expect_error "unknown weight decay scope" train --weight-decay-on all --out "$tmp/t.json"

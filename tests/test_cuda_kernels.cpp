@@ -38,12 +38,18 @@ std::vector<double> rnd(size_t n, double scale = 1.0) { return randn(n, g_seed++
 // Reference attention with PE in double: qkv (B, T, 3, H, D) -> out (B, T, H, D) and, given
 // dout, dqkv (B, T, 3, H, D) and ddelta (H, D).
 struct AttnRef {
-  std::vector<double> out, dqkv, ddelta;
+  std::vector<double> out, dqkv, ddelta, dtemp;
+};
+// The attention options of the screen: masked left pads (key_start, (B)) and learned per-head
+// log-temperatures (log_temp, (H)); empty: off.
+struct AttnExtras {
+  std::vector<int32_t> key_start;
+  std::vector<double> log_temp;
 };
 // rope rotates n_rot channels (D: RoPE, D/2: RoPE half); slopes (H) or empty: ALiBi.
 AttnRef attention_reference(int B, int T, int H, int D, cuda::PEKind pe, int n_rot, const std::vector<double>& slopes,
                             const std::vector<double>& qkv, const std::vector<double>& delta,
-                            const std::vector<double>& dout) {
+                            const std::vector<double>& dout, const AttnExtras& ex = {}) {
   const int C = H * D, DQ = pe == cuda::PEKind::kPope ? 2 * D : D;
   const size_t nh = size_t(B) * H * T;
   std::vector<double> q(nh * D), k(nh * D), v(nh * D);
@@ -72,13 +78,15 @@ AttnRef attention_reference(int B, int T, int H, int D, cuda::PEKind pe, int n_r
   cpu::AttentionShape s{B, H, T, DQ, D};
   std::vector<double> oh(nh * D), P(size_t(B) * H * T * T);
   const double scale = 1.0 / std::sqrt(double(D));
+  const double* lt = ex.log_temp.empty() ? nullptr : ex.log_temp.data();
   cpu::attention_fwd(qp.data(), kp.data(), v.data(), oh.data(), P.data(), s, scale,
-                     slopes.empty() ? nullptr : slopes.data());
+                     slopes.empty() ? nullptr : slopes.data(), ex.key_start.empty() ? nullptr : ex.key_start.data(), lt);
   std::vector<double> doh(nh * D), dqp(nh * DQ), dkp(nh * DQ), dv(nh * D), dq(nh * D), dk(nh * D);
   AttnRef r;
   r.out.resize(size_t(B) * T * C);
   r.dqkv.resize(size_t(B) * T * 3 * C);
   r.ddelta.assign(size_t(H) * D, 0.0);
+  r.dtemp.assign(H, 0.0);
   for (int b = 0; b < B; ++b)
     for (int h = 0; h < H; ++h)
       for (int t = 0; t < T; ++t)
@@ -87,7 +95,8 @@ AttnRef attention_reference(int B, int T, int H, int D, cuda::PEKind pe, int n_r
           r.out[g] = oh[o];
           doh[o] = dout[g];
         }
-  cpu::attention_bwd(doh.data(), qp.data(), kp.data(), v.data(), P.data(), dqp.data(), dkp.data(), dv.data(), s, scale);
+  cpu::attention_bwd(doh.data(), qp.data(), kp.data(), v.data(), P.data(), dqp.data(), dkp.data(), dv.data(), s, scale,
+                     lt, lt ? r.dtemp.data() : nullptr);
   if (pe == cuda::PEKind::kNone) {
     dq = dqp;
     dk = dkp;
@@ -112,8 +121,19 @@ AttnRef attention_reference(int B, int T, int H, int D, cuda::PEKind pe, int n_r
 }
 
 // n_rot 0: the full head dim; alibi: the ALiBi slopes of an H-head model (alibi_half: of H/2).
+// A small gradient (d delta, d log-temperature) against its reference: at T = 1 the softmax has
+// one key, so these are exactly 0 and a relative error is meaningless; the error is measured
+// against the scale of the same call's other gradients (dqkv) instead.
+double small_grad_err(const std::vector<float>& got, const std::vector<double>& ref, const std::vector<double>& dqkv) {
+  double scale = 0, d2 = 0, ref2 = 0;
+  for (double x : dqkv) scale += x * x;
+  for (size_t i = 0; i < got.size(); ++i) d2 += (got[i] - ref[i]) * (got[i] - ref[i]);
+  for (double x : ref) ref2 += x * x;
+  return std::sqrt(d2) / std::max(std::sqrt(ref2), 1e-3 * std::sqrt(scale));
+}
+
 void check_attention(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0, bool alibi = false,
-                     bool alibi_half = false) {
+                     bool alibi_half = false, const AttnExtras& ex = {}) {
   const int C = H * D;
   if (n_rot == 0) n_rot = D;
   std::vector<double> slopes = alibi ? alibi_slopes(H, alibi_half) : std::vector<double>{};
@@ -122,33 +142,30 @@ void check_attention(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0,
   Pcg32 r(g_seed++, 3);
   // Mostly inside [-2 pi, 0], some outside, to exercise the clamp and its zero gradient.
   for (auto& d : delta) d = -7.0 + 8.0 * r.uniform01();
-  AttnRef ref = attention_reference(B, T, H, D, pe, n_rot, slopes, qkv, delta, dout);
+  AttnRef ref = attention_reference(B, T, H, D, pe, n_rot, slopes, qkv, delta, dout, ex);
   auto th = pe == cuda::PEKind::kPope ? pope_thetas(D, 10000) : rope_thetas(n_rot, 10000);
   DevBuf<float> d_qkv(to_float(qkv)), d_dout(to_float(dout)), d_delta(to_float(delta)), d_out(size_t(B) * T * C),
       d_lse(size_t(B) * H * T), d_dqkv(size_t(B) * T * 3 * C), d_ddp(size_t(B) * T * C), d_dd(size_t(H) * D);
   DevBuf<double> d_th(th);
   DevBuf<float> d_slopes(to_float(alibi ? slopes : std::vector<double>(H, 0.0)));
+  const bool temp = !ex.log_temp.empty(), masked = !ex.key_start.empty();
+  DevBuf<float> d_lt(to_float(temp ? ex.log_temp : std::vector<double>(H, 0.0))), d_dtp(size_t(B) * T * H), d_dt(H);
+  DevBuf<int32_t> d_ks(masked ? ex.key_start : std::vector<int32_t>(B, 0));
   cuda::AttentionArgs a{B, T, H, D, pe, d_th.p, pe == cuda::PEKind::kPope ? d_delta.p : nullptr,
-                        float(1.0 / std::sqrt(double(D))), n_rot, alibi ? d_slopes.p : nullptr};
+                        float(1.0 / std::sqrt(double(D))), n_rot, alibi ? d_slopes.p : nullptr,
+                        masked ? d_ks.p : nullptr, temp ? d_lt.p : nullptr};
   cuda::attention_fwd(a, d_qkv.p, d_out.p, d_lse.p, nullptr);
-  cuda::attention_bwd(a, d_qkv.p, d_out.p, d_dout.p, d_lse.p, d_dqkv.p, pe == cuda::PEKind::kPope ? d_ddp.p : nullptr, nullptr);
+  cuda::attention_bwd(a, d_qkv.p, d_out.p, d_dout.p, d_lse.p, d_dqkv.p, pe == cuda::PEKind::kPope ? d_ddp.p : nullptr, nullptr,
+                      temp ? d_dtp.p : nullptr);
   if (pe == cuda::PEKind::kPope) cuda::column_sum(d_ddp.p, d_dd.p, B * T, C, nullptr);
+  if (temp) cuda::column_sum(d_dtp.p, d_dt.p, B * T, H, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
   INFO("B=" << B << " T=" << T << " H=" << H << " D=" << D << " pe=" << int(pe) << " n_rot=" << n_rot
-              << " alibi=" << alibi << " half=" << alibi_half);
+              << " alibi=" << alibi << " half=" << alibi_half << " masked=" << masked << " temp=" << temp);
   CHECK(rel_err(d_out.download(), ref.out) < kFp32Tol);
   CHECK(rel_err(d_dqkv.download(), ref.dqkv) < kFp32Tol);
-  if (pe == cuda::PEKind::kPope) {
-    // At T = 1 the softmax has one key, so d delta is exactly 0 and a relative error is
-    // meaningless; measure it against the scale of the same call's other gradients instead.
-    double scale = 0, d2 = 0;
-    for (double x : ref.dqkv) scale += x * x;
-    auto got = d_dd.download();
-    for (size_t i = 0; i < got.size(); ++i) d2 += (got[i] - ref.ddelta[i]) * (got[i] - ref.ddelta[i]);
-    double ref2 = 0;
-    for (double x : ref.ddelta) ref2 += x * x;
-    CHECK(std::sqrt(d2) / std::max(std::sqrt(ref2), 1e-3 * std::sqrt(scale)) < kFp32Tol);
-  }
+  if (pe == cuda::PEKind::kPope) CHECK(small_grad_err(d_dd.download(), ref.ddelta, ref.dqkv) < kFp32Tol);
+  if (temp) CHECK(small_grad_err(d_dt.download(), ref.dtemp, ref.dqkv) < kFp32Tol);
 }
 }  // namespace
 
@@ -172,6 +189,24 @@ TEST_CASE("fused attention with RoPE on half the channels and with ALiBi matches
   // exp(-large) = 0 and a sign error in the bias would show at once.
   check_attention(1, 1025, 4, 64, cuda::PEKind::kNone, 0, true);
   check_attention(1, 1025, 2, 64, cuda::PEKind::kRope, 32);
+}
+
+// Masked left pads and learned temperatures (the screen's --pad-attention masked and --attn-temp
+// learned), in both kernel families: rows with no pads, a few, more than one 32-key tile of them
+// (the tiled forward skips whole tiles), and all but the last position.
+TEST_CASE("fused attention with masked pads and learned temperatures matches the CPU", "[cuda][attention]") {
+  for (auto pe : {cuda::PEKind::kNone, cuda::PEKind::kRope, cuda::PEKind::kPope})
+    for (int D : {32, 64, 128})
+      for (int T : {1, 7, 33, 48, 64, 65, 97}) {
+        AttnExtras ex;
+        ex.key_start = {0, std::min(3, T - 1), std::min(40, T - 1), T - 1};
+        ex.log_temp = {0.3, -0.5};
+        check_attention(4, T, 2, D, pe, 0, false, false, ex);
+        check_attention(4, T, 2, D, pe, 0, false, false, AttnExtras{ex.key_start, {}});
+        check_attention(4, T, 2, D, pe, 0, false, false, AttnExtras{{}, ex.log_temp});
+      }
+  AttnExtras ex{{0, 5, 100}, {0.2, -0.1, 0.4, 0.0}};
+  check_attention(3, 129, 4, 64, cuda::PEKind::kNone, 0, true, false, ex);  // with ALiBi
 }
 
 TEST_CASE("fused attention refuses rope without a valid n_rot", "[cuda][attention]") {

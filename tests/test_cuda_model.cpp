@@ -84,6 +84,19 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
                         c.input.context = 9;
                         c.input.pad = "left";
                       }});
+  // tests/test_attention_options.cpp's: learned temperatures and masked left pads.
+  variants.push_back({"pope", "none", 0, "attn-temp learned", [](RunConfig& c) { c.model.attn_temp = "learned"; }});
+  variants.push_back({"rope-half", "none", 0, "attn-temp learned", [](RunConfig& c) { c.model.attn_temp = "learned"; }});
+  variants.push_back({"pope", "none", 0, "pad left masked", [](RunConfig& c) {
+                        c.input.pad = "left";
+                        c.input.pad_attention = "masked";
+                      }});
+  variants.push_back({"alibi", "none", 0, "pad left masked, attn-temp learned, loss all", [](RunConfig& c) {
+                        c.input.pad = "left";
+                        c.input.pad_attention = "masked";
+                        c.model.attn_temp = "learned";
+                        c.train.loss = "all";
+                      }});
   for (std::string mm : {"fp32", "tf32", "bf16"})
     for (const auto& var : variants)
       for (int dm : {64, 128}) {
@@ -125,7 +138,7 @@ TEST_CASE("ten GPU training steps follow the CPU backend", "[cuda][model]") {
   // "+project": delta (shared by the layers) projected after each update, at a learning rate
   // that pushes it out of [-2 pi, 0]; "+accum": three micro-batches per step (grad_accum) and a tied head.
   for (std::string pe : {"rope", "pope", "alibi-half", "learned", "pope+groups", "learned+groups", "pope+project",
-                         "rope+accum", "pope+lossall", "pope+bias"}) {
+                         "rope+accum", "pope+lossall", "pope+bias", "pope+temp", "rope+masked"}) {
     const std::string extra = pe.find('+') != std::string::npos ? pe.substr(pe.find('+') + 1) : "";
     RunConfig c = tiny(extra.empty() ? pe : pe.substr(0, pe.find('+')), "fp32");
     if (extra == "groups") {
@@ -140,6 +153,11 @@ TEST_CASE("ten GPU training steps follow the CPU backend", "[cuda][model]") {
     }
     if (extra == "lossall") c.train.loss = "all";
     if (extra == "bias") c.model.bias = true;  // zero at init: the ten steps make them non-zero
+    if (extra == "temp") c.model.attn_temp = "learned";  // likewise the log-temperatures
+    if (extra == "masked") {
+      c.input.pad = "left";
+      c.input.pad_attention = "masked";
+    }
     if (extra == "accum") {
       c.train.grad_accum = 3;
       c.model.tied_embeddings = true;

@@ -91,7 +91,8 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_kernel(AttentionArgs a
   for (int i = 0; i < kRowsPerWarp; ++i) {
     int r = w * kRowsPerWarp + i, t = q0 + r;
     if (t < T)
-      load_transformed<D, PE, false>(P.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot, a.scale, Qs + r * Dm::SQ, lane);
+      load_transformed<D, PE, false>(P.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot, head_scale(a, h),
+                                     Qs + r * Dm::SQ, lane);
   }
   float m[kRowsPerWarp], l[kRowsPerWarp], o[kRowsPerWarp][Dm::NV];
 #pragma unroll
@@ -110,11 +111,16 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_kernel(AttentionArgs a
     for (int i = 0; i < kRowsPerWarp; ++i) {
       const int r = w * kRowsPerWarp + i, t = q0 + r;
       if (t >= T || k0 > t) continue;  // warp-uniform
+      // Tiles wholly before the first key are skipped, so every tile seen has a key (lo <= t):
+      // the running max stays finite.
+      const int lo = first_key(a, b, t);
+      if (k0 + kTile <= lo) continue;  // warp-uniform
       const int s = k0 + lane;
+      const bool valid = s <= t && s >= lo;
       float sc = -INFINITY;
-      if (s <= t) sc = dot_smem<Dm::DQ>(Qs + r * Dm::SQ, Ks + lane * Dm::SQ) - slope * float(t - s);
+      if (valid) sc = dot_smem<Dm::DQ>(Qs + r * Dm::SQ, Ks + lane * Dm::SQ) - slope * float(t - s);
       const float mn = fmaxf(m[i], warp_max(sc));
-      const float p = s <= t ? __expf(sc - mn) : 0.f;
+      const float p = valid ? __expf(sc - mn) : 0.f;
       const float corr = __expf(m[i] - mn);
       l[i] = l[i] * corr + warp_sum(p);
       m[i] = mn;
@@ -197,7 +203,7 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_dkdv_kernel(AttentionA
   float *Ks = sm.Ks, *Vs = sm.Vs, *Qs = sm.Qs, *dOs = sm.dOs, *Ls = sm.Ls, *Ds = sm.Ds;
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int b = blockIdx.z, h = blockIdx.y, k0 = blockIdx.x * kTile, T = a.T, C = a.H * D;
-  const float slope = a.slopes ? a.slopes[h] : 0.f;
+  const float slope = a.slopes ? a.slopes[h] : 0.f, sh = head_scale(a, h);
   load_key_side<D, PE>(a, qkv, b, h, k0, Ks, Vs);
   float dk[kRowsPerWarp][Dm::NQ], dv[kRowsPerWarp][Dm::NV];
 #pragma unroll
@@ -217,10 +223,10 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_dkdv_kernel(AttentionA
       const int j = w * kRowsPerWarp + i, s = k0 + j;
       if (s >= T) continue;
       float p = 0.f, ds = 0.f;
-      if (t < T && t >= s) {
+      if (t < T && t >= s && s >= first_key(a, b, t)) {
         const float sc = dot_smem<Dm::DQ>(Qs + lane * Dm::SQ, Ks + j * Dm::SQ);
         const float dp = dot_smem<D>(dOs + lane * Dm::SV, Vs + j * Dm::SV);
-        p = __expf(sc * a.scale - slope * float(t - s) - Ls[lane]);
+        p = __expf(sc * sh - slope * float(t - s) - Ls[lane]);
         ds = p * (dp - Ds[lane]);
       }
       // Full tile, unrolled (rows past T and before the key hold p = ds = 0).
@@ -242,7 +248,7 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_dkdv_kernel(AttentionA
     const int j = w * kRowsPerWarp + i, s = k0 + j;
     if (s >= T) continue;
 #pragma unroll
-    for (int k = 0; k < Dm::NQ; ++k) Qs[j * Dm::SQ + lane + 32 * k] = dk[i][k] * a.scale;
+    for (int k = 0; k < Dm::NQ; ++k) Qs[j * Dm::SQ + lane + 32 * k] = dk[i][k] * sh;
     __syncwarp();
     float* base = dqkv + (size_t(b) * T + s) * 3 * C + h * D;
 #pragma unroll
@@ -254,14 +260,15 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_dkdv_kernel(AttentionA
 
 template <int D, PEKind PE>
 __global__ void __launch_bounds__(kThreads) attention_bwd_dq_kernel(AttentionArgs a, const float* qkv, const float* out,
-                                                                const float* dout, const float* lse, float* dqkv) {
+                                                                const float* dout, const float* lse, float* dqkv,
+                                                                float* dtemp_part) {
   using Dm = Dims<D, PE>;
   extern __shared__ float4 smem4[];
   const BwdSmem<D, PE> sm(reinterpret_cast<float*>(smem4));
   float *Ks = sm.Ks, *Vs = sm.Vs, *Qs = sm.Qs, *dOs = sm.dOs, *Ls = sm.Ls, *Ds = sm.Ds;
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kTile, T = a.T, C = a.H * D;
-  const float slope = a.slopes ? a.slopes[h] : 0.f;
+  const float slope = a.slopes ? a.slopes[h] : 0.f, sh = head_scale(a, h);
   load_query_side<D, PE>(a, qkv, out, dout, lse, b, h, q0, Qs, dOs, Ls, Ds);
   float dq[kRowsPerWarp][Dm::NQ];
 #pragma unroll
@@ -279,10 +286,10 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_dq_kernel(AttentionArg
       const int r = w * kRowsPerWarp + i, t = q0 + r;
       if (t >= T || k0 > t) continue;
       float ds = 0.f;
-      if (s <= t) {
+      if (s <= t && s >= first_key(a, b, t)) {
         const float sc = dot_smem<Dm::DQ>(Qs + r * Dm::SQ, Ks + lane * Dm::SQ);
         const float dp = dot_smem<D>(dOs + r * Dm::SV, Vs + lane * Dm::SV);
-        const float p = __expf(sc * a.scale - slope * float(t - s) - Ls[r]);
+        const float p = __expf(sc * sh - slope * float(t - s) - Ls[r]);
         ds = p * (dp - Ds[r]);
       }
 #pragma unroll 8
@@ -300,10 +307,12 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_dq_kernel(AttentionArg
     const int r = w * kRowsPerWarp + i, t = q0 + r;
     if (t >= T) continue;
 #pragma unroll
-    for (int k = 0; k < Dm::NQ; ++k) Ks[r * Dm::SQ + lane + 32 * k] = dq[i][k] * a.scale;
+    for (int k = 0; k < Dm::NQ; ++k) Ks[r * Dm::SQ + lane + 32 * k] = dq[i][k] * sh;
     __syncwarp();
     pe_backward_row<D, PE, false>(Ks + r * Dm::SQ, P.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot,
                                   dqkv + (size_t(b) * T + t) * 3 * C + h * D, nullptr, lane);
+    if (dtemp_part)  // Qs holds this tile's unscaled transformed queries (load_query_side)
+      temp_grad_row<Dm::DQ>(Ks + r * Dm::SQ, Qs + r * Dm::SQ, dtemp_part + (size_t(b) * T + t) * a.H + h, lane);
   }
 }
 
@@ -326,7 +335,7 @@ void launch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse
 
 template <int D, PEKind PE>
 void launch_bwd(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
-                float* dqkv, float* ddelta_part, cudaStream_t s) {
+                float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
   static DeviceOnce once;
   const size_t sm = bwd_smem<D, PE>();
   once.run([&] {
@@ -336,7 +345,7 @@ void launch_bwd(const AttentionArgs& a, const float* qkv, const float* out, cons
   dim3 grid((a.T + kTile - 1) / kTile, a.H, a.B);
   attention_bwd_dkdv_kernel<D, PE><<<grid, kThreads, sm, s>>>(a, qkv, out, dout, lse, dqkv, ddelta_part);
   CUDA_CHECK_LAUNCH("attention_bwd_dkdv");
-  attention_bwd_dq_kernel<D, PE><<<grid, kThreads, sm, s>>>(a, qkv, out, dout, lse, dqkv);
+  attention_bwd_dq_kernel<D, PE><<<grid, kThreads, sm, s>>>(a, qkv, out, dout, lse, dqkv, dtemp_part);
   CUDA_CHECK_LAUNCH("attention_bwd_dq");
 }
 
@@ -351,11 +360,11 @@ void dispatch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* l
 }
 template <PEKind PE>
 void dispatch_bwd(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
-                  float* dqkv, float* ddp, cudaStream_t s) {
+                  float* dqkv, float* ddp, float* dtp, cudaStream_t s) {
   switch (a.D) {
-    case 32: return launch_bwd<32, PE>(a, qkv, out, dout, lse, dqkv, ddp, s);
-    case 64: return launch_bwd<64, PE>(a, qkv, out, dout, lse, dqkv, ddp, s);
-    case 128: return launch_bwd<128, PE>(a, qkv, out, dout, lse, dqkv, ddp, s);
+    case 32: return launch_bwd<32, PE>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
+    case 64: return launch_bwd<64, PE>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
+    case 128: return launch_bwd<128, PE>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
   }
   throw CudaError("attention: head dim " + std::to_string(a.D) + " is not supported on the GPU (32, 64 or 128)");
 }
@@ -380,13 +389,15 @@ void attention_fwd(const AttentionArgs& a, const float* qkv, float* out, float* 
   }
 }
 void attention_bwd(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
-                   float* dqkv, float* ddelta_part, cudaStream_t s) {
+                   float* dqkv, float* ddelta_part, cudaStream_t s, float* dtemp_part) {
   check_args(a);
-  if (attn::short_kernels_apply(a)) return attn::attention_bwd_short(a, qkv, out, dout, lse, dqkv, ddelta_part, s);
+  if (a.log_temp && !dtemp_part) throw CudaError("attention backward: a learned temperature needs dtemp_part");
+  if (attn::short_kernels_apply(a))
+    return attn::attention_bwd_short(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
   switch (a.pe) {
-    case PEKind::kNone: return dispatch_bwd<PEKind::kNone>(a, qkv, out, dout, lse, dqkv, ddelta_part, s);
-    case PEKind::kRope: return dispatch_bwd<PEKind::kRope>(a, qkv, out, dout, lse, dqkv, ddelta_part, s);
-    case PEKind::kPope: return dispatch_bwd<PEKind::kPope>(a, qkv, out, dout, lse, dqkv, ddelta_part, s);
+    case PEKind::kNone: return dispatch_bwd<PEKind::kNone>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
+    case PEKind::kRope: return dispatch_bwd<PEKind::kRope>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
+    case PEKind::kPope: return dispatch_bwd<PEKind::kPope>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
   }
 }
 

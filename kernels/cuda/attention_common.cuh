@@ -91,6 +91,26 @@ __device__ void pe_backward_row(const float* g, const float* x, int pos, const d
   }
 }
 
+// Head h's score multiplier: the scale, times exp(log-temperature) when it is learned.
+__device__ __forceinline__ float head_scale(const AttentionArgs& a, int h) {
+  return a.log_temp ? a.scale * expf(a.log_temp[h]) : a.scale;
+}
+// First key a query t of row b attends (masked left pads: AttentionArgs::key_start).
+__device__ __forceinline__ int first_key(const AttentionArgs& a, int b, int t) {
+  if (!a.key_start) return 0;
+  const int ks = a.key_start[b];
+  return t < ks ? t : ks;
+}
+// Row r's term of the log-temperature gradient: g (the gradient of the transformed query, DQ
+// floats) . qt (the transformed query, unscaled), one warp; lane 0 writes it to out.
+template <int DQ>
+__device__ __forceinline__ void temp_grad_row(const float* g, const float* qt, float* out, int lane) {
+  float acc = 0.f;
+  for (int c = lane; c < DQ; c += 32) acc += g[c] * qt[c];
+  acc = warp_sum(acc);
+  if (lane == 0) *out = acc;
+}
+
 struct Ptrs {
   int T, H, C;  // C = H * D
   __device__ const float* q(const float* qkv, int b, int t, int h, int D) const {
@@ -123,6 +143,6 @@ constexpr int kShortMaxT = 64;
 inline bool short_kernels_apply(const AttentionArgs& a) { return a.T <= kShortMaxT && (a.D == 32 || a.D == 64); }
 void attention_fwd_short(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s);
 void attention_bwd_short(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
-                         const float* lse, float* dqkv, float* ddelta_part, cudaStream_t s);
+                         const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s);
 
 }  // namespace popebench::cuda::attn

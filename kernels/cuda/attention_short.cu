@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_short_kernel(Attention
       continue;
     }
     const float* q = P.q(qkv, b, r, h, D);
-    load_transformed<D, PE, false>(q, r, a.theta, nullptr, a.n_rot, a.scale, Qs + r * SQ, lane);
+    load_transformed<D, PE, false>(q, r, a.theta, nullptr, a.n_rot, head_scale(a, h), Qs + r * SQ, lane);
     load_transformed<D, PE, true>(q + C, r, a.theta, delta_h, a.n_rot, 1.f, Ks + r * SQ, lane);
     for (int c = lane; c < D; c += 32) Vs[r * SV + c] = q[2 * C + c];
   }
@@ -173,8 +173,8 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_short_kernel(Attention
   // written (zeros above the diagonal and in padded rows), since P V reads all of them.
   const float slope = a.slopes ? a.slopes[h] : 0.f;
   for (int t = warp; t < Tp; t += kWarps) {
-    const int s0 = lane, s1 = lane + 32;
-    const bool v0 = t < T && s0 <= t, v1 = t < T && s1 <= t;
+    const int s0 = lane, s1 = lane + 32, lo = first_key(a, b, t);
+    const bool v0 = t < T && s0 <= t && s0 >= lo, v1 = t < T && s1 <= t && s1 >= lo;
     const float x0 = v0 ? Ps[t * SP + s0] - slope * float(t - s0) : -INFINITY;
     const float x1 = v1 ? Ps[t * SP + s1] - slope * float(t - s1) : -INFINITY;
     const float m = warp_max(fmaxf(x0, x1));
@@ -197,7 +197,7 @@ template <int D, PEKind PE>
 __global__ void __launch_bounds__(kThreads) attention_bwd_short_kernel(AttentionArgs a, const float* qkv,
                                                                       const float* out, const float* dout,
                                                                       const float* lse, float* dqkv,
-                                                                      float* ddelta_part) {
+                                                                      float* ddelta_part, float* dtemp_part) {
   using Dm = Dims<D, PE>;
   constexpr int SQ = Dm::SQ, SV = Dm::SV, W = D / 16, WQ = Dm::DQ / 16;
   extern __shared__ float4 smem4[];
@@ -215,6 +215,7 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_short_kernel(Attention
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, ty = threadIdx.x >> 4, tx = threadIdx.x & 15;
   const Ptrs P{T, a.H, C};
   const float* delta_h = a.delta ? a.delta + h * D : nullptr;
+  const float sh = head_scale(a, h);
   for (int r = warp; r < Tp; r += kWarps) {
     if (r >= T) {
       for (int c = lane; c < Dm::DQ; c += 32) Qs[r * SQ + c] = Ks[r * SQ + c] = 0.f;
@@ -255,8 +256,8 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_short_kernel(Attention
         if (i >= nt || j >= nt) continue;
         const int t = ty + 16 * i, s = tx + 16 * j;
         float p = 0.f, ds = 0.f;
-        if (j <= i && s <= t && t < T) {
-          p = __expf(sc[i][j] * a.scale - slope * float(t - s) - Ls[t]);
+        if (j <= i && s <= t && t < T && s >= first_key(a, b, t)) {
+          p = __expf(sc[i][j] * sh - slope * float(t - s) - Ls[t]);
           ds = p * (dp[i][j] - Ds[t]);
         }
         Ps[t * SP + s] = p;
@@ -271,7 +272,7 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_short_kernel(Attention
     mat_rows<W, SV, true>(Ps, SP, dOs, Tp, ty, tx, nt, dv);
     store_rows<W>(dv, dqkv + size_t(b) * T * 3 * C + 2 * C + h * D, 3 * size_t(C), T, ty, tx, nt);
   }
-  // dQ' = scale dS K and dK' = scale dS^T Q, the gradients of the transformed rows.
+  // dQ' = s_h dS K and dK' = s_h dS^T Q, the gradients of the transformed rows (s_h: head_scale).
   float dq[kMaxRowTiles][WQ], dk[kMaxRowTiles][WQ];
   zero(dq);
   zero(dk);
@@ -289,7 +290,7 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_short_kernel(Attention
       if (i >= nt) continue;
       float* g = Gs + (ty + 16 * i) * SQ + tx * WQ;
 #pragma unroll
-      for (int w = 0; w < WQ; ++w) g[w] = (key ? dk[i][w] : dq[i][w]) * a.scale;
+      for (int w = 0; w < WQ; ++w) g[w] = (key ? dk[i][w] : dq[i][w]) * sh;
     }
     __syncthreads();
     for (int r = warp; r < T; r += kWarps) {
@@ -298,8 +299,11 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_short_kernel(Attention
       if (key)
         pe_backward_row<D, PE, true>(Gs + r * SQ, x + C, r, a.theta, delta_h, a.n_rot, dx + C,
                                      ddelta_part ? ddelta_part + ((size_t(b) * T + r) * a.H + h) * D : nullptr, lane);
-      else
+      else {
         pe_backward_row<D, PE, false>(Gs + r * SQ, x, r, a.theta, nullptr, a.n_rot, dx, nullptr, lane);
+        if (dtemp_part)  // Qs holds the unscaled transformed queries
+          temp_grad_row<Dm::DQ>(Gs + r * SQ, Qs + r * SQ, dtemp_part + (size_t(b) * T + r) * a.H + h, lane);
+      }
     }
     __syncthreads();  // the key pass overwrites Gs
   }
@@ -318,14 +322,14 @@ void launch_fwd_short(const AttentionArgs& a, const float* qkv, float* out, floa
 
 template <int D, PEKind PE>
 void launch_bwd_short(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
-                      float* dqkv, float* ddelta_part, cudaStream_t s) {
+                      float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
   static DeviceOnce once;
   once.run([] {
     CUDA_CHECK(cudaFuncSetAttribute(attention_bwd_short_kernel<D, PE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     int(ShortSmem<D, PE>::bwd_bytes(kShortMaxT))));
   });
   attention_bwd_short_kernel<D, PE><<<dim3(a.H, a.B), kThreads, ShortSmem<D, PE>::bwd_bytes(a.T), s>>>(
-      a, qkv, out, dout, lse, dqkv, ddelta_part);
+      a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part);
   CUDA_CHECK_LAUNCH("attention_bwd_short");
 }
 
@@ -339,11 +343,11 @@ void fwd_for_pe(const AttentionArgs& a, const float* qkv, float* out, float* lse
 }
 template <int D>
 void bwd_for_pe(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
-                float* dqkv, float* ddp, cudaStream_t s) {
+                float* dqkv, float* ddp, float* dtp, cudaStream_t s) {
   switch (a.pe) {
-    case PEKind::kNone: return launch_bwd_short<D, PEKind::kNone>(a, qkv, out, dout, lse, dqkv, ddp, s);
-    case PEKind::kRope: return launch_bwd_short<D, PEKind::kRope>(a, qkv, out, dout, lse, dqkv, ddp, s);
-    case PEKind::kPope: return launch_bwd_short<D, PEKind::kPope>(a, qkv, out, dout, lse, dqkv, ddp, s);
+    case PEKind::kNone: return launch_bwd_short<D, PEKind::kNone>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
+    case PEKind::kRope: return launch_bwd_short<D, PEKind::kRope>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
+    case PEKind::kPope: return launch_bwd_short<D, PEKind::kPope>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
   }
 }
 
@@ -358,11 +362,11 @@ void attention_fwd_short(const AttentionArgs& a, const float* qkv, float* out, f
   throw CudaError("attention (short): head dim " + std::to_string(a.D) + " is not supported (32 or 64)");
 }
 void attention_bwd_short(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
-                         const float* lse, float* dqkv, float* ddelta_part, cudaStream_t s) {
+                         const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
   if (a.T < 1) return;
   switch (a.D) {
-    case 32: return bwd_for_pe<32>(a, qkv, out, dout, lse, dqkv, ddelta_part, s);
-    case 64: return bwd_for_pe<64>(a, qkv, out, dout, lse, dqkv, ddelta_part, s);
+    case 32: return bwd_for_pe<32>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
+    case 64: return bwd_for_pe<64>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
   }
   throw CudaError("attention (short): head dim " + std::to_string(a.D) + " is not supported (32 or 64)");
 }

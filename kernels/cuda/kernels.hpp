@@ -100,9 +100,16 @@ struct AttentionArgs {
   float scale;
   int n_rot = 0;                  // rope only
   const float* slopes = nullptr;  // ALiBi, any PE kind
+  // (B) masked left pads: a query t of row b attends to keys [key_start[b], t], or to itself
+  // alone when t < key_start[b] (as kernels/cpu/attention.hpp). nullptr: every key up to t.
+  const int32_t* key_start = nullptr;
+  // (H) learned log-temperatures: head h's scores times scale * exp(log_temp[h]). nullptr: scale.
+  const float* log_temp = nullptr;
 };
 void attention_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s);
+// dtemp_part (B, T, H), with log_temp: each query row's term of the log-temperature gradient,
+// dq' . q' (q' the transformed query, dq' its gradient); a column sum over the B T rows gives it.
 void attention_bwd(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
-                   float* dqkv, float* ddelta_part, cudaStream_t s);
+                   float* dqkv, float* ddelta_part, cudaStream_t s, float* dtemp_part = nullptr);
 
 }  // namespace popebench::cuda
