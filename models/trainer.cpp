@@ -68,6 +68,7 @@ EvalResult evaluate(Backend& be, const RunConfig& cfg, const Dataset& d, size_t 
     Batch b = make_batch(d, idx, row_len, cfg.input);
     loss_sum += be.eval_batch(b, correct) * idx.size();
     for (int c : correct) hits += c;
+    if (stop_signal()) throw EvalInterrupted("interrupted during an evaluation");
   }
   r.n = n;
   r.loss = n ? loss_sum / n : 0;
@@ -238,7 +239,6 @@ nlohmann::json train(TrainOptions opt) {
 
   Progress progress(T.steps, opt.log_every, opt.label);
   double last_val_acc = curve.empty() ? -1.0 : curve.back()["val_acc"].get<double>();
-  if (step == 0 && T.eval_every > 0) last_val_acc = eval_point(nullptr, nullptr);
   const int64_t start_step = step;
   auto out_of_time = [&] {
     return opt.deadline > 0 && std::chrono::duration<double>(Clock::now().time_since_epoch()).count() > opt.deadline;
@@ -256,6 +256,24 @@ nlohmann::json train(TrainOptions opt) {
     throw RunInterrupted(why + " at step " + std::to_string(step) + "; checkpoint " + opt.checkpoint + " saved: " +
                          opt.resume_hint);
   };
+  // The curve's point at `step` and the reset of the running sums it reports. A stop during its
+  // evaluation stops the run before the point is added (EvalInterrupted), the sums kept in the
+  // checkpoint; the resumed run then makes the point first (below), so the curve is the same.
+  auto curve_point = [&](double train_s_so_far) {
+    try {
+      if (step == 0)
+        last_val_acc = eval_point(nullptr, nullptr);  // nothing trained yet
+      else
+        last_val_acc = eval_point(loss_sum / loss_n, double(hits) / (loss_n * cfg.examples_per_step()));
+    } catch (const EvalInterrupted&) {
+      stop_here(train_s_so_far);
+    }
+    loss_sum = 0;
+    loss_n = hits = 0;
+  };
+  const bool point_due = step == T.steps || (T.eval_every > 0 && step % T.eval_every == 0);
+  if (point_due && (curve.empty() || json_int<int64_t>(curve.back(), "step") != step) && (step == 0 || loss_n > 0))
+    curve_point(0);
   // A stop that came during loading or the first evaluation is honoured before any training.
   if (step < T.steps && (stop_signal() || out_of_time())) stop_here(0);
   std::vector<size_t> idx(T.batch);
@@ -286,9 +304,7 @@ nlohmann::json train(TrainOptions opt) {
     const bool last = step == T.steps;
     if ((T.eval_every > 0 && step % T.eval_every == 0) || last) {
       train_s += seconds_since(t_train);
-      last_val_acc = eval_point(loss_sum / loss_n, double(hits) / (loss_n * cfg.examples_per_step()));
-      loss_sum = 0;
-      loss_n = hits = 0;
+      curve_point(train_s);
       t_train = Clock::now();
     }
     const bool saved_now = T.checkpoint_every > 0 && step % T.checkpoint_every == 0 && !last;
@@ -316,7 +332,14 @@ nlohmann::json train(TrainOptions opt) {
   train_s += seconds_since(t_train);
 
   auto t0 = Clock::now();
-  EvalResult val = evaluate(*be, cfg, data.val), test = evaluate(*be, cfg, data.test);
+  EvalResult val, test;
+  try {
+    val = evaluate(*be, cfg, data.val);
+    test = evaluate(*be, cfg, data.test);
+  } catch (const EvalInterrupted&) {  // the last step's checkpoint and point are kept; a rerun evaluates
+    eval_s += seconds_since(t0);
+    stop_here(train_s);
+  }
   eval_s += seconds_since(t0);
   save(prior_train_s + train_s, prior_eval_s + eval_s, opt.checkpoint);
   const double total_train = prior_train_s + train_s;

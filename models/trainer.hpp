@@ -40,6 +40,12 @@ struct TrainOptions {
 struct RunInterrupted : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// Thrown by evaluate() when a stop was asked for (SIGINT / SIGTERM under a StopSignalScope)
+// between two of its batches: an evaluation of a large split can take minutes on a CPU, and a
+// stop means stop. Callers outside a run see it as an interrupted run (the job pools do).
+struct EvalInterrupted : RunInterrupted {
+  using RunInterrupted::RunInterrupted;
+};
 
 // CHECKPOINT.stepN: where a run with keep_every keeps its step-N checkpoint.
 std::string kept_checkpoint_path(const std::string& checkpoint, int64_t step);
@@ -60,7 +66,8 @@ struct EvalResult {
   size_t n = 0;
 };
 // The first `limit` examples (0: all) in order, in batches of cfg.train.eval_batch, made into
-// inputs as cfg.input says.
+// inputs as cfg.input says. Throws EvalInterrupted when a stop signal arrives (checked after
+// every batch).
 EvalResult evaluate(Backend& be, const RunConfig& cfg, const Dataset& d, size_t limit = 0);
 // The row length of the batches fed to `be`: its static length, else the config's input length
 // for left padding (the visible pads are part of the input), else 0 (each batch's longest).

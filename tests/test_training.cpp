@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include "generators/dataset_io.hpp"
 #include "models/checkpoint.hpp"
 #include "models/run_json.hpp"
+#include "models/stop_signal.hpp"
 #include "models/summary.hpp"
 #include "models/trainer.hpp"
 #include "tests/test_configs.hpp"
@@ -117,6 +119,34 @@ TEST_CASE("resume from a checkpoint equals an uninterrupted run", "[train]") {
   bad.out_json = dir + "/other.json";
   bad.checkpoint = dir + "/part.json.ckpt";
   test::expect_user_error([&] { train(bad); }, "different config");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a stop during an evaluation stops there, and the resumed run equals an uninterrupted one", "[train][stop]") {
+  std::string dir = test::fresh_tmpdir("train_eval_stop");
+  RunConfig c = tiny_run("rope");
+  auto full = train(opts(c, dir + "/full.json"));
+  {  // evaluate() itself gives up between batches (two of 32 here)
+    StopSignalScope scope;
+    std::raise(SIGINT);
+    auto be = make_backend(c, "cpu");
+    CHECK_THROWS_AS(evaluate(*be, c, generate_split(c.task, 0, Split::kVal)), EvalInterrupted);
+  }
+  // A stop that is pending when the run starts lands in its step-0 evaluation: the run stops
+  // with no curve point and a step-0 checkpoint; resumed, it makes that point first.
+  auto o = opts(c, dir + "/part.json");
+  {
+    StopSignalScope scope;
+    std::raise(SIGTERM);
+    CHECK_THROWS_AS(train(o), RunInterrupted);
+  }
+  auto part = nlohmann::json::parse(read_file(dir + "/part.json"));
+  CHECK(part["status"] == "partial");
+  CHECK(part["curve"].empty());
+  CHECK(load_checkpoint(dir + "/part.json.ckpt").step == 0);
+  o.resume = true;
+  auto resumed = train(o);
+  CHECK(numbers(resumed) == numbers(full));
   fs::remove_all(dir);
 }
 
