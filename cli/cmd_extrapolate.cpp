@@ -61,6 +61,19 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
     std::vector<PEConfig> pes;
     for (const auto& name : parse_distinct_list(st->pes, "--pe")) pes.push_back(pe_from_label(name, base.pe));
     if (pes.empty() || seeds.empty()) throw UserError("nothing to run: --pe and --seeds must not be empty");
+    if (st->run.print_config) {
+      std::vector<TrainOptions> runs;
+      for (const auto& pe : pes)
+        for (uint64_t s : seeds) {
+          RunConfig cfg = base;
+          cfg.pe = pe;
+          cfg.train.seed = s;
+          runs.push_back(sweep_run_options(st->sweep, st->run, cfg,
+                                           st->out + "/runs/" + pe_label(pe) + "_seed" + std::to_string(s) + ".json", "", 0));
+        }
+      print_run_configs(runs);
+      return 0;
+    }
     make_dirs(st->out + "/runs");
     make_dirs(st->out + "/eval");
 

@@ -43,7 +43,7 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
     finish_run_options(st->run);
     check_sweep_gpus(st->sweep, st->run.cfg);
     std::string dir = st->out.empty() ? "runs/indirect_indexing_" + st->sweep.preset : st->out;
-    make_dirs(dir);
+    if (!st->run.print_config) make_dirs(dir);
     int shard_i = 0, shard_n = 1;
     if (!st->shard.empty()) {
       char extra;
@@ -75,6 +75,10 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
       }
     std::vector<TrainOptions> runs_to_train;
     for (const auto& j : jobs) runs_to_train.push_back(j.opt);
+    if (st->run.print_config) {
+      print_run_configs(runs_to_train);
+      return 0;
+    }
     std::vector<nlohmann::json> results;
     const bool finished = run_training_jobs(runs_to_train, st->sweep.concurrent, st->sweep.gpus, results,
                                             [&](size_t k) { return jobs[k].pe + " seed " + std::to_string(jobs[k].seed); });

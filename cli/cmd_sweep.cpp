@@ -143,6 +143,7 @@ Runner register_sweep(CLI::App& app) {
     std::string plan, out, only;
     SweepOptions sweep;
     int64_t keep_every = 0;
+    bool print_config = false;
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("sweep", "Run the cells of a plan file (docs/sweep_format.md): options x PEs x seeds");
@@ -158,6 +159,8 @@ Runner register_sweep(CLI::App& app) {
       ->default_val(0)->check(number_in(0.0, 1e7));
   cmd->add_option("--stop-at", st->sweep.stop_at, "Step; every run checkpoints and stops after it (rerun without it to continue)")
       ->default_val(0)->check(integer_in(0, int64_t(1) << 40));
+  cmd->add_flag("--print-config", st->print_config,
+                "Print every run's resolved config (and parameter count) as JSON, then exit without training");
   cmd->add_option("--keep-checkpoints", st->keep_every,
                   "Every run also keeps its checkpoint of every N-th step as RUN.json.ckpt.stepN (over the cells' own)")
       ->default_val(0)->check(integer_in(0, int64_t(1) << 40));
@@ -202,6 +205,10 @@ Runner register_sweep(CLI::App& app) {
     }
     std::vector<TrainOptions> runs_to_train;
     for (const auto& j : jobs) runs_to_train.push_back(j.opt);
+    if (st->print_config) {
+      print_run_configs(runs_to_train);
+      return 0;
+    }
     std::vector<nlohmann::json> results;
     const bool finished = run_training_jobs(runs_to_train, st->sweep.concurrent, st->sweep.gpus, results,
                                             [&](size_t k) { return jobs[k].opt.label; });

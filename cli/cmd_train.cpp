@@ -34,6 +34,10 @@ Runner register_train(CLI::App& app) {
     o.keep_every = st->run.keep_every;
     o.command = g_command_line;
     o.stop_at = st->stop_at;
+    if (st->run.print_config) {
+      print_run_configs({o});
+      return 0;
+    }
     nlohmann::json run;
     try {
       run = train(o);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <chrono>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <thread>
@@ -15,6 +16,8 @@
 
 #include "cli/commands.hpp"
 #include "common/files.hpp"
+#include "generators/dataset_io.hpp"
+#include "models/transformer.hpp"
 #include "kernels/device.hpp"
 
 namespace popebench::cli {
@@ -286,11 +289,13 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   cmd.add_option("--checkpoint-every", c.train.checkpoint_every, "Steps between checkpoints (0: end only)")->default_val(c.train.checkpoint_every)->check(integer_in(0, 1000000000000LL))->group(g);
   cmd.add_option("--device", c.train.device, "auto, cpu or cuda")->default_val(c.train.device)->group(g);
   cmd.add_option("--gpu-matmul", c.train.gpu_matmul, "GPU matrix products: tf32, bf16 (tensor cores, fp32 accumulation) or fp32")->default_val(c.train.gpu_matmul)->group(g);
+  cmd.add_flag("--print-config", r.print_config,
+               "Print every run's resolved config (and parameter count) as JSON, then exit without training")->group(g);
   cmd.add_option("--threads", r.threads, "CPU threads (0: all cores)")->default_val(0)->check(integer_in(0, 1024))->group(g);
   cmd.add_option("--keep-checkpoints", r.keep_every,
                  "Also keep the checkpoint of every N-th step as CHECKPOINT.stepN (for `inspect` along the curve; 0: none)")
       ->default_val(0)->check(integer_in(0, 1000000000000LL))->group(g);
-  cmd.add_option("--log-every", r.log_every, "Progress line every N steps when stderr is not a terminal")->default_val(r.log_every)->check(integer_in(0, 1000000000000LL))->group(g);
+  cmd.add_option("--log-every", r.log_every, "Progress line every N steps when stderr is not a terminal (0: none, nor the line that starts a run)")->default_val(r.log_every)->check(integer_in(0, 1000000000000LL))->group(g);
 }
 
 void finish_run_options(RunOptions& r) {
@@ -311,6 +316,18 @@ void finish_run_options(RunOptions& r) {
   // --data the dataset's own sizes are checked when it is read).
   if (r.data_dir.empty() && r.cfg.task.n_val < 1) throw UserError("the validation split is empty (--n-val must be >= 1 for a run)");
   if (r.data_dir.empty() && r.cfg.task.n_test < 1) throw UserError("the test split is empty (--n-test must be >= 1 for a run)");
+}
+
+void print_run_configs(const std::vector<TrainOptions>& runs) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const TrainOptions& o : runs) {
+    RunConfig cfg = o.cfg;
+    if (!o.data_dir.empty()) apply_dataset_manifest(cfg, open_dataset_dir(o.data_dir));  // as load_data does
+    cfg.validate();
+    const Transformer<float> model(cfg.model, cfg.pe);  // the layout only: no activations
+    out.push_back({{"out", o.out_json}, {"parameters", model.layout().total}, {"config", cfg}});
+  }
+  std::printf("%s\n", out.dump(2).c_str());
 }
 
 }  // namespace popebench::cli

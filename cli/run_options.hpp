@@ -23,6 +23,7 @@ struct RunOptions {
   int threads = 0;
   int64_t log_every = 1000;
   int64_t keep_every = 0;  // --keep-checkpoints: TrainOptions::keep_every
+  bool print_config = false;  // --print-config: print_run_configs instead of training
 };
 
 // model, PE, optimizer, schedule and training options, plus the task options.
@@ -64,6 +65,11 @@ double sweep_deadline(const SweepOptions& sw);
 // sweep's deadline and --stop-at, and the run options' data, logging and kept checkpoints.
 TrainOptions sweep_run_options(const SweepOptions& sw, const RunOptions& r, const RunConfig& cfg,
                                const std::string& out_json, const std::string& label, double deadline);
+
+// --print-config: the runs a command would train, as a JSON array on stdout (each run's output
+// file, parameter count and config exactly as its run JSON will record it: with --data, the
+// task from the dataset's manifest). Nothing is trained or written.
+void print_run_configs(const std::vector<TrainOptions>& runs);
 
 // What `eval` and `inspect` do first: check --out, set the CPU threads (0: all cores), load
 // the checkpoint and validate its config (checkpoint_run_config).

@@ -27,6 +27,13 @@ static double seconds_since(Clock::time_point t) { return std::chrono::duration<
 
 void to_json(nlohmann::json& j, const EvalResult& e) { j = {{"loss", e.loss}, {"acc", e.acc}, {"n", e.n}}; }
 
+void apply_dataset_manifest(RunConfig& cfg, const DatasetDir& info) {
+  cfg.task = info.task;
+  cfg.train.data_seed = info.seed;
+  cfg.model.vocab_size = info.task.vocab_size();
+  cfg.model.max_len = info.task.width();
+}
+
 Splits load_data(RunConfig& cfg, const std::string& dir) {
   Splits s;
   if (dir.empty()) {
@@ -37,10 +44,7 @@ Splits load_data(RunConfig& cfg, const std::string& dir) {
     return s;
   }
   DatasetDir info = open_dataset_dir(dir);
-  cfg.task = info.task;
-  cfg.train.data_seed = info.seed;
-  cfg.model.vocab_size = info.task.vocab_size();
-  cfg.model.max_len = info.task.width();
+  apply_dataset_manifest(cfg, info);
   s.train = load_split(dir, info, Split::kTrain);
   s.val = load_split(dir, info, Split::kVal);
   s.test = load_split(dir, info, Split::kTest);
@@ -168,6 +172,13 @@ nlohmann::json train(TrainOptions opt) {
   }
 
   auto be = make_backend(cfg, cfg.train.device);
+  if (opt.log_every > 0) {  // what is about to train (--print-config gives the whole config)
+    const std::string name = opt.label.empty() ? cfg.pe.kind + " seed " + std::to_string(cfg.train.seed) : opt.label;
+    std::fprintf(stderr, "popebench: %s: %zu parameters (%d layers x %d, %d heads) on %s, %lld steps of %lld examples\n",
+                 name.c_str(), be->layout().total, cfg.model.n_layer, cfg.model.d_model, cfg.model.n_head,
+                 be->device_name().c_str(), static_cast<long long>(cfg.train.steps),
+                 static_cast<long long>(cfg.examples_per_step()));
+  }
   BatchSampler sampler(cfg.train.sampling, cfg.train.seed, data.train.size());
   int64_t step = 0;
   nlohmann::json curve = nlohmann::json::array();

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "generators/dataset.hpp"
+#include "generators/dataset_io.hpp"
 #include "models/backend.hpp"
 #include "models/config.hpp"
 
@@ -60,6 +61,8 @@ struct Splits {
 };
 // With a dataset directory, the task and data seed come from its manifest (cfg is updated).
 Splits load_data(RunConfig& cfg, const std::string& data_dir);
+// That update alone: the task, data seed, vocabulary and length of the dataset in `info`.
+void apply_dataset_manifest(RunConfig& cfg, const DatasetDir& info);
 
 struct EvalResult {
   double loss = 0, acc = 0;

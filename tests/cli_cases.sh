@@ -216,5 +216,28 @@ expect_error "--stop-at: must be an integer" train --stop-at -3 --out "$tmp/t.js
 expect_error "--bucket-examples: must be an integer" extrapolate --bucket-examples 0 --out "$tmp/e"
 # A run that diverges before its first checkpoint says so (it once claimed a checkpoint was kept).
 expect_error "no checkpoint had been written yet" train --lr 1e30 --lr-min 0 --steps 50 --warmup 1 --eval-every 0 --n-train 50 \
-  --n-val 8 --n-test 8 --min-len 5 --max-len 8 --max-shift 2 --alphabet 8 --layers 1 --d-model 16 --heads 2 --device cpu --out "$tmp/div/run.json"
+  --n-val 8 --n-test 8 --min-len 5 --max-len 8 --max-shift 2 --alphabet 8 --layers 1 --d-model 16 --heads 2 --device cpu --log-every 0 --out "$tmp/div/run.json"
 grep -q '"status": "diverged"' "$tmp/div/run.json" || { echo "FAIL: a diverged run wrote no run JSON"; fails=$((fails+1)); }
+
+# --print-config: every run's resolved config and parameter count as JSON; nothing trained or written
+"$bin" reproduce indirect-indexing --preset quick --pe rope,pope --seeds 0,1 --d-model 32 --print-config --out "$tmp/pc" > "$tmp/pc.json" 2>/dev/null \
+  || { echo "FAIL: reproduce --print-config failed"; fails=$((fails+1)); }
+/usr/bin/python3 - "$tmp/pc.json" "$tmp/pc" <<'PY' || { echo "FAIL: reproduce --print-config output"; fails=$((fails+1)); }
+import json, os, sys
+runs = json.load(open(sys.argv[1]))
+assert [(r["config"]["pe"]["kind"], r["config"]["train"]["seed"]) for r in runs] == [("rope", 0), ("rope", 1), ("pope", 0), ("pope", 1)], runs
+assert all(r["config"]["model"]["d_model"] == 32 and r["parameters"] > 0 for r in runs), runs
+assert runs[2]["parameters"] > runs[0]["parameters"]  # PoPE's delta
+assert runs[0]["out"].endswith("pc/rope_seed0.json"), runs[0]["out"]
+assert not os.path.exists(sys.argv[2]), "print-config made the output directory"
+PY
+"$bin" train --data "$tmp/ok" --layers 1 --print-config --out "$tmp/pc1.json" > "$tmp/pc1.txt" 2>/dev/null \
+  || { echo "FAIL: train --print-config failed"; fails=$((fails+1)); }
+/usr/bin/python3 - "$tmp/pc1.txt" "$tmp/ok/manifest.json" "$tmp/pc1.json" <<'PY' || { echo "FAIL: train --print-config with --data"; fails=$((fails+1)); }
+import json, os, sys
+[run] = json.load(open(sys.argv[1]))
+manifest = json.load(open(sys.argv[2]))
+assert run["config"]["train"]["data_seed"] == 3 and run["config"]["model"]["n_layer"] == 1, run["config"]
+assert run["config"]["task"]["n_train"] == 100, run["config"]["task"]  # the dataset's, from its manifest
+assert not os.path.exists(sys.argv[3])
+PY
