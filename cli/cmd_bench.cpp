@@ -22,7 +22,7 @@ Runner register_bench(CLI::App& app) {
   struct State {
     std::string out, pes = "rope,pope";
     int iters = 50, warmup = 10;
-    std::string matmul = "tf32";
+    std::string matmul = "bf16";  // TrainConfig's default
     std::vector<int> lengths = {48, 512, 1024, 4096};
   };
   auto st = std::make_shared<State>();
@@ -30,7 +30,7 @@ Runner register_bench(CLI::App& app) {
   cmd->add_option("--out", st->out, "Write the benchmark JSON here")->check(non_empty());
   cmd->add_option("--iters", st->iters, "Timed repetitions (median reported)")->default_val(50)->check(CLI::Range(1, 100000));
   cmd->add_option("--warmup", st->warmup, "Untimed repetitions first")->default_val(10)->check(CLI::Range(0, 100000));
-  cmd->add_option("--gpu-matmul", st->matmul, "tf32, bf16 or fp32")->default_val("tf32")->check(CLI::IsMember({"tf32", "bf16", "fp32"}));
+  cmd->add_option("--gpu-matmul", st->matmul, "bf16, tf32 or fp32")->default_val("bf16")->check(CLI::IsMember({"tf32", "bf16", "fp32"}));
   cmd->add_option("--attention-lengths", st->lengths, "Sequence lengths for the attention benchmark")->default_val(st->lengths);
   return [st]() -> int {  // explicit: in a CPU-only build the body is a throw alone
 #ifndef POPEBENCH_HAVE_CUDA_BACKEND

@@ -288,7 +288,7 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   cmd.add_option("--eval-batch", c.train.eval_batch, "Evaluation batch size")->default_val(c.train.eval_batch)->check(integer_in(1, 1 << 20))->group(g);
   cmd.add_option("--checkpoint-every", c.train.checkpoint_every, "Steps between checkpoints (0: end only)")->default_val(c.train.checkpoint_every)->check(integer_in(0, 1000000000000LL))->group(g);
   cmd.add_option("--device", c.train.device, "auto, cpu or cuda")->default_val(c.train.device)->group(g);
-  cmd.add_option("--gpu-matmul", c.train.gpu_matmul, "GPU matrix products: tf32, bf16 (tensor cores, fp32 accumulation) or fp32")->default_val(c.train.gpu_matmul)->group(g);
+  cmd.add_option("--gpu-matmul", c.train.gpu_matmul, "GPU matrix products: bf16, tf32 (tensor cores, fp32 accumulation) or fp32 (exact)")->default_val(c.train.gpu_matmul)->group(g);
   cmd.add_flag("--print-config", r.print_config,
                "Print every run's resolved config (and parameter count) as JSON, then exit without training")->group(g);
   cmd.add_option("--threads", r.threads, "CPU threads (0: all cores)")->default_val(0)->check(integer_in(0, 1024))->group(g);

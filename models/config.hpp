@@ -111,7 +111,9 @@ struct TrainConfig {
   int eval_batch = 256;
   int64_t checkpoint_every = 5000;  // steps between checkpoints (0: only at the end)
   std::string device = "auto";      // auto | cpu | cuda
-  std::string gpu_matmul = "tf32";  // GPU matrix products: tf32 or bf16 (tensor cores, fp32 accumulate) or fp32 (exact)
+  // GPU matrix products: bf16 or tf32 (tensor cores, fp32 accumulation) or fp32 (exact). bf16, the
+  // fastest, is the default: every committed GPU result was made with it (bench/NOTES.md).
+  std::string gpu_matmul = "bf16";
   // Micro-batches of `batch` examples per optimizer step: their gradients are averaged, so one
   // step sees batch * grad_accum examples (nanoGPT's gradient_accumulation_steps). 1: SPEC.
   int grad_accum = 1;
