@@ -16,7 +16,8 @@
 
 namespace popebench::cli {
 
-Runner register_reproduce(CLI::App& app, const std::string& preset) {
+Runner register_reproduce(CLI::App& app, const std::string& preset, bool on_cpu) {
+  const bool quick_for_cpu = preset.empty() && on_cpu;
   struct State {
     RunOptions run;
     SweepOptions sweep;
@@ -29,8 +30,13 @@ Runner register_reproduce(CLI::App& app, const std::string& preset) {
   cmd->add_option("--pe", st->pes, "Comma-separated PEs to run, or all (Table 1 and v3 Table 9 rows)")->default_val(st->pes)->check(non_empty());
   cmd->add_option("--out", st->out, "Output directory (default: runs/<experiment>_<preset>)")->check(non_empty());
   cmd->add_option("--shard", st->shard, "i/n: run only the i-th of n parts of the run list (0 <= i < n)");
-  add_sweep_options(*cmd, st->sweep, st->run, "paper", preset, "paper (SPEC, 100k steps) or quick (minutes on a CPU)");
-  return [st]() {
+  add_sweep_options(*cmd, st->sweep, st->run, quick_for_cpu ? "quick" : "paper", preset,
+                    "paper (the paper's recipe, docs/spec.md, 100k steps; the default with a GPU) or quick (minutes on a CPU; the default without)");
+  return [st, quick_for_cpu]() {
+    if (quick_for_cpu && st->sweep.preset == "quick")
+      std::fprintf(stderr,
+                   "popebench: training on the CPU, so the quick preset (minutes); the paper's experiment is --preset paper "
+                   "(about a month on two cores)\n");
     std::vector<uint64_t> seeds = sweep_seeds(st->sweep);
     // "all": the paper's Table 1 and v3 Table 9 rows.
     auto pes = st->pes == "all" ? paper_indirect_indexing_pes() : parse_distinct_list(st->pes, "--pe");

@@ -17,7 +17,9 @@ Runner register_bench(CLI::App& app);
 Runner register_merge(CLI::App& app);
 Runner register_sweep(CLI::App& app);
 // preset: the value of --preset found on the command line before parsing (presets set defaults).
-Runner register_reproduce(CLI::App& app, const std::string& preset);
+// preset: the --preset given, or "" (the paper's); on_cpu: the runs would train on the CPU
+// (--device cpu, or no usable GPU), where an unnamed preset means the quick one, with a notice.
+Runner register_reproduce(CLI::App& app, const std::string& preset, bool on_cpu = false);
 
 Runner register_extrapolate(CLI::App& app, const std::string& preset);
 

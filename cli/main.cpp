@@ -7,6 +7,7 @@
 #include "cli/run_options.hpp"
 #include "common/files.hpp"
 #include "common/version.hpp"
+#include "kernels/device.hpp"
 
 int main(int argc, char** argv) {
   using namespace popebench;
@@ -22,7 +23,14 @@ int main(int argc, char** argv) {
   add(cli::register_bench(app));
   add(cli::register_merge(app));
   add(cli::register_sweep(app));
-  add(cli::register_reproduce(app, cli::prescan_option(argc, argv, "--preset")));
+  // `reproduce` without --preset on a machine that would train on its CPU runs the quick preset:
+  // the paper's six 100k-step runs take about a month on two cores (0.22 steps/s measured).
+  bool reproduce_on_cpu = false;
+  if (argc > 1 && std::string(argv[1]) == "reproduce" && cli::prescan_option(argc, argv, "--preset").empty()) {
+    const std::string device = cli::prescan_option(argc, argv, "--device");
+    reproduce_on_cpu = device == "cpu" || (device != "cuda" && query_device().cuda_devices == 0);
+  }
+  add(cli::register_reproduce(app, cli::prescan_option(argc, argv, "--preset"), reproduce_on_cpu));
   add(cli::register_extrapolate(app, cli::prescan_option(argc, argv, "--preset")));
   cli::g_command_line = cli::command_line(argc, argv);
   try {

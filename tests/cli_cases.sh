@@ -241,3 +241,12 @@ assert run["config"]["train"]["data_seed"] == 3 and run["config"]["model"]["n_la
 assert run["config"]["task"]["n_train"] == 100, run["config"]["task"]  # the dataset's, from its manifest
 assert not os.path.exists(sys.argv[3])
 PY
+
+# reproduce without --preset, training on the CPU: the quick preset, with a notice
+"$bin" reproduce indirect-indexing --device cpu --pe rope --seeds 0 --print-config --out "$tmp/auto" > "$tmp/auto.json" 2> "$tmp/auto.err" \
+  || { echo "FAIL: reproduce --device cpu --print-config failed"; fails=$((fails+1)); }
+grep -q "the quick preset" "$tmp/auto.err" || { echo "FAIL: no notice that the quick preset was chosen"; fails=$((fails+1)); }
+grep -q '"d_model": 64' "$tmp/auto.json" || { echo "FAIL: reproduce on the CPU without --preset did not run the quick preset"; fails=$((fails+1)); }
+"$bin" reproduce indirect-indexing --device cpu --preset paper --pe rope --seeds 0 --print-config --out "$tmp/auto" 2> "$tmp/auto.err" | grep -q '"d_model": 512' \
+  || { echo "FAIL: --preset paper on the CPU is not the paper model"; fails=$((fails+1)); }
+[[ ! -s "$tmp/auto.err" ]] || { echo "FAIL: a notice with --preset given"; fails=$((fails+1)); }
