@@ -15,6 +15,7 @@ Runner register_eval(CLI::App& app);
 Runner register_inspect(CLI::App& app);
 Runner register_bench(CLI::App& app);
 Runner register_merge(CLI::App& app);
+Runner register_export(CLI::App& app);
 Runner register_sweep(CLI::App& app);
 // preset: the value of --preset found on the command line before parsing (presets set defaults).
 // preset: the --preset given, or "" (the paper's); on_cpu: the runs would train on the CPU

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   add(cli::register_inspect(app));
   add(cli::register_bench(app));
   add(cli::register_merge(app));
+  add(cli::register_export(app));
   add(cli::register_sweep(app));
   // `reproduce` without --preset on a machine that would train on its CPU runs the quick preset:
   // the paper's six 100k-step runs take about a month on two cores (0.22 steps/s measured).

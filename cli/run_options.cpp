@@ -295,7 +295,7 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   cmd.add_option("--keep-checkpoints", r.keep_every,
                  "Also keep the checkpoint of every N-th step as CHECKPOINT.stepN (for `inspect` along the curve; 0: none)")
       ->default_val(0)->check(integer_in(0, 1000000000000LL))->group(g);
-  cmd.add_option("--log-every", r.log_every, "Progress line every N steps when stderr is not a terminal (0: none, nor the line that starts a run)")->default_val(r.log_every)->check(integer_in(0, 1000000000000LL))->group(g);
+  cmd.add_option("--log-every", r.log_every, "Progress line every N steps when stderr is not a terminal (0: the last step's only, and no line when a run starts)")->default_val(r.log_every)->check(integer_in(0, 1000000000000LL))->group(g);
 }
 
 void finish_run_options(RunOptions& r) {

@@ -250,3 +250,21 @@ grep -q '"d_model": 64' "$tmp/auto.json" || { echo "FAIL: reproduce on the CPU w
 "$bin" reproduce indirect-indexing --device cpu --preset paper --pe rope --seeds 0 --print-config --out "$tmp/auto" 2> "$tmp/auto.err" | grep -q '"d_model": 512' \
   || { echo "FAIL: --preset paper on the CPU is not the paper model"; fails=$((fails+1)); }
 [[ ! -s "$tmp/auto.err" ]] || { echo "FAIL: a notice with --preset given"; fails=$((fails+1)); }
+
+# export: run JSONs (folders searched recursively, other JSON skipped) into one CSV
+expect_ok export "$tmp/q" "$tmp/scr" --out "$tmp/csv/runs.csv"
+expect_ok export "$tmp/q" --curves --out "$tmp/csv/curves.csv"
+/usr/bin/python3 - "$tmp/csv/runs.csv" "$tmp/csv/curves.csv" "$tmp/q/pope_seed0.json" <<'PY' || { echo "FAIL: export's CSV"; fails=$((fails+1)); }
+import csv, json, sys
+runs = list(csv.DictReader(open(sys.argv[1])))
+assert len(runs) == 2, runs  # q's run and scr's; summary.json files skipped
+q = json.load(open(sys.argv[3]))
+row = next(r for r in runs if r["file"].endswith("q/pope_seed0.json"))
+assert float(row["test_acc"]) == q["final"]["test"]["acc"] and row["config.model.d_model"] == "64", row
+assert next(r for r in runs if "scr" in r["file"])["config.model.attn_temp"] == "learned"
+curves = list(csv.DictReader(open(sys.argv[2])))
+assert len(curves) == len(q["curve"]) and curves[-1]["step"] == str(q["curve"][-1]["step"]), curves
+PY
+expect_error "no run JSON among the inputs" export "$tmp/csv" --out "$tmp/csv/none.csv"
+expect_error "no such file or directory" export "$tmp/nothing_here" --out "$tmp/csv/none.csv"
+expect_error "not a popebench run JSON" export "$tmp/q/summary.json" --out "$tmp/csv/none.csv"

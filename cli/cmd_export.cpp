@@ -1,0 +1,59 @@
+// popebench export: run JSONs (files, or folders searched recursively) flattened into one tidy
+// CSV (models/export_csv.hpp): a row per run, or with --curves a row per curve point.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/commands.hpp"
+#include "cli/run_options.hpp"
+#include "common/files.hpp"
+#include "models/export_csv.hpp"
+
+namespace popebench::cli {
+
+Runner register_export(CLI::App& app) {
+  struct State {
+    std::vector<std::string> inputs;
+    std::string out;
+    bool curves = false;
+  };
+  auto st = std::make_shared<State>();
+  auto* cmd = app.add_subcommand("export", "Flatten run JSONs into one CSV: a row per run (or per curve point), every config field a column");
+  cmd->add_option("inputs", st->inputs, "Run JSON files, or folders (searched recursively; other JSON files in them are skipped)")
+      ->required();
+  cmd->add_option("--out", st->out, "CSV file to write")->required()->check(non_empty());
+  cmd->add_flag("--curves", st->curves, "A row per curve point (step, lr, losses, accuracies) instead of per run");
+  return [st]() {
+    namespace fs = std::filesystem;
+    check_output_path(st->out, "--out");
+    std::vector<ExportedRun> runs;
+    for (const auto& in : st->inputs) {
+      if (fs::is_directory(in)) {
+        std::vector<std::string> files;
+        for (const auto& e : fs::recursive_directory_iterator(in))
+          if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path().string());
+        std::sort(files.begin(), files.end());
+        for (const auto& f : files) {
+          auto j = nlohmann::json::parse(read_file(f), nullptr, false);
+          // Summaries, extrapolation tables and inspect files live beside the runs: not runs.
+          if (j.is_discarded() || !j.is_object() || j.value("schema", "") != "popebench.run") continue;
+          runs.push_back({f, read_run(j, f)});
+        }
+      } else if (fs::exists(in)) {
+        runs.push_back({in, read_run_file(in)});
+      } else {
+        throw UserError("no such file or directory: " + in);
+      }
+    }
+    if (runs.empty()) throw UserError("no run JSON among the inputs");
+    const std::string csv = runs_csv(runs, st->curves);
+    const auto parent = fs::path(st->out).parent_path();
+    if (!parent.empty()) make_dirs(parent.string());
+    write_file_atomic(st->out, csv);
+    std::printf("wrote %s: %zu runs, %zu rows\n", st->out.c_str(), runs.size(),
+                static_cast<size_t>(std::count(csv.begin(), csv.end(), '\n')) - 1);
+    return 0;
+  };
+}
+
+}  // namespace popebench::cli

@@ -1,0 +1,106 @@
+// popebench export's CSV (models/export_csv.hpp): a column per config leaf, the union over runs,
+// empty where a run lacks one or has no final numbers; quoting; a row per curve point.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "models/config.hpp"
+#include "models/export_csv.hpp"
+
+using namespace popebench;
+
+namespace {
+nlohmann::json run_doc(const std::string& pe, uint64_t seed, bool complete, const std::string& attn_temp) {
+  RunConfig c;
+  c.pe.kind = pe;
+  c.train.seed = seed;
+  c.model.attn_temp = attn_temp;
+  nlohmann::json j = {{"schema", "popebench.run"}, {"schema_version", 1}, {"status", complete ? "complete" : "partial"},
+                      {"config", c}, {"environment", {{"git_commit", "abc"}, {"device", "cpu"}, {"date", "2026-12-02T00:00:00Z"}}}};
+  j["curve"] = nlohmann::json::array({{{"step", 0}, {"lr", 0.0}, {"train_loss", nullptr}, {"train_acc", nullptr}, {"val_loss", 4.2}, {"val_acc", 0.01}, {"val_n", 10}},
+                                      {{"step", 10}, {"lr", 1e-4}, {"train_loss", 3.5}, {"train_acc", 0.25}, {"val_loss", 3.0}, {"val_acc", 0.5}, {"val_n", 10}}});
+  if (complete) {
+    j["final"] = {{"step", 10}, {"val", {{"acc", 0.5}, {"loss", 3.0}, {"n", 10}}}, {"test", {{"acc", 0.375}, {"loss", 3.25}, {"n", 8}}}};
+    j["timing"] = {{"steps_per_s", 12.5}};
+  } else {
+    j["steps_done"] = 10;
+    j["timing"] = {{"steps_per_s", 11.0}};
+  }
+  if (attn_temp == "fixed") j["config"]["model"].erase("attn_temp");  // a file from before the option
+  return j;
+}
+// A CSV reader for the tests (RFC 4180: quoted fields, doubled quotes, line breaks inside quotes):
+// the config's delta_clamp, a JSON array, is a quoted field.
+std::vector<std::vector<std::string>> lines(const std::string& csv) {
+  std::vector<std::vector<std::string>> rows(1);
+  std::string cell;
+  bool quoted = false;
+  for (size_t i = 0; i < csv.size(); ++i) {
+    const char c = csv[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < csv.size() && csv[i + 1] == '"') cell += '"', ++i;
+      else if (c == '"') quoted = false;
+      else cell += c;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      rows.back().push_back(cell), cell.clear();
+    } else if (c == '\n') {
+      rows.back().push_back(cell), cell.clear();
+      rows.emplace_back();
+    } else {
+      cell += c;
+    }
+  }
+  rows.pop_back();  // after the last line break
+  return rows;
+}
+size_t column(const std::vector<std::string>& header, const std::string& name) {
+  for (size_t i = 0; i < header.size(); ++i)
+    if (header[i] == name) return i;
+  FAIL("no column " << name);
+  return 0;
+}
+}  // namespace
+
+TEST_CASE("export: a row per run, every config leaf a column, empty where absent", "[export]") {
+  std::vector<ExportedRun> runs = {{"a/rope_seed0.json", read_run(run_doc("rope", 0, true, "learned"), "a")},
+                                   {"b/pope_seed1.json", read_run(run_doc("pope", 1, false, "fixed"), "b")}};
+  auto rows = lines(runs_csv(runs, false));
+  REQUIRE(rows.size() == 3);
+  const auto& h = rows[0];
+  for (const auto& r : rows) REQUIRE(r.size() == h.size());
+  CHECK(rows[1][column(h, "file")] == "a/rope_seed0.json");
+  CHECK(rows[1][column(h, "val_acc")] == "0.5");
+  CHECK(rows[1][column(h, "test_acc")] == "0.375");
+  CHECK(rows[1][column(h, "steps_per_s")] == "12.5");
+  CHECK(rows[2][column(h, "status")] == "partial");
+  CHECK(rows[2][column(h, "test_acc")].empty());
+  CHECK(rows[2][column(h, "steps_done")] == "10");
+  CHECK(rows[1][column(h, "config.model.attn_temp")] == "learned");
+  CHECK(rows[2][column(h, "config.model.attn_temp")].empty());  // absent from that file
+  CHECK(rows[1][column(h, "config.model.d_model")] == "512");
+  CHECK(rows[2][column(h, "config.pe.kind")] == "pope");
+  CHECK(rows[1][column(h, "config.model.tied_embeddings")] == "false");
+  CHECK(rows[1][column(h, "config.pe.delta_clamp")] == "[-6.283185307179586,0.0]");  // quoted, read back whole
+}
+
+TEST_CASE("export --curves: a row per curve point", "[export]") {
+  std::vector<ExportedRun> runs = {{"a.json", read_run(run_doc("rope", 0, true, "fixed"), "a")},
+                                   {"b.json", read_run(run_doc("pope", 3, true, "fixed"), "b")}};
+  auto rows = lines(runs_csv(runs, true));
+  REQUIRE(rows.size() == 5);
+  const auto& h = rows[0];
+  CHECK(rows[1][column(h, "step")] == "0");
+  CHECK(rows[1][column(h, "train_loss")].empty());  // null at step 0
+  CHECK(rows[2][column(h, "train_acc")] == "0.25");
+  CHECK(rows[4][column(h, "seed")] == "3");
+  CHECK(rows[4][column(h, "lr")] == "0.0001");
+}
+
+TEST_CASE("export: CSV fields are quoted only when they must be", "[export]") {
+  CHECK(csv_field("plain") == "plain");
+  CHECK(csv_field("a,b") == "\"a,b\"");
+  CHECK(csv_field("say \"x\"") == "\"say \"\"x\"\"\"");
+  CHECK(csv_field("two\nlines") == "\"two\nlines\"");
+}
