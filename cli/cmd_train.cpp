@@ -32,6 +32,7 @@ Runner register_train(CLI::App& app) {
     o.threads = st->run.threads;
     o.log_every = st->run.log_every;
     o.keep_every = st->run.keep_every;
+    o.step_log_every = st->run.step_log_every;
     o.command = g_command_line;
     o.stop_at = st->stop_at;
     if (st->run.print_config) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <mutex>
@@ -75,16 +76,21 @@ inline bool run_training_jobs(const std::vector<TrainOptions>& jobs, int concurr
   results.assign(jobs.size(), nullptr);
   std::mutex log_mu;
   StopSignalScope signals;
+  const auto t0 = std::chrono::steady_clock::now();
+  size_t started = 0, finished = 0;  // under log_mu
   return run_jobs(
       jobs.size(), concurrent, gpus,
       [&](size_t k) {
         {
           std::lock_guard<std::mutex> g(log_mu);
-          std::fprintf(stderr, "popebench: %s -> %s\n", label(k).c_str(), jobs[k].out_json.c_str());
+          std::fprintf(stderr, "popebench: run %zu of %zu: %s -> %s\n", ++started, jobs.size(), label(k).c_str(),
+                       jobs[k].out_json.c_str());
         }
         nlohmann::json run = train(jobs[k]);
         std::lock_guard<std::mutex> g(log_mu);
-        std::fprintf(stderr, "popebench: %s test acc %.2f%%\n", label(k).c_str(), 100 * run["final"]["test"]["acc"].get<double>());
+        const double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 60;
+        std::fprintf(stderr, "popebench: %s test acc %.2f%% (%zu of %zu runs finished, %.1f min since the first started)\n",
+                     label(k).c_str(), 100 * run["final"]["test"]["acc"].get<double>(), ++finished, jobs.size(), minutes);
         results[k] = std::move(run);
       },
       label);

@@ -204,6 +204,7 @@ TrainOptions sweep_run_options(const SweepOptions& sw, const RunOptions& r, cons
   o.threads = sweep_threads_per_run(sw, r);
   o.log_every = r.log_every;
   o.keep_every = r.keep_every;
+  o.step_log_every = r.step_log_every;
   o.command = g_command_line;
   o.label = label;
   o.deadline = deadline;
@@ -289,6 +290,9 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   cmd.add_option("--checkpoint-every", c.train.checkpoint_every, "Steps between checkpoints (0: end only)")->default_val(c.train.checkpoint_every)->check(integer_in(0, 1000000000000LL))->group(g);
   cmd.add_option("--device", c.train.device, "auto, cpu or cuda")->default_val(c.train.device)->group(g);
   cmd.add_option("--gpu-matmul", c.train.gpu_matmul, "GPU matrix products: bf16, tf32 (tensor cores, fp32 accumulation) or fp32 (exact)")->default_val(c.train.gpu_matmul)->group(g);
+  cmd.add_option("--step-log", r.step_log_every,
+                 "Every N steps a row (step, lr, loss, grad norm, batch accuracy) in RUN.steps.csv beside the run JSON (0: none)")
+      ->default_val(r.step_log_every)->check(integer_in(0, 1000000000000LL))->group(g);
   cmd.add_flag("--print-config", r.print_config,
                "Print every run's resolved config (and parameter count) as JSON, then exit without training")->group(g);
   cmd.add_option("--threads", r.threads, "CPU threads (0: all cores)")->default_val(0)->check(integer_in(0, 1024))->group(g);

@@ -24,6 +24,7 @@ struct RunOptions {
   int64_t log_every = 1000;
   int64_t keep_every = 0;  // --keep-checkpoints: TrainOptions::keep_every
   bool print_config = false;  // --print-config: print_run_configs instead of training
+  int64_t step_log_every = 100;  // --step-log: TrainOptions::step_log_every
 };
 
 // model, PE, optimizer, schedule and training options, plus the task options.

@@ -31,7 +31,8 @@ std::unique_ptr<Backend> make_backend(const RunConfig& cfg, const std::string& d
   if (usable) info.error = "this build has no CUDA training backend";
   if (device == "cuda") throw UserError("--device cuda: " + info.error);
 #endif
-  if (info.cuda_built) std::fprintf(stderr, "popebench: training on the CPU (%s)\n", info.error.c_str());
+  // The backend trains, evaluates and inspects: the notice names the device, not the task.
+  if (info.cuda_built) std::fprintf(stderr, "popebench: using the CPU (%s)\n", info.error.c_str());
   return make_cpu_backend(cfg);
 }
 

@@ -18,6 +18,7 @@
 #include "models/batch_sampler.hpp"
 #include "models/checkpoint.hpp"
 #include "models/run_json.hpp"
+#include "models/step_log.hpp"
 #include "models/stop_signal.hpp"
 
 namespace popebench {
@@ -222,12 +223,16 @@ nlohmann::json train(TrainOptions opt) {
   }
 
 
+  StepLog step_log(step_log_path(opt.out_json), opt.step_log_every, resumed.is_null() ? -1 : step);
+
   // The fields every run JSON has (results/SCHEMA.md); status-specific ones are added to it.
   auto run_json = [&](const char* status) {
-    return nlohmann::json{{"schema", "popebench.run"}, {"schema_version", kRunSchemaVersion}, {"status", status},
-                          {"config", cfg_json}, {"data", data.source}, {"curve", curve},
-                          {"environment", environment_json(be->device_name(), threads, opt.command, be->device_index())},
-                          {"checkpoint", opt.checkpoint}};
+    nlohmann::json j{{"schema", "popebench.run"}, {"schema_version", kRunSchemaVersion}, {"status", status},
+                     {"config", cfg_json}, {"data", data.source}, {"curve", curve},
+                     {"environment", environment_json(be->device_name(), threads, opt.command, be->device_index())},
+                     {"checkpoint", opt.checkpoint}};
+    if (opt.step_log_every > 0) j["step_log"] = {{"file", step_log_path(opt.out_json)}, {"every", opt.step_log_every}};
+    return j;
   };
 
   const auto& T = cfg.train;
@@ -308,6 +313,7 @@ nlohmann::json train(TrainOptions opt) {
                                                    : std::string("no checkpoint had been written yet")));
     }
     ++step;
+    step_log.add(step, lr, r.loss, r.grad_norm, double(r.correct) / double(cfg.examples_per_step()));
     loss_sum += r.loss;
     last_loss = r.loss;
     hits += r.correct;

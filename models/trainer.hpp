@@ -26,6 +26,8 @@ struct TrainOptions {
   // > 0: at every step that is a multiple of keep_every, also write the checkpoint to
   // kept_checkpoint_path(checkpoint, step), kept after the run (diagnostics along the curve).
   int64_t keep_every = 0;
+  // > 0: a row every step_log_every steps in the run's step log, RUN.steps.csv (models/step_log.hpp).
+  int64_t step_log_every = 0;
   // > 0: stop with a checkpoint once this steady-clock time (seconds since epoch of
   // std::chrono::steady_clock) has passed; used to fit runs into time-limited jobs.
   double deadline = 0;

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Compare two PEs' test accuracy over the seeds of the run JSONs in a results folder.
 
   compare_seeds.py DIR PE_A PE_B               paired by seed: differences, mean, sample std,

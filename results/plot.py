@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Plots popebench results (matplotlib from Debian's python3-matplotlib).
 
   results/plot.py DIR [DIR ...]
@@ -19,7 +19,15 @@ import json
 import os
 import sys
 
-import matplotlib
+if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+    print(__doc__)  # answered without matplotlib
+    sys.exit(0)
+try:
+    import matplotlib
+except ImportError:
+    print("plot.py: needs matplotlib (Debian: apt-get install python3-matplotlib), or run it with a python3 that has it",
+          file=sys.stderr)
+    sys.exit(2)
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

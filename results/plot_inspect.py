@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Figures of `popebench inspect` JSON files (matplotlib from Debian's python3-matplotlib).
 
   results/plot_inspect.py FILE.json [FILE.json ...]
@@ -13,7 +13,15 @@ import json
 import os
 import sys
 
-import matplotlib
+if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+    print(__doc__)  # answered without matplotlib
+    sys.exit(0)
+try:
+    import matplotlib
+except ImportError:
+    print("plot_inspect.py: needs matplotlib (Debian: apt-get install python3-matplotlib), or run it with a python3 that has it",
+          file=sys.stderr)
+    sys.exit(2)
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

@@ -39,5 +39,9 @@ check "plot_inspect.py" "$py" "$src/results/plot_inspect.py" "$tmp/i/pope.json"
 [[ -s "$tmp/i/pope.png" ]] || { echo "FAIL: plot_inspect.py wrote no pope.png"; fails=$((fails+1)); }
 "$py" "$src/results/plot_inspect.py" "$tmp/r/pope_seed0.json" >/dev/null 2>&1
 [[ $? -eq 2 ]] || { echo "FAIL: plot_inspect.py accepted a run JSON"; fails=$((fails+1)); }
+# --help answers before matplotlib is imported
+for s in plot.py plot_inspect.py; do
+  "$py" "$src/results/$s" --help 2>/dev/null | grep -q "results/$s" || { echo "FAIL: $s --help"; fails=$((fails+1)); }
+done
 echo "python tools: $fails failed"
 [[ $fails -eq 0 ]]

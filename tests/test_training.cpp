@@ -3,6 +3,8 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <unistd.h>
 
 #include "common/files.hpp"
@@ -10,6 +12,7 @@
 #include "generators/dataset_io.hpp"
 #include "models/checkpoint.hpp"
 #include "models/run_json.hpp"
+#include "models/step_log.hpp"
 #include "models/stop_signal.hpp"
 #include "models/summary.hpp"
 #include "models/trainer.hpp"
@@ -288,5 +291,41 @@ TEST_CASE("a complete run is skipped only when its whole config matches", "[trai
   std::filesystem::remove(dir + "/r.json.ckpt");
   auto retrained = train(other);
   CHECK(retrained["config"]["task"]["params"]["max_shift"] == 1);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("the step log has a row every N steps, and a stopped and resumed run writes the same file", "[train]") {
+  std::string dir = test::fresh_tmpdir("train_step_log");
+  RunConfig c = tiny_run("pope");
+  auto full_opts = opts(c, dir + "/full.json");
+  full_opts.step_log_every = 4;
+  auto full = train(full_opts);
+  CHECK(step_log_path(dir + "/full.json") == dir + "/full.steps.csv");
+  CHECK(full["step_log"]["every"] == 4);
+  const std::string log = read_file(dir + "/full.steps.csv");
+  std::istringstream in(log);
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == "step,lr,loss,grad_norm,train_acc");
+  int rows = 0;
+  while (std::getline(in, line)) {
+    ++rows;
+    CHECK(std::stoll(line) == 4 * rows);  // steps 4, 8, ..., 28 of 30
+  }
+  CHECK(rows == 7);
+  // Stopped at 13 (rows 4, 8, 12 written), then a row written after the checkpoint as a killed
+  // run would leave it: the resumed run drops it and writes the rest as the uninterrupted run did.
+  auto o = opts(c, dir + "/part.json");
+  o.step_log_every = 4;
+  o.stop_at = 13;
+  CHECK_THROWS_AS(train(o), RunInterrupted);
+  {
+    std::ofstream stale(dir + "/part.steps.csv", std::ios::app);
+    stale << "16,0.1,9,9,0\n";
+  }
+  o.stop_at = 0;
+  o.resume = true;
+  train(o);
+  CHECK(read_file(dir + "/part.steps.csv") == log);
   fs::remove_all(dir);
 }
