@@ -13,18 +13,10 @@ import json
 import os
 import sys
 
-if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
-    print(__doc__)  # answered without matplotlib
-    sys.exit(0)
-try:
-    import matplotlib
-except ImportError:
-    print("plot_inspect.py: needs matplotlib (Debian: apt-get install python3-matplotlib), or run it with a python3 that has it",
-          file=sys.stderr)
-    sys.exit(2)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot_common import pyplot_or_exit  # noqa: E402
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+plt = pyplot_or_exit("plot_inspect.py", __doc__)
 
 
 def fail(msg):
