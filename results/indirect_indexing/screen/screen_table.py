@@ -6,7 +6,8 @@ committed Table 1 runs (../paper_100k/).
 
   /usr/bin/python3 results/indirect_indexing/screen/screen_table.py [SCREEN_DIR]
 
-SCREEN_DIR holds one folder per stage, each with one folder per cell (default: this folder).
+SCREEN_DIR holds one folder per stage, each with one folder per cell (default: this folder), or
+is the --out folder of a `popebench sweep` of the plan (one folder per cell).
 """
 import glob
 import json
@@ -56,7 +57,9 @@ base = [f for f in glob.glob(os.path.join(here, "..", "paper_100k", "*_seed*.jso
         if os.path.basename(f).split("_seed")[0] in ("rope", "pope")]
 for line in row("baseline (paper_100k)", base):
     print(line)
-for stage in sorted(glob.glob(os.path.join(root, "stage*"))):
+# A stage folder per stage (this folder), or a sweep's --out folder of cells itself.
+stages = sorted(glob.glob(os.path.join(root, "stage*"))) or [root]
+for stage in stages:
     for cell in sorted(d for d in glob.glob(os.path.join(stage, "*")) if os.path.isdir(d)):
         files = glob.glob(os.path.join(cell, "*_seed*.json"))
         for line in row(os.path.basename(cell), files):
