@@ -30,10 +30,16 @@ Runner register_eval(CLI::App& app) {
     RunConfig& cfg = opened.cfg;
     RunConfig data_cfg = cfg;
     Splits data = load_data(data_cfg, st->data);
+    // Another task's tokens could fit the vocabulary and score a meaningless accuracy.
+    if (data_cfg.task.name != cfg.task.name)
+      throw UserError(st->data + " holds " + data_cfg.task.name + " data; the checkpoint was trained on " + cfg.task.name);
     if (data_cfg.model.vocab_size != cfg.model.vocab_size || data_cfg.task.width() > cfg.model.max_len)
       throw UserError(st->data + ": its vocabulary or sequence length does not fit the checkpoint's model");
     auto be = make_backend(cfg, st->device);
     be->set_state(ck.params, ck.m, ck.v);
+    std::fprintf(stderr, "popebench: evaluating %s (step %lld) on %zu validation and %zu test examples, %s\n",
+                 st->checkpoint.c_str(), static_cast<long long>(ck.step), data.val.size(), data.test.size(),
+                 be->device_name().c_str());
     EvalResult val = evaluate(*be, cfg, data.val), test = evaluate(*be, cfg, data.test);
     nlohmann::json out = {{"schema", "popebench.eval"}, {"schema_version", 1}, {"checkpoint", st->checkpoint},
                           {"step", ck.step}, {"config", ck.config}, {"data", data.source},

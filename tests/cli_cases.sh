@@ -211,6 +211,8 @@ expect_ok train --steps 2 --warmup 1 --eval-every 0 --n-train 50 --n-val 8 --n-t
   --alphabet 8 --layers 1 --d-model 16 --heads 2 --device cpu --out "$tmp/tr/run.json"
 expect_ok eval --checkpoint "$tmp/tr/run.json.ckpt" --device cpu --out "$tmp/ev/a/b.json"
 [[ -f "$tmp/ev/a/b.json" ]] || { echo "FAIL: eval did not make its output folder"; fails=$((fails+1)); }
+expect_ok generate --task k-back --out "$tmp/kb" --n-train 20 --n-val 5 --n-test 5
+expect_error "holds k-back data; the checkpoint was trained on indirect-indexing" eval --checkpoint "$tmp/tr/run.json.ckpt" --data "$tmp/kb" --device cpu
 expect_error "--time-limit: must be a number" reproduce --preset quick --time-limit nan --out "$tmp/e"
 expect_error "--stop-at: must be an integer" train --stop-at -3 --out "$tmp/t.json"
 expect_error "--bucket-examples: must be an integer" extrapolate --bucket-examples 0 --out "$tmp/e"
