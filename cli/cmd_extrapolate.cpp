@@ -3,6 +3,7 @@
 // position interpolation and NTK scaling. Every finished run and every finished evaluation is a
 // file in --out, so a stopped job reruns only what is missing.
 #include <cstdio>
+#include <filesystem>
 #include <mutex>
 
 #include "cli/commands.hpp"
@@ -61,16 +62,20 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
     std::vector<PEConfig> pes;
     for (const auto& name : parse_distinct_list(st->pes, "--pe")) pes.push_back(pe_from_label(name, base.pe));
     if (pes.empty() || seeds.empty()) throw UserError("nothing to run: --pe and --seeds must not be empty");
+    const double deadline = sweep_deadline(st->sweep);
+    // One run's options: what --print-config lists is what the job below trains.
+    auto run_options = [&](const PEConfig& pe, uint64_t seed) {
+      const std::string name = pe_label(pe) + "_seed" + std::to_string(seed);
+      RunConfig cfg = base;
+      cfg.pe = pe;
+      cfg.train.seed = seed;
+      return sweep_run_options(st->sweep, st->run, cfg, st->out + "/runs/" + name + ".json",
+                               sweep_runs_at_once(st->sweep) ? name : "", deadline);
+    };
     if (st->run.print_config) {
       std::vector<TrainOptions> runs;
       for (const auto& pe : pes)
-        for (uint64_t s : seeds) {
-          RunConfig cfg = base;
-          cfg.pe = pe;
-          cfg.train.seed = s;
-          runs.push_back(sweep_run_options(st->sweep, st->run, cfg,
-                                           st->out + "/runs/" + pe_label(pe) + "_seed" + std::to_string(s) + ".json", "", 0));
-        }
+        for (uint64_t s : seeds) runs.push_back(run_options(pe, s));
       print_run_configs(runs);
       return 0;
     }
@@ -84,7 +89,6 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
     std::vector<Job> jobs;
     for (const auto& pe : pes)
       for (uint64_t s : seeds) jobs.push_back({pe, s});
-    const double deadline = sweep_deadline(st->sweep);
     std::vector<std::vector<nlohmann::json>> rows(jobs.size());
     std::mutex log_mu;
     std::string device;  // as the runs report it
@@ -94,12 +98,7 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
         jobs.size(), st->sweep.concurrent, st->sweep.gpus,
         [&](size_t k) {
           const Job& j = jobs[k];
-          const std::string name = pe_label(j.pe) + "_seed" + std::to_string(j.seed);
-          RunConfig cfg = base;
-          cfg.pe = j.pe;
-          cfg.train.seed = j.seed;
-          TrainOptions o = sweep_run_options(st->sweep, st->run, cfg, st->out + "/runs/" + name + ".json",
-                                             sweep_runs_at_once(st->sweep) ? name : "", deadline);
+          const TrainOptions o = run_options(j.pe, j.seed);
           nlohmann::json run = train(o);
           std::vector<float> params;  // loaded when an evaluation has to run (finished ones are files)
           for (const auto& scaling : scalings_for(j.pe, st->ex)) {
@@ -118,7 +117,7 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
               row = evaluate_buckets(o.cfg, params, buckets, scaling, base.train.device);
               row["seed"] = j.seed;
               row["key"] = key;
-              row["run"] = "runs/" + name + ".json";
+              row["run"] = "runs/" + std::filesystem::path(o.out_json).filename().string();
               row["train_test_acc"] = run["final"]["test"]["acc"];
               write_file_atomic(file, row.dump(2) + "\n");
             }
