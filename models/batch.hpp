@@ -58,13 +58,13 @@ inline Batch make_batch(const Dataset& d, const std::vector<size_t>& idx, int pa
 // with ignored positions), 0 (and target PAD) where it does not.
 struct TokenTargets {
   std::vector<int32_t> targets;  // (B, T)
-  std::vector<float> weights;    // (B, T), summing to 1
+  std::vector<double> weights;   // (B, T), summing to 1 (double: the double model's loss is exact)
 };
 inline TokenTargets every_token_targets(const Batch& b) {
   TokenTargets r;
   const size_t N = static_cast<size_t>(b.B) * b.T;
   r.targets.assign(N, vocab::kPad);
-  r.weights.assign(N, 0.f);
+  r.weights.assign(N, 0.0);
   std::vector<size_t> counted;
   for (int row = 0; row < b.B; ++row)
     for (int t = 0; t <= b.answer_pos[row]; ++t) {
@@ -73,7 +73,7 @@ inline TokenTargets every_token_targets(const Batch& b) {
       r.targets[i] = t < b.answer_pos[row] ? b.tokens[i + 1] : b.targets[row];
       counted.push_back(i);
     }
-  for (size_t i : counted) r.weights[i] = 1.f / static_cast<float>(counted.size());
+  for (size_t i : counted) r.weights[i] = 1.0 / static_cast<double>(counted.size());
   return r;
 }
 

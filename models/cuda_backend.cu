@@ -373,7 +373,7 @@ class CudaBackend final : public Backend {
     if (every_token) {
       const TokenTargets tt = every_token_targets(b);
       std::memcpy(h_targets_, tt.targets.data(), tt.targets.size() * sizeof(int32_t));
-      std::memcpy(h_weights_, tt.weights.data(), tt.weights.size() * sizeof(float));
+      for (size_t i = 0; i < tt.weights.size(); ++i) h_weights_[i] = static_cast<float>(tt.weights[i]);
     } else {
       std::memcpy(h_targets_, b.targets.data(), b.B * sizeof(int32_t));
     }

@@ -12,7 +12,7 @@ namespace popebench::cpu {
 // equals the target.
 template <typename T>
 T cross_entropy_fwd(const T* logits, const int32_t* targets, T* probs, int32_t* correct, int B, int V,
-                    const float* weight = nullptr) {
+                    const double* weight = nullptr) {
   T total = 0;
   for (int b = 0; b < B; ++b) {
     const T* l = logits + static_cast<size_t>(b) * V;
@@ -32,7 +32,7 @@ T cross_entropy_fwd(const T* logits, const int32_t* targets, T* probs, int32_t* 
 
 // -> dlogits (B, V) = (softmax - onehot) / B, or times weight (B) instead of 1/B
 template <typename T>
-void cross_entropy_bwd(const T* probs, const int32_t* targets, T* dlogits, int B, int V, const float* weight = nullptr) {
+void cross_entropy_bwd(const T* probs, const int32_t* targets, T* dlogits, int B, int V, const double* weight = nullptr) {
   for (int b = 0; b < B; ++b)
     for (int v = 0; v < V; ++v) {
       const T g = probs[static_cast<size_t>(b) * V + v] - (v == targets[b]);
