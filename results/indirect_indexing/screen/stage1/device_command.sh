@@ -41,3 +41,33 @@ setsid nohup .devbin/popebench sweep results/indirect_indexing/screen/screen.jso
 # (two runs at once, 134.8 steps/s each, 40,000 steps in 5.0 minutes; log sweep_delta_lr_x10.log),
 # then inspect on each run's 40k checkpoint with 500 test examples (the time left allowed no more):
 bash results/indirect_indexing/screen/inspect_runs.sh /tmp/screen ../inspect 2 500 '*.json.ckpt'
+
+# --- Fourth session (2026-12-02, about 10:30-13:00 UTC), binary of aeae293: nothing of it is
+# committed. The GPU tests failed (2 of 18 test cases, 7 of 3346 assertions: the learned
+# temperature's gradient at T = 1 and a cuBLASLt error in the whole-model test, both in the new
+# --attn-temp learned / --pad-attention masked variants), so attn_temp_learned could not run and
+# the next cells that use neither option were run instead. A sweep of wd_all_2d and base_1000
+# (eight runs at once) was lost at ~36,000 steps when the machine was released between two calls;
+# a second attempt, wd_all_2d alone (four at once, --time-limit 490), reached 36,400-38,300 steps
+# but its archive (checkpoints included) was too large to come back. Its log showed wd_all_2d
+# rope seed 0 at 6.41 % validation accuracy at 38,000 steps, the same value the fifth session's
+# run of the same seed shows at the same step (runs are deterministic).
+
+# --- Fifth session (2026-12-02, 13:39-14:07 UTC), binary built from commit e82132d (the run
+# JSONs' git_commit), carried as above. Call 1 ran the GPU tests (2 of 18 test cases failed again,
+# the same two as in the fourth session; no variant the cells below use is among them), then:
+.devbin/popebench sweep results/indirect_indexing/screen/screen.json --out /tmp/screen \
+  --cells wd_all_2d,base_1000 --stop-at 40000 --concurrent 8
+# (eight runs at once, 38.8-40.6 steps/s each, 40,000 steps in 17.5 minutes; log
+# sweep_wd_all_2d_base_1000.log). wd_all_2d's RoPE seed 0 escaped at 38,000 steps, so by the
+# plan's rules the cell continues to 100,000 steps; with the device time left, its four runs
+# continued from their 40k checkpoints for seven minutes:
+.devbin/popebench sweep results/indirect_indexing/screen/screen.json --out /tmp/screen \
+  --cells wd_all_2d --concurrent 4 --time-limit 420
+# (four at once, 76-80 steps/s each, to steps 71,171-72,749; log sweep_wd_all_2d_continued.log;
+# the committed wd_all_2d JSONs are these partial runs, their curves to 70,000-72,000 steps).
+# Between the two, inspect on each run's 40k checkpoint: first with 500 test examples for all
+# eight, then with 2,000 examples under a 100-second limit, which finished five of the eight
+# (the n column of inspect_table.py says which):
+bash results/indirect_indexing/screen/inspect_runs.sh /tmp/screen /tmp/inspect 8 500 '*.json.ckpt'
+bash results/indirect_indexing/screen/inspect_runs.sh /tmp/screen /tmp/inspect 8 2000 '*.json.ckpt'
