@@ -329,7 +329,7 @@ void print_run_configs(const std::vector<TrainOptions>& runs) {
     if (!o.data_dir.empty()) apply_dataset_manifest(cfg, open_dataset_dir(o.data_dir));  // as load_data does
     cfg.validate();
     const Transformer<float> model(cfg.model, cfg.pe);  // the layout only: no activations
-    out.push_back({{"out", o.out_json}, {"parameters", model.layout().total}, {"config", cfg}});
+    out.push_back({{"out", o.out_json}, {"parameters", model.layout().n_params}, {"config", cfg}});
   }
   std::printf("%s\n", out.dump(2).c_str());
 }

@@ -9,8 +9,10 @@ namespace popebench {
 ParamLayout ParamLayout::build(const ModelConfig& m, size_t pe_params_per_layer, size_t pe_embed_params, bool pe_shared) {
   ParamLayout L;
   auto add = [&](const std::string& name, int rows, int cols, ParamKind kind, double std) {
+    L.total = (L.total + kViewAlign - 1) / kViewAlign * kViewAlign;
     L.views.push_back({name, L.total, rows, cols, kind, std});
     L.total += static_cast<size_t>(rows) * cols;
+    L.n_params += static_cast<size_t>(rows) * cols;
     return L.views.back().offset;
   };
   const int C = m.d_model, H = m.mlp_ratio * m.d_model;

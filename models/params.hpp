@@ -37,9 +37,19 @@ struct LayerParams {
   size_t attn_temp;                 // (H) log-temperatures (ModelConfig::attn_temp learned), else 0
 };
 
+// Every view starts on a multiple of kViewAlign elements (256 bytes in fp32, 128 in the bf16
+// mirror): cuBLASLt picks an algorithm once per product shape, assuming 256-byte-aligned operands
+// (its default), and the GPU then runs that shape on every layer's weights and gradients. A
+// view after an odd-sized one (2 heads' learned temperatures in the GPU tests' model) handed it a
+// misaligned pointer: CUBLAS_STATUS_NOT_SUPPORTED. The padding is zero and stays zero (no view
+// covers it: no init, gradient or update). Every view of the paper's model is a multiple of 64
+// long, so its layout, and its checkpoints, have no padding.
+constexpr size_t kViewAlign = 64;
+
 struct ParamLayout {
   std::vector<ParamView> views;
-  size_t total = 0;
+  size_t total = 0;     // buffer length, padding included
+  size_t n_params = 0;  // parameters: the views' sizes summed
   size_t wte = 0, lnf = 0, w_head = 0;  // w_head == wte when the embeddings are tied
   size_t pos = 0;  // absolute position embedding (max_len, C), learned PE only (pos_size > 0)
   size_t pos_size = 0;

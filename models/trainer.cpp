@@ -176,7 +176,7 @@ nlohmann::json train(TrainOptions opt) {
   if (opt.log_every > 0) {  // what is about to train (--print-config gives the whole config)
     const std::string name = opt.label.empty() ? cfg.pe.kind + " seed " + std::to_string(cfg.train.seed) : opt.label;
     std::fprintf(stderr, "popebench: %s: %zu parameters (%d layers x %d, %d heads) on %s, %lld steps of %lld examples\n",
-                 name.c_str(), be->layout().total, cfg.model.n_layer, cfg.model.d_model, cfg.model.n_head,
+                 name.c_str(), be->layout().n_params, cfg.model.n_layer, cfg.model.d_model, cfg.model.n_head,
                  be->device_name().c_str(), static_cast<long long>(cfg.train.steps),
                  static_cast<long long>(cfg.examples_per_step()));
   }

@@ -153,7 +153,7 @@ TEST_CASE("attn-temp learned: one log-temperature per layer and head, zero at in
     t.model.validate();
     Transformer<double> mc(c.model, c.pe), mt(t.model, t.pe);
     const auto& lt = mt.layout();
-    CHECK(lt.total == mc.layout().total + size_t(c.model.n_layer) * c.model.n_head);
+    CHECK(lt.n_params == mc.layout().n_params + size_t(c.model.n_layer) * c.model.n_head);
     REQUIRE(lt.has_attn_temp);
     OptimConfig all2d;
     all2d.weight_decay_on = "all-2d";

@@ -102,4 +102,34 @@ TEST_CASE("parameter layout of the paper model has 25.2M parameters", "[model]")
   CHECK(r.layout().total == 8 * (12 * 512 * 512 + 2 * 512) + 2 * 66 * 512 + 512);
   CHECK(p.layout().total == r.layout().total + 8 * 8 * 64);
   CHECK(r.layout().total == Approx(25.2e6).epsilon(0.01));
+  // No padding in the paper model (its checkpoints are unchanged by the alignment of views).
+  CHECK(r.layout().n_params == r.layout().total);
+  CHECK(p.layout().n_params == p.layout().total);
+}
+
+TEST_CASE("every parameter view starts on a kViewAlign boundary; the padding is zero after init", "[model]") {
+  ModelConfig m;
+  m.n_layer = 3;
+  m.d_model = 12;  // views of 12, 36 x 12, ...: not multiples of 64
+  m.n_head = 2;
+  m.attn_temp = "learned";  // 2-long views between the layers' matrices
+  m.bias = true;
+  PEConfig pe;  // PoPE: its delta views too
+  m.validate();
+  Transformer<double> t(m, pe);
+  const ParamLayout& L = t.layout();
+  size_t covered = 0;
+  std::vector<char> in_view(L.total, 0);
+  for (const auto& v : L.views) {
+    INFO(v.name);
+    CHECK(v.offset % kViewAlign == 0);
+    covered += v.size();
+    for (size_t i = v.offset; i < v.offset + v.size(); ++i) in_view[i] = 1;
+  }
+  CHECK(covered == L.n_params);
+  CHECK(L.total > L.n_params);  // this model has padding
+  std::vector<double> p(L.total, 0.0);
+  t.init_params(p.data(), 7);
+  for (size_t i = 0; i < L.total; ++i)
+    if (!in_view[i]) REQUIRE(p[i] == 0.0);
 }

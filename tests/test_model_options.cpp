@@ -53,7 +53,7 @@ TEST_CASE("tie-embeddings: the head is the token embedding and gets both gradien
   Transformer<double> mu(untied.model, untied.pe), mt(tied.model, tied.pe);
   const auto &lu = mu.layout(), &lt = mt.layout();
   const size_t VC = size_t(untied.model.vocab_size) * untied.model.d_model;
-  CHECK(lt.total == lu.total - VC);
+  CHECK(lt.n_params == lu.n_params - VC);
   CHECK(lt.w_head == lt.wte);
   CHECK_THROWS(lt.find("w_head"));
   // Tied, the one matrix is a matrix for the decay rule (the head decays under "matrices").
@@ -119,7 +119,7 @@ TEST_CASE("abs-pos learned: a learned position table added on top of RoPE or PoP
     const auto& pos = ma.layout().find("pos_emb");
     CHECK(pos.rows == a.model.max_len);
     CHECK(pos.cols == a.model.d_model);
-    CHECK(ma.layout().total == mc.layout().total + pos.size());
+    CHECK(ma.layout().n_params == mc.layout().n_params + pos.size());
     Dataset d = generate_split(c.task, 1, Split::kTrain);
     Batch b = make_batch(d, {0, 1, 2, 3});
     std::vector<double> pa(ma.layout().total);
@@ -313,7 +313,7 @@ TEST_CASE("delta-shared: one PoPE delta for every layer, its gradient summed ove
   Transformer<double> mp(per.model, per.pe), ms(sh.model, sh.pe);
   const auto &lp = mp.layout(), &ls = ms.layout();
   const size_t HD = size_t(per.model.n_head) * per.model.head_dim();
-  CHECK(ls.total == lp.total - HD);  // two layers, one delta
+  CHECK(ls.n_params == lp.n_params - HD);  // two layers, one delta
   CHECK(ls.layers[0].pe == ls.layers[1].pe);
   CHECK(ls.find("pe_shared").size() == HD);
   // The per-layer model with both deltas set to the shared one computes the same loss, and the
