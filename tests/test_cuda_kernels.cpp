@@ -124,12 +124,14 @@ AttnRef attention_reference(int B, int T, int H, int D, cuda::PEKind pe, int n_r
 // A small gradient (d delta, d log-temperature) against its reference: at T = 1 the softmax has
 // one key, so these are exactly 0 and a relative error is meaningless; the error is measured
 // against the scale of the same call's other gradients (dqkv) instead.
-double small_grad_err(const std::vector<float>& got, const std::vector<double>& ref, const std::vector<double>& dqkv) {
+// floor_mult scales that floor for a gradient whose natural size is not dqkv's (below).
+double small_grad_err(const std::vector<float>& got, const std::vector<double>& ref, const std::vector<double>& dqkv,
+                      double floor_mult = 1.0) {
   double scale = 0, d2 = 0, ref2 = 0;
   for (double x : dqkv) scale += x * x;
   for (size_t i = 0; i < got.size(); ++i) d2 += (got[i] - ref[i]) * (got[i] - ref[i]);
   for (double x : ref) ref2 += x * x;
-  return std::sqrt(d2) / std::max(std::sqrt(ref2), 1e-3 * std::sqrt(scale));
+  return std::sqrt(d2) / std::max(std::sqrt(ref2), 1e-3 * floor_mult * std::sqrt(scale));
 }
 
 void check_attention(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0, bool alibi = false,
@@ -165,7 +167,12 @@ void check_attention(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0,
   CHECK(rel_err(d_out.download(), ref.out) < kFp32Tol);
   CHECK(rel_err(d_dqkv.download(), ref.dqkv) < kFp32Tol);
   if (pe == cuda::PEKind::kPope) CHECK(small_grad_err(d_dd.download(), ref.ddelta, ref.dqkv) < kFp32Tol);
-  if (temp) CHECK(small_grad_err(d_dt.download(), ref.dtemp, ref.dqkv) < kFp32Tol);
+  // d log-temperature_h is a sum over query rows of dq'.q' (D-long dot products): its natural size
+  // is dq's (part of dqkv) times |q'| ~ rms(qkv) sqrt(D) = sqrt(D) here (unit normal inputs), so
+  // its floor is dqkv's times sqrt(D). Measured on the H200 at T = 1, where it is exactly 0 and
+  // the GPU returns fp32 roundoff: 1.1-2.4e-4 of the dqkv-only floor (over the limit), 1.9-2.5e-5
+  // of this one; at T > 1 the reference itself is the scale and the floor does not apply.
+  if (temp) CHECK(small_grad_err(d_dt.download(), ref.dtemp, ref.dqkv, std::sqrt(double(D))) < kFp32Tol);
 }
 }  // namespace
 

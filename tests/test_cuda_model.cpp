@@ -108,6 +108,9 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
         }
         c.model.max_len += var.extra_len;
         if (var.tweak) var.tweak(c);
+        // Before the backend exists, so that an exception from it (a cuBLASLt error) names the variant.
+        INFO("pe=" << pe << " scaling=" << var.scaling << " max_len+" << var.extra_len << " matmul=" << mm
+                    << " d_model=" << dm << " " << var.option);
         auto be = make_backend(c, "cuda");
         Dataset d = generate_split(c.task, 0, Split::kTrain);
         Batch b = batch_of(c, d, 3, c.train.batch, be->static_len());
@@ -120,8 +123,6 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
         double loss = cuda_loss_and_grad(*be, b, g);
         // bf16 rounds inputs to 2^-8, 8x TF32's 2^-11: 8x its tolerances.
         const double tol = mm == "fp32" ? 1e-4 : mm == "tf32" ? 2e-2 : 1.6e-1;
-        INFO("pe=" << pe << " scaling=" << var.scaling << " max_len+" << var.extra_len << " matmul=" << mm
-                    << " d_model=" << dm << " " << var.option);
         CHECK(loss == Approx(lref).epsilon(mm == "fp32" ? 1e-5 : mm == "tf32" ? 2e-3 : 1.6e-2));
         for (const auto& view : ref.layout().views) {
           std::vector<double> gr(gref.begin() + view.offset, gref.begin() + view.offset + view.size());
