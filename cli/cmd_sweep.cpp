@@ -140,7 +140,7 @@ std::vector<Cell> read_plan(const std::string& path, std::string& preset, std::s
 
 Runner register_sweep(CLI::App& app) {
   struct State {
-    std::string plan, out, only;
+    std::string plan, out, only, only_pe;
     SweepOptions sweep;
     int64_t keep_every = 0;
     bool print_config = false;
@@ -150,6 +150,9 @@ Runner register_sweep(CLI::App& app) {
   cmd->add_option("plan", st->plan, "The plan (JSON)")->required();
   cmd->add_option("--out", st->out, "Output directory: one folder per cell")->required()->check(non_empty());
   cmd->add_option("--cells", st->only, "Comma-separated cell names to run (default: all, in the plan's order)")->check(non_empty());
+  cmd->add_option("--pe", st->only_pe,
+                  "Comma-separated PEs: of each chosen cell, train only these (default: the cell's own list)")
+      ->check(non_empty());
   cmd->add_option("--concurrent", st->sweep.concurrent, "Runs trained at once on each GPU or on the CPU")
       ->default_val(1)->check(CLI::Range(1, 64));
   cmd->add_option("--gpus", st->sweep.gpus, "GPUs to spread the runs over (run k on GPU k % N)")
@@ -177,6 +180,25 @@ Runner register_sweep(CLI::App& app) {
         chosen.push_back(*it);
       }
       cells = chosen;
+    }
+    std::vector<size_t> cell_runs;  // each cell's runs in the plan: its summary waits for all of them
+    for (const auto& c : cells) cell_runs.push_back(c.pes.size() * c.seeds.size());
+    if (!st->only_pe.empty()) {  // e.g. a cell's RoPE runs in one session, its PoPE runs in the next
+      const std::vector<std::string> pes = split_list(st->only_pe);
+      for (size_t i = 0; i < pes.size(); ++i) {
+        if (std::find(pes.begin(), pes.begin() + i, pes[i]) != pes.begin() + i)
+          throw UserError("--pe: " + pes[i] + " is listed twice");
+        if (std::none_of(cells.begin(), cells.end(), [&](const Cell& c) {
+              return std::find(c.pes.begin(), c.pes.end(), pes[i]) != c.pes.end();
+            }))
+          throw UserError("--pe: no chosen cell trains '" + pes[i] + "'");
+      }
+      for (auto& c : cells) {
+        std::vector<std::string> kept;
+        for (const auto& pe : c.pes)
+          if (std::find(pes.begin(), pes.end(), pe) != pes.end()) kept.push_back(pe);
+        c.pes = kept;  // may be empty: the cell has none of them
+      }
     }
     for (auto& c : cells) {
       check_sweep_gpus(st->sweep, c.run.cfg);
@@ -220,7 +242,7 @@ Runner register_sweep(CLI::App& app) {
           runs.push_back(results[k]);
           files.push_back(jobs[k].pe + "_seed" + std::to_string(jobs[k].seed) + ".json");
         }
-      if (runs.size() != cells[ci].pes.size() * cells[ci].seeds.size()) continue;
+      if (runs.size() != cell_runs[ci]) continue;  // unfinished, or --pe left some of its PEs out
       auto summary = summarise_runs(runs, plan_name + ", cell " + cells[ci].name);
       summary["cell"] = cells[ci].name;
       summary["cell_args"] = cells[ci].args;

@@ -129,6 +129,16 @@ expect_ok sweep "$tmp/plan.json" --out "$tmp/sw"
 grep -q '"freqs": "increasing"' "$tmp/sw/inc/pope_seed0.json" && ! grep -q '"freqs": "increasing"' "$tmp/sw/base/pope_seed0.json" ||
   { echo "FAIL: a cell's args did not reach (only) its runs"; fails=$((fails+1)); }
 expect_ok sweep "$tmp/plan.json" --out "$tmp/sw" --cells inc
+# --pe: only those PEs of each cell; the cell's summary waits for its other PEs
+expect_ok sweep "$tmp/plan.json" --out "$tmp/swp" --pe rope
+[[ -f "$tmp/swp/base/rope_seed0.json" && ! -e "$tmp/swp/base/pope_seed0.json" && ! -e "$tmp/swp/inc" && ! -e "$tmp/swp/base/summary.json" ]] ||
+  { echo "FAIL: sweep --pe rope trained other PEs, or summarised a cell it did not finish"; fails=$((fails+1)); }
+expect_ok sweep "$tmp/plan.json" --out "$tmp/swp" --cells base
+[[ -f "$tmp/swp/base/pope_seed0.json" && -f "$tmp/swp/base/summary.json" ]] ||
+  { echo "FAIL: the rest of a --pe sweep did not complete the cell and its summary"; fails=$((fails+1)); }
+expect_error "no chosen cell trains 'alibi'" sweep "$tmp/plan.json" --out "$tmp/swb" --pe alibi
+expect_error "no chosen cell trains 'rope'" sweep "$tmp/plan.json" --out "$tmp/swb" --cells inc --pe rope
+expect_error "--pe: pope is listed twice" sweep "$tmp/plan.json" --out "$tmp/swb" --pe pope,pope
 echo '{"cells": [{"name": "x", "pe": ["rope"], "seeds": [0, 0]}]}' > "$tmp/plan_bad.json"
 expect_error "a seed is listed twice" sweep "$tmp/plan_bad.json" --out "$tmp/swb"
 echo '{"cells": [{"name": "x", "pe": ["rope"], "seeds": [0], "arg": []}]}' > "$tmp/plan_bad.json"
