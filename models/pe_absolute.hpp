@@ -26,7 +26,6 @@ class AbsolutePE final : public PositionalEmbedding<T> {
   AbsolutePE(bool learned, int max_len, int C) : learned_(learned) {
     if (!learned) table_ = sinusoidal_table(max_len, C);
   }
-  std::string name() const override { return learned_ ? "learned" : "sinusoidal"; }
   size_t embed_params(int max_len, int C) const override { return learned_ ? size_t(max_len) * C : 0; }
   void embed_fwd(T* x, const T* ep, int B, int Tn, int C) const override {
     for (int b = 0; b < B; ++b)

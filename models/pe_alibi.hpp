@@ -21,7 +21,6 @@ template <typename T>
 class ALiBi final : public PositionalEmbedding<T> {
  public:
   ALiBi(int n_head, bool half) : half_(half), slopes_(alibi_slopes(n_head, half)) {}
-  std::string name() const override { return half_ ? "alibi-half" : "alibi"; }
   const double* score_slopes() const override { return slopes_.data(); }
 
  private:

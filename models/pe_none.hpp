@@ -8,7 +8,6 @@ namespace popebench {
 template <typename T>
 class NoPE final : public PositionalEmbedding<T> {
  public:
-  std::string name() const override { return "none"; }
 };
 
 }  // namespace popebench

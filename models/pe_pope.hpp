@@ -25,7 +25,6 @@ template <typename T>
 class PoPE final : public PositionalEmbedding<T> {
  public:
   PoPE(int head_dim, const PEConfig& pe) : theta_(pope_thetas(head_dim, pe)), delta_uniform_(pe.delta_init == "uniform") {}
-  std::string name() const override { return "pope"; }
   int qk_dim(int head_dim) const override { return 2 * head_dim; }
   size_t params_per_layer(int n_head, int head_dim) const override { return size_t(n_head) * head_dim; }
   void init_layer_params(T* p, int n_head, int head_dim, Pcg32& rng) const override {

@@ -32,7 +32,6 @@ template <typename T>
 class RoPE final : public PositionalEmbedding<T> {
  public:
   RoPE(int head_dim, const PEConfig& pe) : theta_(rope_thetas(head_dim, pe)) {}
-  std::string name() const override { return "rope"; }
   void fwd(const T* q, const T* k, T* qo, T* ko, const T*, const PEShape& s) const override {
     cpu::rope_fwd(q, qo, s.B * s.H, s.T, s.D, s.D, theta_.data());
     cpu::rope_fwd(k, ko, s.B * s.H, s.T, s.D, s.D, theta_.data());

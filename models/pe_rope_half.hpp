@@ -11,7 +11,6 @@ template <typename T>
 class RoPEHalf final : public PositionalEmbedding<T> {
  public:
   RoPEHalf(int head_dim, const PEConfig& pe) : n_rot_(head_dim / 2), theta_(rope_thetas(head_dim / 2, pe)) {}
-  std::string name() const override { return "rope-half"; }
   void fwd(const T* q, const T* k, T* qo, T* ko, const T*, const PEShape& s) const override {
     cpu::rope_fwd(q, qo, s.B * s.H, s.T, s.D, n_rot_, theta_.data());
     cpu::rope_fwd(k, ko, s.B * s.H, s.T, s.D, n_rot_, theta_.data());

@@ -10,10 +10,6 @@
 
 namespace popebench {
 
-const char* positional_embedding_kinds() {
-  return "none, rope, pope, rope-half, alibi, alibi-half, sinusoidal, learned";
-}
-
 template <typename T>
 std::unique_ptr<PositionalEmbedding<T>> make_positional_embedding(const PEConfig& pe, const ModelConfig& m) {
   pe.validate();

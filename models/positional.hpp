@@ -1,7 +1,9 @@
 // Positional embeddings behind one interface. A PE that acts on q and k (RoPE, PoPE) transforms
 // them before the attention op; one that biases scores (ALiBi) supplies slopes; one that adds to
-// the token embedding would add a hook here. Adding a PE = one file (models/pe_*.hpp) with its
-// forward/backward and a line in make_positional_embedding, plus its tests.
+// the token embedding would add a hook here. On the CPU, a PE is one file (models/pe_*.hpp) with
+// its forward/backward, a line in make_positional_embedding and PEConfig's list of kinds; to run
+// on the GPU it also needs the CUDA backend's PE switch (models/cuda_backend.cu) and the attention
+// kernels' dispatch (kernels/cuda/attention*.cu), and the tests' per-PE references know it by name.
 #pragma once
 #include <algorithm>
 #include <memory>
@@ -20,7 +22,6 @@ template <typename T>
 class PositionalEmbedding {
  public:
   virtual ~PositionalEmbedding() = default;
-  virtual std::string name() const = 0;
   // Width of q and k after the transform, i.e. what the attention dot product sees.
   virtual int qk_dim(int head_dim) const { return head_dim; }
   // Learnable parameters per layer (PoPE: delta per head and component).
@@ -51,9 +52,6 @@ class PositionalEmbedding {
   // dep (max_len, C) accumulated from dx (B, T, C).
   virtual void embed_bwd(const T* /*dx*/, T* /*dep*/, int /*B*/, int /*T*/, int /*C*/) const {}
 };
-
-// The kinds make_positional_embedding knows, for messages and validation.
-const char* positional_embedding_kinds();
 
 template <typename T>
 std::unique_ptr<PositionalEmbedding<T>> make_positional_embedding(const PEConfig& pe, const ModelConfig& m);

@@ -37,7 +37,7 @@ struct Transformer<T>::Acts {
 };
 
 namespace {
-// (B, T, 3C) slice `which` -> (B, H, T, D), and the reverse (accumulating into the 3C row).
+// (B, T, 3C) slice `which` -> (B, H, T, D), and the reverse (overwriting that slice of each row).
 template <typename T>
 void split_heads(const T* qkv, T* out, int which, int B, int Tn, int H, int D, int row) {
   for (int b = 0; b < B; ++b)

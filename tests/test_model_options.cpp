@@ -340,7 +340,7 @@ TEST_CASE("bias: the blocks' linear layers get biases, zero at init, never decay
   b.model.bias = true;
   Transformer<double> mc(c.model, c.pe), mb(b.model, b.pe);
   const int C = c.model.d_model, F = c.model.mlp_ratio * C;
-  CHECK(mb.layout().total == mc.layout().total + size_t(c.model.n_layer) * (3 * C + C + F + C));
+  CHECK(mb.layout().n_params == mc.layout().n_params + size_t(c.model.n_layer) * (3 * C + C + F + C));
   std::vector<double> pb(mb.layout().total);
   mb.init_params(pb.data(), 2);
   for (const auto& v : mb.layout().views)

@@ -23,19 +23,19 @@ inline float pope_delta_min_float() {
   return double(f) < kPopeDeltaMin ? std::nextafter(f, 0.f) : f;
 }
 
-// cos and sin of t * pos_scale * theta_c (+ clamped delta[h, c]) for every (h, t, c), in double
+// cos and sin of t * theta_c (+ clamped delta[h, c]) for every (h, t, c), in double
 // then rounded to T: the angles depend on position and channel only, so one table serves the
 // whole batch (measured: sincos was 13% of a CPU training step before this table).
 template <typename T>
 void pope_angle_table(std::vector<T>& cs, std::vector<T>& sn, int H, int Tn, int D, const double* theta,
-                      const T* delta, double pos_scale) {
+                      const T* delta) {
   const int Ht = delta ? H : 1;
   cs.resize(static_cast<size_t>(Ht) * Tn * D);
   sn.resize(cs.size());
   for (int h = 0; h < Ht; ++h)
     for (int t = 0; t < Tn; ++t)
       for (int c = 0; c < D; ++c) {
-        double a = t * pos_scale * theta[c] + (delta ? clamp_delta(double(delta[h * D + c])) : 0.0);
+        double a = t * theta[c] + (delta ? clamp_delta(double(delta[h * D + c])) : 0.0);
         size_t i = (static_cast<size_t>(h) * Tn + t) * D + c;
         cs[i] = T(std::cos(a));
         sn[i] = T(std::sin(a));
@@ -44,10 +44,9 @@ void pope_angle_table(std::vector<T>& cs, std::vector<T>& sn, int H, int Tn, int
 
 // x (B, H, T, D) -> y (B, H, T, 2D). delta (H, D) for keys, nullptr for queries.
 template <typename T>
-void pope_fwd(const T* x, T* y, int B, int H, int Tn, int D, const double* theta, const T* delta,
-              double pos_scale = 1.0) {
+void pope_fwd(const T* x, T* y, int B, int H, int Tn, int D, const double* theta, const T* delta) {
   std::vector<T> cs, sn;
-  pope_angle_table(cs, sn, H, Tn, D, theta, delta, pos_scale);
+  pope_angle_table(cs, sn, H, Tn, D, theta, delta);
 #pragma omp parallel for schedule(static)
   for (int bh = 0; bh < B * H; ++bh) {
     const size_t tab = delta ? static_cast<size_t>(bh % H) * Tn * D : 0;
@@ -70,9 +69,9 @@ void pope_fwd(const T* x, T* y, int B, int H, int Tn, int D, const double* theta
 // torch.clamp does; outside, delta gets no gradient.
 template <typename T>
 void pope_bwd(const T* dy, const T* x, T* dx, int B, int H, int Tn, int D, const double* theta,
-              const T* delta, T* ddelta, double pos_scale = 1.0) {
+              const T* delta, T* ddelta) {
   std::vector<T> cs, sn;
-  pope_angle_table(cs, sn, H, Tn, D, theta, delta, pos_scale);
+  pope_angle_table(cs, sn, H, Tn, D, theta, delta);
   for (int bh = 0; bh < B * H; ++bh) {  // sequential: ddelta sums over (b, t) in a fixed order
     const int h = bh % H;
     const size_t tab = delta ? static_cast<size_t>(h) * Tn * D : 0;
