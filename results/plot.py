@@ -6,8 +6,10 @@
 For each DIR holding run JSON files (and, when complete, summary.json), writes:
   DIR/accuracy.png  test accuracy per PE: our mean and std over seeds (dots: each seed), the
                     paper's value beside it (only with a summary.json);
-  DIR/curves.png    validation accuracy and training loss against step, one line per run
-                    (partial runs included, drawn dashed).
+  DIR/curves.png    validation accuracy, training loss and validation loss against step, one
+                    line per run (partial runs included, drawn dashed); on the accuracy panel
+                    the chance level and, for Indirect Indexing, the plateau of a model that
+                    finds the source letter but ignores the shift (plateau_levels.py).
 A DIR holding extrapolation.json (`popebench extrapolate`) gets instead:
   DIR/extrapolation.png  accuracy against test length, one line per PE (mean over seeds, band:
                          +- std), the training range shaded, chance dotted;
@@ -20,7 +22,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "indirect_indexing"))
 from plot_common import pyplot_or_exit  # noqa: E402
+from plateau_levels import plateau_levels  # noqa: E402
 
 plt = pyplot_or_exit("plot.py", __doc__)
 
@@ -68,8 +72,28 @@ def plot_accuracy(d, summary, runs):
     save(fig, os.path.join(d, "accuracy.png"))
 
 
+def chance(task):
+    p = task["params"]
+    return 1.0 / (p["values"] if task["name"] == "associative-recall" else p["alphabet"])
+
+
+def reference_levels(ax, runs):
+    """Chance, and Indirect Indexing's shift-blind plateau, when every run has the same task."""
+    tasks = {json.dumps(r["config"]["task"], sort_keys=True) for r in runs}
+    if len(tasks) != 1:
+        return
+    task = runs[0]["config"]["task"]
+    ax.axhline(100 * chance(task), color="k", ls=":", lw=1, label=f"chance ({100 * chance(task):.1f} %)")
+    if task["name"] == "indirect-indexing":
+        p = task["params"]
+        if not p.get("allow_zero_shift", False):  # plateau_levels.py models shifts without 0
+            lv = plateau_levels(p["min_len"], p["max_len"], p["max_shift"], p.get("pair_draw", "joint"))
+            acc = 100 * lv["source found, shift ignored"][1]
+            ax.axhline(acc, color="k", ls="-.", lw=1, label=f"source found, shift ignored ({acc:.2f} %)")
+
+
 def plot_curves(d, runs):
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
+    fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(14, 3.6))
     def name(r):
         pe = r["config"]["pe"]
         return pe["kind"] + ("-delta0" if pe["kind"] == "pope" and pe.get("delta_init") == "zero" else "")
@@ -85,15 +109,26 @@ def plot_curves(d, runs):
         tl = [(p["step"], p["train_loss"]) for p in pts if p.get("train_loss") is not None]
         mark["markevery"] = max(1, len(tl) // 10)
         a2.plot([s for s, _ in tl], [v for _, v in tl], style, color=COLORS.get(pe, "k"), alpha=0.8, **mark)
+        vl = [(p["step"], p["val_loss"]) for p in pts if p.get("val_loss") is not None]
+        mark["markevery"] = max(1, len(vl) // 10)
+        a3.plot([s for s, _ in vl], [v for _, v in vl], style, color=COLORS.get(pe, "k"), alpha=0.8, **mark)
+    reference_levels(a1, runs)
     a1.set_xlabel("step")
     a1.set_ylabel("validation accuracy %")
     if len(runs) <= 10:
         a1.legend(fontsize=7)
-    else:  # a legend of many runs would cover the curves: put it beside the second panel
-        a2.legend(*a1.get_legend_handles_labels(), fontsize=6.5, ncol=(len(runs) + 13) // 14,
+    else:  # a legend of many runs would cover the curves: put it beside the last panel
+        a3.legend(*a1.get_legend_handles_labels(), fontsize=6.5, ncol=(len(runs) + 15) // 16,
                   loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
     a2.set_xlabel("step")
     a2.set_ylabel("train loss (mean since last point)")
+    a3.set_xlabel("step")
+    a3.set_ylabel("validation loss")
+    # one scale for both losses, so that memorisation (train below validation) shows
+    lo = min(a2.get_ylim()[0], a3.get_ylim()[0])
+    hi = max(a2.get_ylim()[1], a3.get_ylim()[1])
+    a2.set_ylim(lo, hi)
+    a3.set_ylim(lo, hi)
     save(fig, os.path.join(d, "curves.png"))
 
 

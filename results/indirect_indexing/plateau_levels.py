@@ -19,83 +19,96 @@ import argparse
 import math
 from collections import Counter
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--min-len", type=int, default=20)
-ap.add_argument("--max-len", type=int, default=40)
-ap.add_argument("--max-shift", type=int, default=15)
-ap.add_argument("--pair-draw", choices=["joint", "shift-first", "source-first"], default="joint")
-a = ap.parse_args()
-# The generator's own rules (generators/indirect_indexing.cpp): every shift reachable in every string.
-if a.min_len < 2 or a.max_len < a.min_len:
-    ap.error(f"need 2 <= --min-len <= --max-len (got {a.min_len}, {a.max_len})")
-if not 1 <= a.max_shift <= a.min_len - 1:
-    ap.error(f"need 1 <= --max-shift <= --min-len - 1 (got {a.max_shift})")
-lengths = range(a.min_len, a.max_len + 1)
-levels = {"any letter of the string": [0.0, 0.0], "source found, shift ignored": [0.0, 0.0],
-          "source found, sign of the shift read": [0.0, 0.0]}
-for L in lengths:
-    pairs = [(p, s) for p in range(L) for s in range(-a.max_shift, a.max_shift + 1) if s != 0 and 0 <= p + s < L]
+
+def pair_probabilities(L, max_shift, pair_draw):
+    """{(source, shift): probability} for strings of length L under the generator's pair draw."""
+    pairs = [(p, s) for p in range(L) for s in range(-max_shift, max_shift + 1) if s != 0 and 0 <= p + s < L]
     shifts = sorted({s for _, s in pairs})
-    if a.pair_draw == "joint":
-        prob = {ps: 1.0 / len(pairs) for ps in pairs}
-    elif a.pair_draw == "shift-first":
-        prob = {(p, s): 1.0 / len(shifts) / sum(1 for q, t in pairs if t == s) for p, s in pairs}
-    else:
-        prob = {(p, s): 1.0 / L / sum(1 for q, t in pairs if q == p) for p, s in pairs}
-    w = 1.0 / len(lengths)  # string length is uniform
-    lv = levels["any letter of the string"]
-    lv[0] += w * math.log(L)
-    lv[1] += w / L
-    for key, group in (("source found, shift ignored", lambda p, s: p),
-                       ("source found, sign of the shift read", lambda p, s: (p, s > 0))):
-        mass = Counter()
-        for (p, s), pr in prob.items():
-            mass[group(p, s)] += pr
-        for (p, s), pr in prob.items():  # the target given the situation: each pair is its own target
-            levels[key][0] -= w * pr * math.log(pr / mass[group(p, s)])
-        best = Counter()
-        for (p, s), pr in prob.items():
-            best[group(p, s)] = max(best[group(p, s)], pr)
-        levels[key][1] += w * sum(best.values())
+    if pair_draw == "joint":
+        return {ps: 1.0 / len(pairs) for ps in pairs}
+    if pair_draw == "shift-first":
+        return {(p, s): 1.0 / len(shifts) / sum(1 for q, t in pairs if t == s) for p, s in pairs}
+    return {(p, s): 1.0 / L / sum(1 for q, t in pairs if q == p) for p, s in pairs}
+
+
+def plateau_levels(min_len=20, max_len=40, max_shift=15, pair_draw="joint"):
+    """{partial solution: [loss in nats, accuracy]}, exactly, over the task's distribution."""
+    lengths = range(min_len, max_len + 1)
+    levels = {"any letter of the string": [0.0, 0.0], "source found, shift ignored": [0.0, 0.0],
+              "source found, sign of the shift read": [0.0, 0.0]}
+    for L in lengths:
+        prob = pair_probabilities(L, max_shift, pair_draw)
+        w = 1.0 / len(lengths)  # string length is uniform
+        lv = levels["any letter of the string"]
+        lv[0] += w * math.log(L)
+        lv[1] += w / L
+        for key, group in (("source found, shift ignored", lambda p, s: p),
+                           ("source found, sign of the shift read", lambda p, s: (p, s > 0))):
+            mass = Counter()
+            for (p, s), pr in prob.items():
+                mass[group(p, s)] += pr
+            for (p, s), pr in prob.items():  # the target given the situation: each pair is its own target
+                levels[key][0] -= w * pr * math.log(pr / mass[group(p, s)])
+            best = Counter()
+            for (p, s), pr in prob.items():
+                best[group(p, s)] = max(best[group(p, s)], pr)
+            levels[key][1] += w * sum(best.values())
+    return levels
+
+
 # The share of each prediction class of `popebench inspect` (models/inspect.cpp) that a model
 # guessing uniformly among a partial solution's candidates would show: the reference for the
 # classes of a model on the plateau.
 CLASSES = ["correct", "source, right sign", "source, wrong sign", "other letter of the string"]
 
 
-def cls(p, s, q):
-    if q == p + s:
-        return "correct"
-    k = q - p
-    if k != 0 and abs(k) <= a.max_shift:
-        return "source, right sign" if (k > 0) == (s > 0) else "source, wrong sign"
-    return "other letter of the string"
+def class_shares(min_len, max_len, max_shift, pair_draw):
+    def cls(p, s, q):
+        if q == p + s:
+            return "correct"
+        k = q - p
+        if k != 0 and abs(k) <= max_shift:
+            return "source, right sign" if (k > 0) == (s > 0) else "source, wrong sign"
+        return "other letter of the string"
+
+    lengths = range(min_len, max_len + 1)
+    shares = {"any letter of the string": Counter(), "source found, shift ignored": Counter()}
+    for L in lengths:
+        prob = pair_probabilities(L, max_shift, pair_draw)
+        for (p, s), pr in prob.items():
+            w = pr / len(lengths)
+            for q in range(L):
+                shares["any letter of the string"][cls(p, s, q)] += w / L
+            reach = [p + t for q0, t in prob if q0 == p]
+            for q in reach:
+                shares["source found, shift ignored"][cls(p, s, q)] += w / len(reach)
+    return shares
 
 
-shares = {"any letter of the string": Counter(), "source found, shift ignored": Counter()}
-for L in lengths:
-    pairs = [(p, s) for p in range(L) for s in range(-a.max_shift, a.max_shift + 1) if s != 0 and 0 <= p + s < L]
-    shifts = sorted({s for _, s in pairs})
-    for p, s in pairs:
-        if a.pair_draw == "joint":
-            pr = 1.0 / len(pairs)
-        elif a.pair_draw == "shift-first":
-            pr = 1.0 / len(shifts) / sum(1 for q, t in pairs if t == s)
-        else:
-            pr = 1.0 / L / sum(1 for q, t in pairs if q == p)
-        w = pr / len(lengths)
-        for q in range(L):
-            shares["any letter of the string"][cls(p, s, q)] += w / L
-        reach = [p + t for q0, t in pairs if q0 == p]
-        for q in reach:
-            shares["source found, shift ignored"][cls(p, s, q)] += w / len(reach)
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--min-len", type=int, default=20)
+    ap.add_argument("--max-len", type=int, default=40)
+    ap.add_argument("--max-shift", type=int, default=15)
+    ap.add_argument("--pair-draw", choices=["joint", "shift-first", "source-first"], default="joint")
+    a = ap.parse_args()
+    # The generator's own rules (generators/indirect_indexing.cpp): every shift reachable in every string.
+    if a.min_len < 2 or a.max_len < a.min_len:
+        ap.error(f"need 2 <= --min-len <= --max-len (got {a.min_len}, {a.max_len})")
+    if not 1 <= a.max_shift <= a.min_len - 1:
+        ap.error(f"need 1 <= --max-shift <= --min-len - 1 (got {a.max_shift})")
+    levels = plateau_levels(a.min_len, a.max_len, a.max_shift, a.pair_draw)
+    shares = class_shares(a.min_len, a.max_len, a.max_shift, a.pair_draw)
+    print("| partial solution | loss (nats) | accuracy % |")
+    print("| --- | --- | --- |")
+    for name, (loss, acc) in levels.items():
+        print(f"| {name} | {loss:.3f} | {100 * acc:.2f} |")
+    print()
+    print("| uniform guess among the candidates of | " + " | ".join(c + " %" for c in CLASSES) + " |")
+    print("|" + " --- |" * (1 + len(CLASSES)))
+    for name, c in shares.items():
+        print(f"| {name} | " + " | ".join(f"{100 * c[k]:.1f}" for k in CLASSES) + " |")
 
-print("| partial solution | loss (nats) | accuracy % |")
-print("| --- | --- | --- |")
-for name, (loss, acc) in levels.items():
-    print(f"| {name} | {loss:.3f} | {100 * acc:.2f} |")
-print()
-print("| uniform guess among the candidates of | " + " | ".join(c + " %" for c in CLASSES) + " |")
-print("|" + " --- |" * (1 + len(CLASSES)))
-for name, c in shares.items():
-    print(f"| {name} | " + " | ".join(f"{100 * c[k]:.1f}" for k in CLASSES) + " |")
+
+if __name__ == "__main__":
+    main()
