@@ -45,8 +45,7 @@ Runner register_bench(CLI::App& app) {
     base.train.gpu_matmul = st->matmul;
     base.task.n_train = 4096;
     base.task.n_val = base.task.n_test = 64;
-    base.model.vocab_size = base.task.vocab_size();
-    base.model.max_len = base.task.width();
+    base.size_model_for_task();
     const int T = base.task.width() - 1, B = base.train.batch, C = base.model.d_model, L = base.model.n_layer;
     // Counts first (METHOD.md): matmul FLOPs of a step = 6 x matmul weights x tokens, plus the
     // head on B rows; attention adds 4 B H T^2 (D_qk + D) / 2 over fwd+bwd (small at T = 47).

@@ -56,9 +56,9 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
       base.task.associative_recall.alphabet = alphabet;
       base.task.validate();
     }
-    base.model.vocab_size = base.task.vocab_size();
+    base.size_model_for_task();
     auto buckets = make_buckets(base.task, base.train.data_seed, st->ex);
-    base.model.max_len = longest_input(buckets) + 1;  // the model is built for the longest bucket
+    base.model.max_len = longest_input(buckets) + 1;  // built for the longest bucket, not the training length
     std::vector<PEConfig> pes;
     for (const auto& name : parse_distinct_list(st->pes, "--pe")) pes.push_back(pe_from_label(name, base.pe));
     if (pes.empty() || seeds.empty()) throw UserError("nothing to run: --pe and --seeds must not be empty");

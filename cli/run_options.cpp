@@ -309,8 +309,7 @@ void finish_run_options(RunOptions& r) {
         throw UserError(o->get_name() + " cannot be combined with --data: the dataset's manifest defines the task");
   if (r.threads < 0) throw UserError("--threads must be >= 0");
   apply_task_options(r.task, r.cfg.task);
-  r.cfg.model.vocab_size = r.cfg.task.vocab_size();
-  r.cfg.model.max_len = r.cfg.task.width();
+  r.cfg.size_model_for_task();
   r.cfg.model.validate();
   r.cfg.pe.validate();
   r.cfg.optim.validate();

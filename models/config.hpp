@@ -135,6 +135,12 @@ struct RunConfig {
   TrainConfig train;
   InputConfig input;
   void validate() const;  // also ties the model's vocab and length to the task
+  // The model's vocabulary and maximum length from the task (the one place that derives them):
+  // the task's vocabulary and its width (TaskConfig::width, its longest row).
+  void size_model_for_task() {
+    model.vocab_size = task.vocab_size();
+    model.max_len = task.width();
+  }
   // Length of the model's input rows: the task's longest input, or the context when shorter.
   int input_len() const;
   // Examples per optimizer step: batch * grad_accum.

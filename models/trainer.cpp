@@ -31,8 +31,7 @@ void to_json(nlohmann::json& j, const EvalResult& e) { j = {{"loss", e.loss}, {"
 void apply_dataset_manifest(RunConfig& cfg, const DatasetDir& info) {
   cfg.task = info.task;
   cfg.train.data_seed = info.seed;
-  cfg.model.vocab_size = info.task.vocab_size();
-  cfg.model.max_len = info.task.width();
+  cfg.size_model_for_task();
 }
 
 Splits load_data(RunConfig& cfg, const std::string& dir) {

@@ -50,8 +50,7 @@ json dump(const json& case_in) {
   const double perturb = case_in.value("perturb", 0.0);
   if (!(perturb >= 0)) throw UserError("perturb must be a number >= 0");
   RunConfig c = cj.get<RunConfig>();
-  c.model.vocab_size = c.task.vocab_size();
-  c.model.max_len = c.task.width();
+  c.size_model_for_task();
   c.validate();
   const Dataset d = generate_split(c.task, c.train.data_seed, Split::kTrain);
   if (static_cast<size_t>(c.train.batch) > d.size()) throw UserError("the batch is larger than the training split");

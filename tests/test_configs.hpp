@@ -22,8 +22,7 @@ inline RunConfig small_run_config(const std::string& pe, SmallTask t, int d_mode
   c.model.n_layer = 2;
   c.model.d_model = d_model;
   c.model.n_head = n_head;
-  c.model.vocab_size = c.task.vocab_size();
-  c.model.max_len = c.task.width();
+  c.size_model_for_task();
   c.pe.kind = pe;
   return c;
 }

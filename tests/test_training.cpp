@@ -286,8 +286,7 @@ TEST_CASE("a complete run is skipped only when its whole config matches", "[trai
   // Same PE, seed, model and optimizer but another task: must train again, not be taken as done.
   auto other = o;
   other.cfg.task.indirect_indexing.max_shift = 1;
-  other.cfg.model.vocab_size = other.cfg.task.vocab_size();
-  other.cfg.model.max_len = other.cfg.task.width();
+  other.cfg.size_model_for_task();
   std::filesystem::remove(dir + "/r.json.ckpt");
   auto retrained = train(other);
   CHECK(retrained["config"]["task"]["params"]["max_shift"] == 1);
