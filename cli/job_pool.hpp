@@ -5,6 +5,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <exception>
+#include <new>
+#include <stdexcept>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -24,11 +27,14 @@ namespace popebench::cli {
 // jobs share one queue and the current device. A job that stops early on purpose
 // (RunInterrupted: time limit, --stop-at) is reported and the others go on; after SIGINT or
 // SIGTERM no job starts (the caller holds a StopSignalScope; runs in flight checkpoint). Returns
-// false when any job stopped early or did not start. The first job that failed is rethrown, named by label(k), after every thread has finished.
+// false when any job stopped early or did not start. The first job that failed (in list order) is
+// rethrown after every thread has finished, named by label(k) and of its own kind: a UserError stays
+// one (exit 2), any other error stays internal (a CUDA error is not the user's), out of memory stays
+// std::bad_alloc.
 inline bool run_jobs(size_t n, int concurrent, int gpus, const std::function<void(size_t)>& job,
                      const std::function<std::string(size_t)>& label) {
   const int queues = std::max(1, gpus);
-  std::vector<std::string> errors(n);
+  std::vector<std::exception_ptr> errors(n);
   std::vector<std::atomic<size_t>> next(queues);
   for (int g = 0; g < queues; ++g) next[g] = g;
   std::atomic<bool> interrupted{false};
@@ -50,8 +56,8 @@ inline bool run_jobs(size_t n, int concurrent, int gpus, const std::function<voi
         interrupted = true;
         std::lock_guard<std::mutex> lk(log_mu);
         std::fprintf(stderr, "popebench: %s: %s\n", label(k).c_str(), e.what());
-      } catch (const std::exception& e) {
-        errors[k] = e.what();
+      } catch (...) {
+        errors[k] = std::current_exception();
       }
     }
   };
@@ -62,8 +68,21 @@ inline bool run_jobs(size_t n, int concurrent, int gpus, const std::function<voi
     for (int t = 0; t < threads; ++t) pool.emplace_back(worker, g);
   }
   for (auto& t : pool) t.join();
-  for (size_t k = 0; k < n; ++k)
-    if (!errors[k].empty()) throw UserError(label(k) + ": " + errors[k]);
+  for (size_t k = 0; k < n; ++k) {
+    if (!errors[k]) continue;
+    try {
+      std::rethrow_exception(errors[k]);
+    } catch (const UserError& e) {
+      throw UserError(label(k) + ": " + e.what());
+    } catch (const std::bad_alloc&) {
+      std::fprintf(stderr, "popebench: %s: out of memory\n", label(k).c_str());
+      throw;
+    } catch (const std::exception& e) {
+      throw std::runtime_error(label(k) + ": " + e.what());
+    } catch (...) {
+      throw std::runtime_error(label(k) + ": an unknown error");
+    }
+  }
   return !interrupted;
 }
 

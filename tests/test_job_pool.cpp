@@ -27,16 +27,32 @@ TEST_CASE("run_jobs rethrows a failed job by name after running the rest", "[job
   std::atomic<int> ran{0};
   auto job = [&](size_t k) {
     ++ran;
-    if (k == 2) throw std::runtime_error("boom");
+    if (k == 2) throw popebench::UserError("bad input");
+    if (k == 4) throw std::runtime_error("boom");
   };
   auto label = [](size_t k) { return "job " + std::to_string(k); };
   try {
     run_jobs(6, 2, 1, job, label);
     FAIL("no exception");
-  } catch (const popebench::UserError& e) {
-    CHECK(std::string(e.what()) == "job 2: boom");
+  } catch (const popebench::UserError& e) {  // the first failure in list order
+    CHECK(std::string(e.what()) == "job 2: bad input");
   }
   CHECK(ran == 6);
+}
+
+TEST_CASE("run_jobs keeps a failure's kind: internal stays internal, out of memory stays bad_alloc", "[jobs]") {
+  auto label = [](size_t k) { return "job " + std::to_string(k); };
+  bool user_error = false;
+  try {
+    run_jobs(3, 2, 1, [](size_t k) { if (k == 1) throw std::logic_error("a broken invariant"); }, label);
+    FAIL("no exception");
+  } catch (const popebench::UserError&) {
+    user_error = true;
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()) == "job 1: a broken invariant");
+  }
+  CHECK_FALSE(user_error);  // main() reports it as an internal error (exit 4), not the user's (exit 2)
+  CHECK_THROWS_AS(run_jobs(2, 1, 1, [](size_t k) { if (k == 0) throw std::bad_alloc(); }, label), std::bad_alloc);
 }
 
 TEST_CASE("run_jobs reports interrupted runs as unfinished without failing", "[jobs]") {
