@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Plots popebench results (matplotlib from Debian's python3-matplotlib).
 
-  results/plot.py DIR [DIR ...]
+  results/plot.py DIR [DIR ...] [--learned-above X]
 
 For each DIR holding run JSON files (and, when complete, summary.json), writes:
   DIR/accuracy.png  test accuracy per PE: our mean and std over seeds (dots: each seed), the
@@ -11,8 +11,12 @@ For each DIR holding run JSON files (and, when complete, summary.json), writes:
                     the chance level and, for Indirect Indexing, the plateau of a model that
                     finds the source letter but ignores the shift (plateau_levels.py).
 A DIR holding extrapolation.json (`popebench extrapolate`) gets instead:
-  DIR/extrapolation.png  accuracy against test length, one line per PE (mean over seeds, band:
-                         +- std), the training range shaded, chance dotted;
+  DIR/extrapolation.png  accuracy against test length: each seed a thin line, the mean over
+                         seeds a thick one per PE (the outcomes are bimodal: a band of +- std
+                         would hide which seeds learned), the training range shaded, chance
+                         dotted; with --learned-above X the legend counts, per PE, the seeds
+                         above X % at the training length (e.g. 40 on associative recall,
+                         whose plateau is ~31 %);
   DIR/curves.png         the learning curves of its runs (DIR/runs/).
 Reads schema version 1 (results/SCHEMA.md) and refuses newer files.
 """
@@ -132,18 +136,24 @@ def plot_curves(d, runs):
     save(fig, os.path.join(d, "curves.png"))
 
 
-def plot_extrapolation(d, ex):
+def plot_extrapolation(d, ex, learned_above=None):
     buckets = ex["buckets"]
     x = [b["max_len"] for b in buckets]  # each bucket at its longest length
     fig, ax = plt.subplots(figsize=(7.2, 4.2))
     for row in ex["table"]:
         c = COLORS.get(row["label"], None)
-        mean, sd = row["mean"], row["std"]
+        mean = row["mean"]
         style = "o--" if "half" in row["label"] else "o-"  # the paper's "half" baselines dashed
-        line, = ax.plot(x, mean, style, ms=3, color=c, label=f"{row['label']} (n={len(row['seeds'])})")
-        if sd is not None:  # null for a single seed: no band
-            ax.fill_between(x, [m - s for m, s in zip(mean, sd)], [m + s for m, s in zip(mean, sd)],
-                            color=line.get_color(), alpha=0.15, lw=0)
+        factors = [b["factor"] for b in buckets]
+        seeds = [r for r in ex.get("rows", []) if r["label"] == row["label"] and r["factors"] == factors]
+        n = len(row["seeds"])
+        label = f"{row['label']} (n={n})"
+        if learned_above is not None and seeds:
+            k = sum(100 * r["acc"][0] > learned_above for r in seeds)
+            label = f"{row['label']}: {k} of {len(seeds)} above {learned_above:g} %"
+        line, = ax.plot(x, mean, style, ms=3, lw=2, color=c, label=label)
+        for r in seeds:
+            ax.plot(x, [100 * a for a in r["acc"]], "-", lw=0.7, alpha=0.35, color=line.get_color())
     task = ex["task"]
     p = task["params"]
     ax.axvspan(p["min_len"], p["max_len"], color="k", alpha=0.08, label="training lengths")
@@ -159,14 +169,25 @@ def plot_extrapolation(d, ex):
 
 
 def main():
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    learned_above = None
+    if "--learned-above" in args:
+        i = args.index("--learned-above")
+        try:
+            learned_above = float(args[i + 1])
+        except (IndexError, ValueError):
+            sys.exit("plot.py: --learned-above needs a number (percent)")
+        if not 0 <= learned_above <= 100:
+            sys.exit("plot.py: --learned-above must be between 0 and 100")
+        del args[i:i + 2]
+    if not args:
         sys.exit(__doc__)
-    for d in sys.argv[1:]:
+    for d in args:
         if not os.path.isdir(d):
             sys.exit(f"plot.py: {d} is not a directory")
         ex_path = os.path.join(d, "extrapolation.json")
         if os.path.exists(ex_path):
-            plot_extrapolation(d, load(ex_path, "popebench.extrapolation"))
+            plot_extrapolation(d, load(ex_path, "popebench.extrapolation"), learned_above)
             runs = [r for r in (load(p, "popebench.run") for p in sorted(glob.glob(os.path.join(d, "runs", "*.json"))))
                     if r]
             if runs:

@@ -21,6 +21,9 @@ check "reproduce" "$bin" reproduce indirect-indexing --preset quick --pe rope,po
   --eval-every 2 --n-val 16 --n-test 16 --device cpu --out "$tmp/r"
 
 check "plot.py" "$py" "$src/results/plot.py" "$tmp/a" "$tmp/m" "$tmp/r"
+check "plot.py --learned-above" "$py" "$src/results/plot.py" "$tmp/m" --learned-above 40
+"$py" "$src/results/plot.py" "$tmp/m" --learned-above lots >/dev/null 2>&1 &&
+  { echo "FAIL: plot.py accepted --learned-above lots"; fails=$((fails+1)); }
 for f in a/extrapolation.png a/curves.png m/extrapolation.png r/accuracy.png r/curves.png; do
   [[ -s "$tmp/$f" ]] || { echo "FAIL: plot.py wrote no $f"; fails=$((fails+1)); }
 done
