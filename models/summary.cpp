@@ -4,9 +4,11 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "common/files.hpp"
 #include "common/version.hpp"
+#include "generators/task.hpp"
 #include "models/run_json.hpp"
 #include "models/summary_rule.hpp"
 
@@ -46,6 +48,13 @@ PaperValue paper_indirect_indexing(const std::string& pe) {
   return {};
 }
 
+bool is_paper_task(const TaskConfig& t) {
+  const IndirectIndexingConfig paper;  // its defaults are the paper's task (docs/spec.md §1)
+  const IndirectIndexingConfig& c = t.indirect_indexing;
+  return t.name == "indirect-indexing" && c.min_len == paper.min_len && c.max_len == paper.max_len &&
+         c.max_shift == paper.max_shift && c.alphabet == paper.alphabet && c.allow_zero_shift == paper.allow_zero_shift;
+}
+
 nlohmann::json summarise_runs(const std::vector<nlohmann::json>& runs, const std::string& title,
                               const std::vector<std::string>& sources) {
   // Rows in the paper's order (Table 1, then Table 9), other PEs after them by name, so a table
@@ -70,6 +79,9 @@ nlohmann::json summarise_runs(const std::vector<nlohmann::json>& runs, const std
     rule.add(r.pe, r.seed, run_pe_config(runs[i].at("config")), shared_run_config(runs[i].at("config")), source);
     by_pe[r.pe].push_back(r);
   }
+  // The rule above made every run one setting: the first run's task is every run's.
+  const TaskConfig task = runs.empty() ? TaskConfig{} : runs[0].at("config").at("task").get<TaskConfig>();
+  const bool paper_task = !runs.empty() && is_paper_task(task);
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& [pe, rs] : by_pe) {
     std::vector<double> acc;
@@ -82,25 +94,46 @@ nlohmann::json summarise_runs(const std::vector<nlohmann::json>& runs, const std
     const MeanStd ms = mean_sample_std(acc);
     nlohmann::json row = {{"pe", pe}, {"n", acc.size()}, {"seeds", seeds}, {"test_acc", accs},
                           {"mean", ms.mean}, {"std", ms.std}};
-    PaperValue p = paper_indirect_indexing(pe);
+    PaperValue p = paper_task ? paper_indirect_indexing(pe) : PaperValue{};
     row["paper"] = p.present ? nlohmann::json{{"mean", p.mean}, {"std", p.std}} : nlohmann::json(nullptr);
     rows.push_back(row);
   }
-  return {{"schema", "popebench.summary"}, {"schema_version", 1}, {"title", title}, {"metric", "test accuracy %"},
-          {"std", "sample (n-1)"}, {"rows", rows}, {"popebench_version", kPopebenchVersion},
-          {"git_commit", git_commit()}};
+  nlohmann::json out = {{"schema", "popebench.summary"}, {"schema_version", 1}, {"title", title},
+                        {"metric", "test accuracy %"}, {"std", "sample (n-1)"}, {"rows", rows},
+                        {"popebench_version", kPopebenchVersion}, {"git_commit", git_commit()}};
+  if (!runs.empty()) {
+    out["task"] = task;
+    out["chance"] = task.chance();
+    out["paper_task"] = paper_task;
+  }
+  return out;
 }
 
 std::string summary_markdown(const nlohmann::json& s) {
-  std::string out = "| PE | runs | test accuracy % (ours) | paper |\n| --- | --- | --- | --- |\n";
-  char buf[256];
-  for (const auto& r : s["rows"]) {
-    const std::string paper =
-        r["paper"].is_null() ? "-" : format_mean_std(r["paper"]["mean"].get<double>(), r["paper"]["std"], 2);
-    const std::string ours = format_mean_std(r["mean"].get<double>(), r["std"], 2);
-    std::snprintf(buf, sizeof buf, "| %s | %d | %s | %s |\n", r["pe"].get<std::string>().c_str(),
-                  r["n"].get<int>(), ours.c_str(), paper.c_str());
+  std::string out;
+  char buf[512];
+  if (s.contains("task")) {  // what the numbers are of, before the numbers (older summaries lack it)
+    const TaskConfig t = s["task"].get<TaskConfig>();
+    std::set<int> seeds_per_pe;
+    for (const auto& r : s["rows"]) seeds_per_pe.insert(r["n"].get<int>());
+    std::string seeds;
+    for (int n : seeds_per_pe) seeds += (seeds.empty() ? "" : " or ") + std::to_string(n);
+    std::snprintf(buf, sizeof buf, "%s, trained on lengths %d-%d; %s seed%s per PE; chance %.2f %%; test accuracy on %llu examples.\n\n",
+                  t.name.c_str(), t.min_len(), t.max_len(), seeds.c_str(), seeds == "1" ? "" : "s",
+                  100 * s["chance"].get<double>(), static_cast<unsigned long long>(t.n_test));
     out += buf;
+  }
+  bool paper = false;
+  for (const auto& r : s["rows"]) paper = paper || !r["paper"].is_null();
+  out += paper ? "| PE | runs | test accuracy % (ours) | paper |\n| --- | --- | --- | --- |\n"
+               : "| PE | runs | test accuracy % |\n| --- | --- | --- |\n";
+  for (const auto& r : s["rows"]) {
+    const std::string ours = format_mean_std(r["mean"].get<double>(), r["std"], 2);
+    std::snprintf(buf, sizeof buf, "| %s | %d | %s |", r["pe"].get<std::string>().c_str(), r["n"].get<int>(), ours.c_str());
+    out += buf;
+    if (paper)
+      out += " " + (r["paper"].is_null() ? std::string("-") : format_mean_std(r["paper"]["mean"].get<double>(), r["paper"]["std"], 2)) + " |";
+    out += "\n";
   }
   return out;
 }

@@ -1,5 +1,6 @@
 // Summaries of several runs: mean +- std of the final test accuracy per positional embedding,
-// with the paper's numbers beside ours. Used by `reproduce` (and by `merge` on run JSON files).
+// with the paper's numbers beside ours where the runs are of the paper's task. Used by
+// `reproduce`, `sweep` and `merge`.
 #pragma once
 #include <string>
 #include <vector>
@@ -14,6 +15,11 @@ struct PaperValue {
   bool present = false;
 };
 PaperValue paper_indirect_indexing(const std::string& pe);
+struct TaskConfig;
+// Whether the paper's numbers describe runs of task t: Indirect Indexing with the paper's strings,
+// shifts and alphabet (any pair draw and split sizes: readings of the same task). Other tasks and
+// smaller versions of it (the quick preset) get no paper column.
+bool is_paper_task(const TaskConfig& t);
 // The PEs the paper reports on Indirect Indexing, in its order: Table 1, then v3 Table 9.
 const std::vector<std::string>& paper_indirect_indexing_pes();
 
@@ -28,10 +34,13 @@ MeanStd mean_sample_std(const std::vector<double>& xs);
 std::string format_mean_std(double mean, const nlohmann::json& std, int digits);
 
 // runs: run JSON objects (complete ones), sources: where each came from (for messages; default
-// "run k"). Returns the summary JSON (results/SCHEMA.md). Keeps the summary rule
-// (models/summary_rule.hpp): distinct runs, one setting, rows that differ only in the PE.
+// "run k"). Returns the summary JSON (results/SCHEMA.md), with the runs' task and its chance
+// level. Keeps the summary rule (models/summary_rule.hpp): distinct runs, one setting, rows that
+// differ only in the PE.
 nlohmann::json summarise_runs(const std::vector<nlohmann::json>& runs, const std::string& title,
                               const std::vector<std::string>& sources = {});
+// The table, after a line saying what it is of (task, training lengths, seeds, chance, test
+// examples) where the summary records its task; the paper's column only where it has values.
 std::string summary_markdown(const nlohmann::json& summary);
 
 }  // namespace popebench

@@ -28,6 +28,13 @@ TEST_CASE("a summary counts distinct runs of one setting, rows differing only in
   REQUIRE(ok["rows"].size() == 2);
   CHECK(ok["rows"][0]["pe"] == "rope");
   CHECK(ok["rows"][0]["n"] == 2);
+  // The default task is the paper's: its numbers stand beside ours, in the table too.
+  CHECK(ok["paper_task"] == true);
+  CHECK(ok["rows"][0]["paper"]["mean"] == 11.16);
+  const std::string md = summary_markdown(ok);
+  CHECK(md.rfind("indirect-indexing, trained on lengths 20-40; 1 or 2 seeds per PE; chance 1.92 %; test accuracy on 10000 examples.", 0) == 0);
+  CHECK(md.find("| rope | 2 | 20.00 ± 14.14 | 11.16 ± 2.45 |") != std::string::npos);
+  CHECK(md.find("| pope | 1 | 90.00 | 94.82 ± 2.91 |") != std::string::npos);
   CHECK(ok["rows"][0]["mean"].get<double>() == Approx(20.0));
 
   // the same run twice: n would be inflated and the spread shrunk

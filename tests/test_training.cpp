@@ -239,13 +239,20 @@ TEST_CASE("run JSON is written then read back and summarised", "[train][json]") 
   auto s = summarise_runs({run, run_seed1}, "t");
   CHECK(s["rows"][0]["n"] == 2);
   CHECK(s["rows"][0]["std"] == 0.0);
-  CHECK(s["rows"][0]["paper"]["mean"] == 94.82);
+  // A small version of the task is not the paper's: no paper column, and the table says what it is of.
+  CHECK(s["rows"][0]["paper"].is_null());
+  CHECK(s["paper_task"] == false);
+  CHECK(s["chance"].get<double>() == Approx(1.0 / run["config"]["task"]["params"]["alphabet"].get<int>()));
   // One run has no spread: std is null, not 0, and the table shows the mean alone.
   auto one = summarise_runs({run}, "t");
   CHECK(one["rows"][0]["std"].is_null());
   char row[128];
-  std::snprintf(row, sizeof row, "| pope | 1 | %.2f | 94.82 ± 2.91 |\n", one["rows"][0]["mean"].get<double>());
-  CHECK(summary_markdown(one).find(row) != std::string::npos);
+  std::snprintf(row, sizeof row, "| pope | 1 | %.2f |\n", one["rows"][0]["mean"].get<double>());
+  const std::string md = summary_markdown(one);
+  CHECK(md.find(row) != std::string::npos);
+  CHECK(md.find("paper") == std::string::npos);
+  CHECK(md.rfind("indirect-indexing, trained on lengths ", 0) == 0);
+  CHECK(md.find("1 seed per PE") != std::string::npos);
   // Rows follow the paper's order (RoPE before PoPE before the Table 9 rows), not the files' order.
   auto sinus = run, rope = run;
   sinus["config"]["pe"]["kind"] = "sinusoidal";
