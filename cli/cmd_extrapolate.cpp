@@ -161,10 +161,9 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
                           {"git_commit", git_commit()},
                           {"environment", environment_json(device, st->run.threads, g_command_line)}};
     write_file_atomic(st->out + "/extrapolation.json", out.dump(2) + "\n");
-    std::string md = extrapolation_markdown(table);
+    const std::string md = extrapolation_heading(out) + extrapolation_markdown(table);
     write_file_atomic(st->out + "/extrapolation.md", md);
-    std::printf("%s (train lengths %d-%d; chance %.1f %%)\n%s\nwrote %s/extrapolation.json\n", base.task.name.c_str(),
-                base.task.min_len(), base.task.max_len(), 100 * base.task.chance(), md.c_str(), st->out.c_str());
+    std::printf("%s\nwrote %s/extrapolation.json\n", md.c_str(), st->out.c_str());
     return 0;
   };
 }

@@ -45,7 +45,7 @@ int merge_extrapolation_dirs(const std::vector<std::string>& dirs, const std::st
   merged["popebench_version"] = kPopebenchVersion;
   merged["git_commit"] = git_commit();
   write_file_atomic(out, merged.dump(2) + "\n");
-  const std::string md = extrapolation_markdown(merged["table"]);
+  const std::string md = extrapolation_heading(merged) + extrapolation_markdown(merged["table"]);
   write_file_atomic(markdown_path(out), md);
   std::printf("%s\nwrote %s\n", md.c_str(), out.c_str());
   return 0;

@@ -48,5 +48,9 @@ nlohmann::json evaluate_buckets(const RunConfig& run, const std::vector<float>& 
 // results, each with "seed" added.
 nlohmann::json summarise_extrapolation(const std::vector<nlohmann::json>& rows);
 std::string extrapolation_markdown(const nlohmann::json& table);
+// The line above that table in extrapolation.md: the task, its training lengths, the seeds per
+// PE, the chance level and the examples per bucket, from an extrapolation document (its "task",
+// "chance", "table" and "buckets").
+std::string extrapolation_heading(const nlohmann::json& doc);
 
 }  // namespace popebench

@@ -241,4 +241,14 @@ TEST_CASE("extrapolation table: mean and sample std per bucket over seeds, none 
   const std::string md = extrapolation_markdown(t);
   CHECK(md.find("| rope | 60.0 ± 14.1 | 10.0 ± 0.0 |") != std::string::npos);
   CHECK(md.find("| pope | 90.0 | 30.0 |") != std::string::npos);
+  // The line above the table says what it is of.
+  TaskConfig task;
+  task.name = "k-back";
+  const nlohmann::json doc = {{"task", task}, {"chance", task.chance()}, {"table", t},
+                              {"buckets", {{{"factor", 1}, {"examples", 500}}, {{"factor", 2}, {"examples", 500}}}}};
+  const std::string head = extrapolation_heading(doc);
+  INFO(head);
+  CHECK(head.rfind("k-back, trained on lengths " + std::to_string(task.min_len()) + "-" + std::to_string(task.max_len()) +
+                       ", tested zero-shot on buckets up to 2x as long (500 examples each); 1 or 2 seeds per PE; chance ",
+                   0) == 0);
 }
