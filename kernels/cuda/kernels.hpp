@@ -1,6 +1,16 @@
 // Host-side launchers of the CUDA kernels (plain C++: included by the backend and the tests).
 // One op per .cu file in this folder, each the twin of kernels/cpu/<op>.hpp; shapes as there.
 // Every launcher enqueues on `stream` and checks the launch; none synchronises.
+//
+// The gradient contract of the twins differs, on purpose: a CPU op adds parameter gradients
+// into its output (dw, db, dg, ddelta, dwte: the CPU model zeroes its gradient buffer once per
+// step and every op, micro-batch and layer sharing a parameter adds into it), while a CUDA
+// launcher overwrites what it writes unless its comment says it adds (embedding_bwd's
+// `accumulate` for a tied head, rmsnorm's dx into the residual stream, axpy over micro-batches):
+// on the GPU each gradient is written by one launch and added to only where a parameter is used
+// twice (a tied head, a δ shared by the layers: models/cuda_backend.cu), so no buffer is zeroed
+// per step and no atomics are needed. Activation gradients are overwritten on both sides, the residual
+// stream's excepted. A test that compares the two zeroes the CPU's gradients first.
 #pragma once
 #include <cstddef>
 #include <cstdint>
