@@ -1,3 +1,7 @@
+// popebench eval: a checkpoint on a dataset's validation and test splits, and with --factors on
+// length buckets up to 10x its training length, as `extrapolate` evaluates right after training
+// (the same buckets from the run's data seed, so the same numbers for the same checkpoint).
+#include <algorithm>
 #include <filesystem>
 #include <cstdio>
 
@@ -9,13 +13,15 @@
 #include "models/transformer.hpp"
 #include "generators/dataset_io.hpp"
 #include "models/checkpoint.hpp"
+#include "models/extrapolation.hpp"
 
 namespace popebench::cli {
 
 Runner register_eval(CLI::App& app) {
   struct State {
-    std::string checkpoint, data, out, device = "auto";
+    std::string checkpoint, data, out, device = "auto", factors, variants = "none";
     int threads = 0;
+    ExtrapolationConfig ex;
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("eval", "Evaluate a checkpoint on a dataset's validation and test splits");
@@ -24,10 +30,37 @@ Runner register_eval(CLI::App& app) {
   cmd->add_option("--out", st->out, "Write the result JSON here (default: print only)")->check(non_empty());
   cmd->add_option("--device", st->device, "auto, cpu or cuda")->default_val("auto");
   cmd->add_option("--threads", st->threads, "CPU threads (0: all cores)")->default_val(0)->check(integer_in(0, 1024));
+  cmd->add_option("--factors", st->factors,
+                  "Also evaluate on length buckets, as multiples of the training max length (e.g. 1,2,5,10; "
+                  "relative PEs only: a learned position table has no rows beyond its training length)")
+      ->check(non_empty());
+  cmd->add_option("--bucket-examples", st->ex.examples, "Test examples per length bucket")->default_val(st->ex.examples)
+      ->check(integer_in(1, 100000000));
+  cmd->add_option("--rope-variants", st->variants, "With --factors, for RoPE checkpoints: also pi, ntk (or none)")
+      ->default_val(st->variants)->check(non_empty());
   return [st]() {
     OpenedCheckpoint opened = open_checkpoint(st->checkpoint, st->out, st->threads);
     Checkpoint& ck = opened.ck;
     RunConfig& cfg = opened.cfg;
+    std::vector<Bucket> buckets;  // --factors: checked before any evaluation runs
+    if (!st->factors.empty()) {
+      st->ex.factors = parse_int_list(st->factors, "--factors");
+      st->ex.rope_variants =
+          st->variants == "none" ? std::vector<std::string>{} : parse_distinct_list(st->variants, "--rope-variants");
+      st->ex.validate();
+      buckets = make_buckets(cfg.task, cfg.train.data_seed, st->ex);
+      const int need = longest_input(buckets) + 1;
+      if (need > cfg.model.max_len) {
+        // Only a learned table's rows are parameters of the length; every other PE computes its
+        // positions, so the model is rebuilt for the longest bucket with the same parameters.
+        if (cfg.pe.kind == "learned" || cfg.model.abs_pos == "learned")
+          throw UserError("--factors: the checkpoint's learned position table has " + std::to_string(cfg.model.max_len) +
+                          " rows; the longest bucket needs " + std::to_string(need) + " (a learned table does not extrapolate)");
+        cfg.model.max_len = need;
+      }
+    } else if (st->variants != "none") {
+      throw UserError("--rope-variants applies with --factors only");
+    }
     RunConfig data_cfg = cfg;
     Splits data = load_data(data_cfg, st->data);
     // Another task's tokens could fit the vocabulary and score a meaningless accuracy.
@@ -45,6 +78,37 @@ Runner register_eval(CLI::App& app) {
                           {"step", ck.step}, {"config", ck.config}, {"data", data.source},
                           {"val", val}, {"test", test},
                           {"environment", environment_json(be->device_name(), omp_get_max_threads(), g_command_line, be->device_index())}};
+    std::string table;
+    if (!buckets.empty()) {
+      nlohmann::json rows = nlohmann::json::array(), bj = nlohmann::json::array();
+      for (const auto& b : buckets)
+        bj.push_back({{"factor", b.factor}, {"min_len", b.task.min_len()}, {"max_len", b.task.max_len()},
+                      {"max_input", b.task.width() - 1}, {"examples", b.task.n_test}, {"data_seed", b.seed}});
+      std::fprintf(stderr, "popebench: evaluating on %zu length buckets of %lld examples\n", buckets.size(),
+                   static_cast<long long>(st->ex.examples));
+      for (const auto& scaling : scalings_for(cfg.pe, st->ex)) {
+        nlohmann::json row = evaluate_buckets(cfg, ck.params, buckets, scaling, st->device);
+        row["seed"] = cfg.train.seed;
+        rows.push_back(row);
+      }
+      out["extrapolation"] = {{"config", st->ex}, {"buckets", bj}, {"rows", rows}, {"chance", cfg.task.chance()}};
+      table = "| PE |";
+      std::string sep = "| --- |";
+      for (const auto& b : buckets) {
+        table += " " + std::to_string(b.factor) + "x |";
+        sep += " --- |";
+      }
+      table += "\n" + sep + "\n";
+      for (const auto& row : rows) {
+        table += "| " + row["label"].get<std::string>() + " |";
+        char buf[32];
+        for (const auto& a : row["acc"]) {
+          std::snprintf(buf, sizeof buf, " %.1f |", 100 * a.get<double>());
+          table += buf;
+        }
+        table += "\n";
+      }
+    }
     if (!st->out.empty()) {
       const auto parent = std::filesystem::path(st->out).parent_path();
       if (!parent.empty()) make_dirs(parent.string());
@@ -52,6 +116,7 @@ Runner register_eval(CLI::App& app) {
     }
     std::printf("step %lld  val acc %.2f%% (loss %.4f)  test acc %.2f%% (loss %.4f)\n", static_cast<long long>(ck.step),
                 100 * val.acc, val.loss, 100 * test.acc, test.loss);
+    if (!table.empty()) std::printf("test accuracy %% by length bucket (chance %.1f %%):\n%s", 100 * cfg.task.chance(), table.c_str());
     return 0;
   };
 }

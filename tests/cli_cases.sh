@@ -66,6 +66,29 @@ expect_ok extrapolate --preset quick --task k-back --min-len 4 --max-len 6 --max
 [[ -f "$tmp/ex/extrapolation.json" && -f "$tmp/ex/eval/rope+pi_seed0.json" && -f "$tmp/ex/eval/pope-delta0_seed0.json" ]] ||
   { echo "FAIL: extrapolate wrote no table or evaluations"; fails=$((fails+1)); }
 grep -q '"max_len": 18' "$tmp/ex/extrapolation.json" || { echo "FAIL: the 3x bucket is not lengths 13-18"; fails=$((fails+1)); }
+# eval --factors on an extrapolate run's checkpoint: the same buckets, the same numbers
+expect_ok eval --checkpoint "$tmp/ex/runs/rope_seed0.json.ckpt" --factors 1,3 --bucket-examples 20 --rope-variants pi \
+  --device cpu --out "$tmp/ex_eval.json"
+/usr/bin/python3 - "$tmp/ex_eval.json" "$tmp/ex/eval/rope_seed0.json" "$tmp/ex/eval/rope+pi_seed0.json" <<'PY' ||
+import json, sys
+rows = json.load(open(sys.argv[1]))["extrapolation"]["rows"]
+assert len(rows) == 2, rows
+for row, path in zip(rows, sys.argv[2:]):
+    x = json.load(open(path))
+    assert (row["label"], row["acc"], row["loss"]) == (x["label"], x["acc"], x["loss"]), (row, x)
+PY
+  { echo "FAIL: eval --factors differs from extrapolate's evaluation of the same checkpoint"; fails=$((fails+1)); }
+# a model trained at lengths 4-6 evaluated at up to 5x (rebuilt for the longest bucket); a learned
+# position table refused, before any evaluation
+expect_ok train --task k-back --min-len 4 --max-len 6 --max-k 2 --steps 2 --warmup 1 --eval-every 0 --n-train 50 \
+  --n-val 8 --n-test 8 --layers 1 --d-model 16 --heads 2 --device cpu --out "$tmp/evf/run.json"
+expect_ok eval --checkpoint "$tmp/evf/run.json.ckpt" --factors 1,2,5 --bucket-examples 10 --device cpu
+expect_ok train --task k-back --min-len 4 --max-len 6 --max-k 2 --pe learned --steps 2 --warmup 1 --eval-every 0 \
+  --n-train 50 --n-val 8 --n-test 8 --layers 1 --d-model 16 --heads 2 --device cpu --out "$tmp/evl/run.json"
+expect_error "learned position table has 10 rows; the longest bucket needs 16" eval --checkpoint "$tmp/evl/run.json.ckpt" \
+  --factors 1,2 --device cpu
+expect_error "--rope-variants applies with --factors only" eval --checkpoint "$tmp/evf/run.json.ckpt" --rope-variants pi
+expect_error "factors must increase" eval --checkpoint "$tmp/evf/run.json.ckpt" --factors 2,1
 # merge: two extrapolate commands (another seed; then other buckets) into one table, and refusals
 expect_ok extrapolate --preset quick --task k-back --min-len 4 --max-len 6 --max-k 2 --steps 3 --warmup 1 --eval-every 0 \
   --n-train 100 --n-val 10 --n-test 10 --factors 1,3 --bucket-examples 20 --pe rope --seeds 1 --device cpu --out "$tmp/ex_s1"
