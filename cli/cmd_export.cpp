@@ -1,5 +1,6 @@
 // popebench export: run JSONs (files, or folders searched recursively) flattened into one tidy
-// CSV (models/export_csv.hpp): a row per run, or with --curves a row per curve point.
+// CSV (models/export_csv.hpp): a row per run, or with --curves a row per curve point; with
+// --extrapolation, extrapolation tables instead, a row per evaluated run and length bucket.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -15,7 +16,7 @@ Runner register_export(CLI::App& app) {
   struct State {
     std::vector<std::string> inputs;
     std::string out;
-    bool curves = false;
+    bool curves = false, extrapolation = false;
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("export", "Flatten run JSONs into one CSV: a row per run (or per curve point), every config field a column");
@@ -23,9 +24,45 @@ Runner register_export(CLI::App& app) {
       ->required();
   cmd->add_option("--out", st->out, "CSV file to write")->required()->check(non_empty());
   cmd->add_flag("--curves", st->curves, "A row per curve point (step, lr, losses, accuracies) instead of per run");
+  cmd->add_flag("--extrapolation", st->extrapolation,
+                "Export extrapolation tables (extrapolation.json of extrapolate or merge) instead of runs: a row per "
+                "evaluated run and length bucket");
   return [st]() {
     namespace fs = std::filesystem;
     check_output_path(st->out, "--out");
+    if (st->curves && st->extrapolation) throw UserError("--curves and --extrapolation are two different tables: give one");
+    auto write_csv = [&](const std::string& csv, const std::string& what) {
+      const auto parent = fs::path(st->out).parent_path();
+      if (!parent.empty()) make_dirs(parent.string());
+      write_file_atomic(st->out, csv);
+      std::printf("wrote %s: %s, %zu rows\n", st->out.c_str(), what.c_str(),
+                  static_cast<size_t>(std::count(csv.begin(), csv.end(), '\n')) - 1);
+    };
+    if (st->extrapolation) {
+      std::vector<ExportedExtrapolation> tables;
+      for (const auto& in : st->inputs) {
+        if (fs::is_directory(in)) {
+          std::vector<std::string> files;
+          for (const auto& e : fs::recursive_directory_iterator(in))
+            if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path().string());
+          std::sort(files.begin(), files.end());
+          for (const auto& f : files) {
+            auto j = nlohmann::json::parse(read_file(f), nullptr, false);
+            if (j.is_discarded() || !j.is_object() || j.value("schema", "") != "popebench.extrapolation") continue;
+            tables.push_back({f, read_extrapolation(j, f)});
+          }
+        } else if (fs::exists(in)) {
+          auto j = nlohmann::json::parse(read_file(in), nullptr, false);
+          if (j.is_discarded()) throw UserError(in + ": not JSON");
+          tables.push_back({in, read_extrapolation(j, in)});
+        } else {
+          throw UserError("no such file or directory: " + in);
+        }
+      }
+      if (tables.empty()) throw UserError("no extrapolation JSON among the inputs");
+      write_csv(extrapolation_csv(tables), std::to_string(tables.size()) + " extrapolation tables");
+      return 0;
+    }
     std::vector<ExportedRun> runs;
     for (const auto& in : st->inputs) {
       if (fs::is_directory(in)) {
@@ -46,12 +83,7 @@ Runner register_export(CLI::App& app) {
       }
     }
     if (runs.empty()) throw UserError("no run JSON among the inputs");
-    const std::string csv = runs_csv(runs, st->curves);
-    const auto parent = fs::path(st->out).parent_path();
-    if (!parent.empty()) make_dirs(parent.string());
-    write_file_atomic(st->out, csv);
-    std::printf("wrote %s: %zu runs, %zu rows\n", st->out.c_str(), runs.size(),
-                static_cast<size_t>(std::count(csv.begin(), csv.end(), '\n')) - 1);
+    write_csv(runs_csv(runs, st->curves), std::to_string(runs.size()) + " runs");
     return 0;
   };
 }

@@ -4,6 +4,8 @@
 #include <set>
 #include <sstream>
 
+#include "common/files.hpp"
+
 namespace popebench {
 namespace {
 
@@ -82,6 +84,63 @@ std::string runs_csv(const std::vector<ExportedRun>& runs, bool curves) {
                  done ? num(r.test_acc) : "", done ? num(r.val_loss) : "", done ? num(r.test_loss) : "",
                  j.contains("timing") ? field_of(j.at("timing"), "steps_per_s") : "", field_of(env, "git_commit"),
                  field_of(env, "device"), field_of(env, "date")});
+  }
+  return out.str();
+}
+
+nlohmann::json read_extrapolation(const nlohmann::json& j, const std::string& what) {
+  if (!j.is_object() || j.value("schema", "") != "popebench.extrapolation")
+    throw UserError(what + ": not a popebench extrapolation JSON");
+  if (!j.contains("schema_version") || !j["schema_version"].is_number_integer() || j["schema_version"].get<int>() > 1)
+    throw UserError(what + ": extrapolation schema version newer than this build reads");
+  for (const char* key : {"rows", "buckets", "task"})
+    if (!j.contains(key)) throw UserError(what + ": extrapolation JSON without '" + key + "'");
+  if (!j["rows"].is_array() || !j["buckets"].is_array() || !j["task"].is_object())
+    throw UserError(what + ": extrapolation JSON with malformed rows, buckets or task");
+  return j;
+}
+
+std::string extrapolation_csv(const std::vector<ExportedExtrapolation>& tables) {
+  std::vector<std::map<std::string, std::string>> tasks;
+  std::set<std::string> task_cols;
+  for (const auto& t : tables) {
+    std::map<std::string, std::string> c;
+    flatten(t.doc.at("task"), "task", c);
+    for (const auto& kv : c) task_cols.insert(kv.first);
+    tasks.push_back(std::move(c));
+  }
+  std::ostringstream out;
+  auto write_row = [&](const std::vector<std::string>& cells) {
+    for (size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << csv_field(cells[i]);
+    out << "\n";
+  };
+  std::vector<std::string> header = {"file", "label", "pe", "scaling", "seed", "factor", "bucket_min_len", "bucket_max_len",
+                                     "bucket_examples", "rope_factor", "acc", "loss", "n", "train_test_acc", "run"};
+  header.insert(header.end(), task_cols.begin(), task_cols.end());
+  write_row(header);
+  for (size_t k = 0; k < tables.size(); ++k) {
+    const nlohmann::json& doc = tables[k].doc;
+    std::map<int, nlohmann::json> bucket;  // by factor
+    for (const auto& b : doc.at("buckets")) bucket[b.at("factor").get<int>()] = b;
+    for (const auto& row : doc.at("rows")) {
+      const nlohmann::json& factors = row.at("factors");
+      for (size_t i = 0; i < factors.size(); ++i) {
+        const auto it = bucket.find(factors[i].get<int>());
+        const nlohmann::json b = it == bucket.end() ? nlohmann::json::object() : it->second;
+        auto at = [&](const char* key) {
+          return row.contains(key) && row[key].is_array() && i < row[key].size() ? scalar_text(row[key][i]) : "";
+        };
+        std::vector<std::string> cells = {tables[k].file, field_of(row, "label"), field_of(row, "pe"), field_of(row, "scaling"),
+                                          field_of(row, "seed"), scalar_text(factors[i]), field_of(b, "min_len"),
+                                          field_of(b, "max_len"), field_of(b, "examples"), at("rope_factor"), at("acc"),
+                                          at("loss"), at("n"), field_of(row, "train_test_acc"), field_of(row, "run")};
+        for (const auto& col : task_cols) {
+          auto t = tasks[k].find(col);
+          cells.push_back(t == tasks[k].end() ? "" : t->second);
+        }
+        write_row(cells);
+      }
+    }
   }
   return out.str();
 }

@@ -20,6 +20,19 @@ struct ExportedRun {
 // fixed ones, then every config leaf of any run, sorted; a field a run lacks is left empty.
 std::string runs_csv(const std::vector<ExportedRun>& runs, bool curves);
 
+// An extrapolation table (`extrapolate` or `merge`, results/SCHEMA.md) as given, for the "file"
+// column, and its document.
+struct ExportedExtrapolation {
+  std::string file;
+  nlohmann::json doc;
+};
+// Reads an extrapolation JSON; UserError naming `what` when it is not one this version reads.
+nlohmann::json read_extrapolation(const nlohmann::json& j, const std::string& what);
+// A row per (evaluated run, length bucket): file, label, pe, scaling, seed, factor, the bucket's
+// lengths and examples, rope_factor, acc, loss, n, the run's own test accuracy and file, then
+// the task's leaves ("task.params.max_len", ...) of any table, sorted.
+std::string extrapolation_csv(const std::vector<ExportedExtrapolation>& tables);
+
 // One CSV field: quoted (with doubled quotes) when it holds a comma, a quote or a line break.
 std::string csv_field(const std::string& s);
 

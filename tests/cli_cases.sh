@@ -301,5 +301,10 @@ curves = list(csv.DictReader(open(sys.argv[2])))
 assert len(curves) == len(q["curve"]) and curves[-1]["step"] == str(q["curve"][-1]["step"]), curves
 PY
 expect_error "no run JSON among the inputs" export "$tmp/csv" --out "$tmp/csv/none.csv"
+# export --extrapolation: the tiny extrapolate table above (rope, rope+pi, rope+ntk, pope-delta0 at 1x and 3x)
+expect_ok export "$tmp/ex" --extrapolation --out "$tmp/csv/ex.csv"
+[[ $(wc -l < "$tmp/csv/ex.csv") -eq 9 ]] || { echo "FAIL: export --extrapolation: not 8 rows and a header"; fails=$((fails+1)); }
+expect_error "no extrapolation JSON among the inputs" export "$tmp/q" --extrapolation --out "$tmp/csv/none.csv"
+expect_error "two different tables" export "$tmp/ex" --extrapolation --curves --out "$tmp/csv/none.csv"
 expect_error "no such file or directory" export "$tmp/nothing_here" --out "$tmp/csv/none.csv"
 expect_error "not a popebench run JSON" export "$tmp/q/summary.json" --out "$tmp/csv/none.csv"

@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "generators/task.hpp"
 #include "models/config.hpp"
 #include "models/export_csv.hpp"
 
@@ -103,4 +104,35 @@ TEST_CASE("export: CSV fields are quoted only when they must be", "[export]") {
   CHECK(csv_field("a,b") == "\"a,b\"");
   CHECK(csv_field("say \"x\"") == "\"say \"\"x\"\"\"");
   CHECK(csv_field("two\nlines") == "\"two\nlines\"");
+}
+
+TEST_CASE("export --extrapolation: a row per evaluated run and length bucket, the task's leaves as columns", "[export]") {
+  TaskConfig task;
+  task.name = "k-back";
+  const nlohmann::json doc = {
+      {"schema", "popebench.extrapolation"}, {"schema_version", 1}, {"task", task},
+      {"buckets", {{{"factor", 1}, {"min_len", 4}, {"max_len", 6}, {"examples", 20}},
+                   {{"factor", 3}, {"min_len", 13}, {"max_len", 18}, {"examples", 20}}}},
+      {"rows", {{{"label", "rope"}, {"pe", "rope"}, {"scaling", "none"}, {"seed", 0}, {"factors", {1, 3}},
+                 {"rope_factor", {1.0, 1.0}}, {"acc", {0.5, 0.25}}, {"loss", {1.0, 2.0}}, {"n", {20, 20}},
+                 {"train_test_acc", 0.5}, {"run", "runs/rope_seed0.json"}},
+                {{"label", "rope+pi"}, {"pe", "rope"}, {"scaling", "pi"}, {"seed", 0}, {"factors", {1, 3}},
+                 {"rope_factor", {1.0, 3.0}}, {"acc", {0.5, 0.125}}, {"loss", {1.0, 3.0}}, {"n", {20, 20}},
+                 {"train_test_acc", 0.5}, {"run", "runs/rope_seed0.json"}}}}};
+  const auto rows = lines(extrapolation_csv({{"a/extrapolation.json", read_extrapolation(doc, "a")}}));
+  REQUIRE(rows.size() == 1 + 4);
+  const auto& h = rows[0];
+  CHECK(rows[4][column(h, "label")] == "rope+pi");
+  CHECK(rows[4][column(h, "factor")] == "3");
+  CHECK(rows[4][column(h, "bucket_min_len")] == "13");
+  CHECK(rows[4][column(h, "rope_factor")] == "3.0");
+  CHECK(rows[4][column(h, "acc")] == "0.125");
+  CHECK(rows[2][column(h, "acc")] == "0.25");
+  CHECK(rows[1][column(h, "task.name")] == "k-back");
+  CHECK(rows[1][column(h, "file")] == "a/extrapolation.json");
+  CHECK_THROWS_WITH(read_extrapolation(nlohmann::json{{"schema", "popebench.run"}}, "r.json"),
+                    Catch::Contains("r.json: not a popebench extrapolation JSON"));
+  nlohmann::json newer = doc;
+  newer["schema_version"] = 2;
+  CHECK_THROWS_WITH(read_extrapolation(newer, "n.json"), Catch::Contains("newer than this build reads"));
 }
