@@ -87,7 +87,9 @@ inline bool run_jobs(size_t n, int concurrent, int gpus, const std::function<voi
 }
 
 // The runs of `reproduce` and `sweep`: each job's run trained by train(), with a line when it
-// starts and one with its test accuracy when it ends, under one StopSignalScope for the whole
+// starts and one with its test accuracy and the time left for the whole command when it ends
+// (the unfinished runs' steps at the finished runs' mean speed, `concurrent` at once on each
+// GPU: an estimate, which ignores what the runs in flight have done), under one StopSignalScope for the whole
 // list (a signal stops the sweep, not only the run in flight). results[k]: job k's run JSON, or
 // null when it stopped early. Returns what run_jobs returns.
 inline bool run_training_jobs(const std::vector<TrainOptions>& jobs, int concurrent, int gpus,
@@ -97,6 +99,8 @@ inline bool run_training_jobs(const std::vector<TrainOptions>& jobs, int concurr
   StopSignalScope signals;
   const auto t0 = std::chrono::steady_clock::now();
   size_t started = 0, finished = 0;  // under log_mu
+  std::vector<char> done(jobs.size(), 0);
+  double speed_sum = 0;  // steps/s of the finished runs
   return run_jobs(
       jobs.size(), concurrent, gpus,
       [&](size_t k) {
@@ -108,8 +112,28 @@ inline bool run_training_jobs(const std::vector<TrainOptions>& jobs, int concurr
         nlohmann::json run = train(jobs[k]);
         std::lock_guard<std::mutex> g(log_mu);
         const double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 60;
-        std::fprintf(stderr, "popebench: %s test acc %.2f%% (%zu of %zu runs finished, %.1f min since the first started)\n",
-                     label(k).c_str(), 100 * run["final"]["test"]["acc"].get<double>(), ++finished, jobs.size(), minutes);
+        done[k] = 1;
+        ++finished;
+        if (run.contains("timing") && run["timing"].contains("steps_per_s")) speed_sum += run["timing"]["steps_per_s"].get<double>();
+        double steps_left = 0;
+        size_t runs_left = 0;
+        for (size_t i = 0; i < jobs.size(); ++i)
+          if (!done[i]) {
+            const int64_t steps = jobs[i].cfg.train.steps;
+            steps_left += double(jobs[i].stop_at > 0 ? std::min(jobs[i].stop_at, steps) : steps);
+            ++runs_left;
+          }
+        const double parallel = double(std::min<size_t>(runs_left, size_t(concurrent) * size_t(std::max(1, gpus))));
+        std::string left;
+        if (runs_left > 0 && speed_sum > 0) {
+          char buf[96];
+          std::snprintf(buf, sizeof buf, "; about %.0f min left for the command",
+                        steps_left / (speed_sum / double(finished) * parallel) / 60);
+          left = buf;
+        }
+        std::fprintf(stderr, "popebench: %s test acc %.2f%% (%zu of %zu runs finished, %.1f min since the first started%s)\n",
+                     label(k).c_str(), 100 * run["final"]["test"]["acc"].get<double>(), finished, jobs.size(), minutes,
+                     left.c_str());
         results[k] = std::move(run);
       },
       label);

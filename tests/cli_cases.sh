@@ -286,6 +286,12 @@ grep -q '"d_model": 64' "$tmp/auto.json" || { echo "FAIL: reproduce on the CPU w
   || { echo "FAIL: --preset paper on the CPU is not the paper model"; fails=$((fails+1)); }
 [[ ! -s "$tmp/auto.err" ]] || { echo "FAIL: a notice with --preset given"; fails=$((fails+1)); }
 
+# progress: after each run, the time left for the whole command; none after the last
+"$bin" reproduce indirect-indexing --preset quick --pe rope --seeds 0,1 --steps 3 --warmup 1 --eval-every 0 --n-val 16 \
+  --n-test 16 --device cpu --out "$tmp/eta" > /dev/null 2> "$tmp/eta.err"
+grep -q "(1 of 2 runs finished, .* min since the first started; about .* min left for the command)" "$tmp/eta.err" &&
+  grep -q "(2 of 2 runs finished, [0-9.]* min since the first started)" "$tmp/eta.err" ||
+  { echo "FAIL: no estimate of the time left, or one after the last run"; cat "$tmp/eta.err"; fails=$((fails+1)); }
 # export: run JSONs (folders searched recursively, other JSON skipped) into one CSV
 expect_ok export "$tmp/q" "$tmp/scr" --out "$tmp/csv/runs.csv"
 expect_ok export "$tmp/q" --curves --out "$tmp/csv/curves.csv"
