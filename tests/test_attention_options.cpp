@@ -62,7 +62,7 @@ TEST_CASE("attention with masked keys and learned temperatures: backward matches
     }
 }
 
-TEST_CASE("attention: a masked key changes nothing a real query reads; temperature 0 is the fixed scale", "[screen]") {
+TEST_CASE("attention: a masked key changes nothing a real query reads, and temperature 0 is the fixed scale", "[screen]") {
   cpu::AttentionShape s{1, 2, 7, 4, 4};
   const size_t n = size_t(s.B) * s.H * s.T * s.Dqk;
   auto q = randn(n, 31), k = randn(n, 32), v = randn(n, 33);

@@ -48,7 +48,7 @@ TEST_CASE("prediction classes are plateau_levels.py's partial solutions", "[insp
   CHECK(cls('Z', 4) == "not in the string");
 }
 
-TEST_CASE("inspect's accuracy is the evaluation's; attention shares sum to one", "[inspect]") {
+TEST_CASE("inspect's accuracy is the evaluation's, and attention shares sum to one", "[inspect]") {
   for (int context : {0, 11}) {
     RunConfig c = test::small_run_config("pope", {5, 9, 3, 12}, 16, 2, 64);
     c.task.n_test = 150;

@@ -107,7 +107,7 @@ TEST_CASE("parameter layout of the paper model has 25.2M parameters", "[model]")
   CHECK(p.layout().n_params == p.layout().total);
 }
 
-TEST_CASE("every parameter view starts on a kViewAlign boundary; the padding is zero after init", "[model]") {
+TEST_CASE("every parameter view starts on a kViewAlign boundary, and the padding is zero after init", "[model]") {
   ModelConfig m;
   m.n_layer = 3;
   m.d_model = 12;  // views of 12, 36 x 12, ...: not multiples of 64

@@ -212,7 +212,7 @@ TEST_CASE("grad-accum: K micro-batches make the step of one batch of their union
   CHECK_THROWS_WITH(bad.validate(), Catch::Contains("grad accumulation"));
 }
 
-TEST_CASE("sampling epochs: each epoch is a permutation of the split; replacement is the old stream", "[screen][data]") {
+TEST_CASE("sampling epochs: each epoch is a permutation of the split, and replacement is the old stream", "[screen][data]") {
   const size_t n = 10;
   BatchSampler s("epochs", 7, n);
   std::vector<size_t> idx(4), drawn;

@@ -95,7 +95,7 @@ TEST_CASE("attn-scale: head_dim, qk_dim and a number are the factors they name",
   }
 }
 
-TEST_CASE("context keeps the last N input tokens; pad left puts the pads before them", "[screen][batch]") {
+TEST_CASE("context keeps the last N input tokens, and pad left puts the pads before them", "[screen][batch]") {
   RunConfig c = tiny_run("rope");
   Dataset d = generate_split(c.task, 1, Split::kTrain);
   std::vector<size_t> idx;
