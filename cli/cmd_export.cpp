@@ -11,6 +11,36 @@
 #include "models/export_csv.hpp"
 
 namespace popebench::cli {
+namespace {
+
+// (file, document) for every input: a file as given (its reader judges what it is), and each
+// folder's .json files whose schema is `schema` (searched recursively, in name order; the other
+// documents beside them, summaries, inspect files, are skipped).
+std::vector<std::pair<std::string, nlohmann::json>> gather(const std::vector<std::string>& inputs, const std::string& schema) {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<std::string, nlohmann::json>> docs;
+  for (const auto& in : inputs) {
+    if (fs::is_directory(in)) {
+      std::vector<std::string> files;
+      for (const auto& e : fs::recursive_directory_iterator(in))
+        if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path().string());
+      std::sort(files.begin(), files.end());
+      for (const auto& f : files) {
+        auto j = nlohmann::json::parse(read_file(f), nullptr, false);
+        if (!j.is_discarded() && j.is_object() && j.value("schema", "") == schema) docs.emplace_back(f, std::move(j));
+      }
+    } else if (fs::exists(in)) {
+      auto j = nlohmann::json::parse(read_file(in), nullptr, false);
+      if (j.is_discarded()) throw UserError(in + ": not valid JSON");
+      docs.emplace_back(in, std::move(j));
+    } else {
+      throw UserError("no such file or directory: " + in);
+    }
+  }
+  return docs;
+}
+
+}  // namespace
 
 Runner register_export(CLI::App& app) {
   struct State {
@@ -40,48 +70,13 @@ Runner register_export(CLI::App& app) {
     };
     if (st->extrapolation) {
       std::vector<ExportedExtrapolation> tables;
-      for (const auto& in : st->inputs) {
-        if (fs::is_directory(in)) {
-          std::vector<std::string> files;
-          for (const auto& e : fs::recursive_directory_iterator(in))
-            if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path().string());
-          std::sort(files.begin(), files.end());
-          for (const auto& f : files) {
-            auto j = nlohmann::json::parse(read_file(f), nullptr, false);
-            if (j.is_discarded() || !j.is_object() || j.value("schema", "") != "popebench.extrapolation") continue;
-            tables.push_back({f, read_extrapolation(j, f)});
-          }
-        } else if (fs::exists(in)) {
-          auto j = nlohmann::json::parse(read_file(in), nullptr, false);
-          if (j.is_discarded()) throw UserError(in + ": not JSON");
-          tables.push_back({in, read_extrapolation(j, in)});
-        } else {
-          throw UserError("no such file or directory: " + in);
-        }
-      }
+      for (auto& [file, doc] : gather(st->inputs, "popebench.extrapolation")) tables.push_back({file, read_extrapolation(doc, file)});
       if (tables.empty()) throw UserError("no extrapolation JSON among the inputs");
       write_csv(extrapolation_csv(tables), std::to_string(tables.size()) + " extrapolation tables");
       return 0;
     }
     std::vector<ExportedRun> runs;
-    for (const auto& in : st->inputs) {
-      if (fs::is_directory(in)) {
-        std::vector<std::string> files;
-        for (const auto& e : fs::recursive_directory_iterator(in))
-          if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path().string());
-        std::sort(files.begin(), files.end());
-        for (const auto& f : files) {
-          auto j = nlohmann::json::parse(read_file(f), nullptr, false);
-          // Summaries, extrapolation tables and inspect files live beside the runs: not runs.
-          if (j.is_discarded() || !j.is_object() || j.value("schema", "") != "popebench.run") continue;
-          runs.push_back({f, read_run(j, f)});
-        }
-      } else if (fs::exists(in)) {
-        runs.push_back({in, read_run_file(in)});
-      } else {
-        throw UserError("no such file or directory: " + in);
-      }
-    }
+    for (auto& [file, doc] : gather(st->inputs, "popebench.run")) runs.push_back({file, read_run(doc, file)});
     if (runs.empty()) throw UserError("no run JSON among the inputs");
     write_csv(runs_csv(runs, st->curves), std::to_string(runs.size()) + " runs");
     return 0;
