@@ -149,22 +149,30 @@ nlohmann::json summarise_extrapolation(const std::vector<nlohmann::json>& rows) 
 }
 
 std::string extrapolation_heading(const nlohmann::json& doc) {
-  const TaskConfig t = doc.at("task").get<TaskConfig>();
-  std::set<size_t> seeds_per_pe;
-  for (const auto& row : doc.at("table")) seeds_per_pe.insert(row.at("seeds").size());
-  std::string seeds;
-  for (size_t n : seeds_per_pe) seeds += (seeds.empty() ? "" : " or ") + std::to_string(n);
-  std::set<uint64_t> examples;
-  for (const auto& b : doc.at("buckets")) examples.insert(b.at("examples").get<uint64_t>());
-  std::string ex;
-  for (uint64_t n : examples) ex += (ex.empty() ? "" : " or ") + std::to_string(n);
-  char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "%s, trained on lengths %d-%d, tested zero-shot on buckets up to %dx as long (%s examples each); "
-                "%s seed%s per PE; chance %.1f %%; test accuracy %%, mean ± sample std over seeds.\n\n",
-                t.name.c_str(), t.min_len(), t.max_len(), doc.at("buckets").empty() ? 1 : doc["buckets"].back().at("factor").get<int>(),
-                ex.c_str(), seeds.c_str(), seeds == "1" ? "" : "s", 100 * doc.at("chance").get<double>());
-  return buf;
+  const TaskConfig t = readable_task(doc.at("task"), "extrapolation table");
+  try {
+    std::set<size_t> seeds_per_pe;
+    for (const auto& row : doc.at("table")) seeds_per_pe.insert(row.at("seeds").size());
+    std::string seeds;
+    for (size_t n : seeds_per_pe) seeds += (seeds.empty() ? "" : " or ") + std::to_string(n);
+    std::set<uint64_t> examples;
+    int longest = 1;
+    for (const auto& b : doc.at("buckets")) {
+      examples.insert(b.at("examples").get<uint64_t>());
+      longest = std::max(longest, b.at("factor").get<int>());
+    }
+    std::string ex;
+    for (uint64_t n : examples) ex += (ex.empty() ? "" : " or ") + std::to_string(n);
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "%s, trained on lengths %d-%d, tested zero-shot on buckets up to %dx as long (%s examples each); "
+                  "%s seed%s per PE; chance %.1f %%; test accuracy %%, mean ± sample std over seeds.\n\n",
+                  t.name.c_str(), t.min_len(), t.max_len(), longest, ex.c_str(), seeds.c_str(), seeds == "1" ? "" : "s",
+                  100 * t.chance());
+    return buf;
+  } catch (const nlohmann::json::exception&) {
+    throw UserError("extrapolation table: malformed table or buckets");
+  }
 }
 
 std::string extrapolation_markdown(const nlohmann::json& table) {

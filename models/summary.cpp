@@ -9,6 +9,7 @@
 #include "common/files.hpp"
 #include "common/version.hpp"
 #include "generators/task.hpp"
+#include "models/config.hpp"
 #include "models/run_json.hpp"
 #include "models/summary_rule.hpp"
 
@@ -48,6 +49,18 @@ PaperValue paper_indirect_indexing(const std::string& pe) {
   return {};
 }
 
+TaskConfig readable_task(const nlohmann::json& task, const std::string& what) {
+  try {
+    TaskConfig t = task.get<TaskConfig>();
+    t.validate();
+    return t;
+  } catch (const UserError& e) {
+    throw UserError(what + ": its task: " + e.what());
+  } catch (const std::exception&) {
+    throw UserError(what + ": its task is not one this version reads");
+  }
+}
+
 bool is_paper_task(const TaskConfig& t) {
   const IndirectIndexingConfig paper;  // its defaults are the paper's task (docs/spec.md §1)
   const IndirectIndexingConfig& c = t.indirect_indexing;
@@ -80,7 +93,17 @@ nlohmann::json summarise_runs(const std::vector<nlohmann::json>& runs, const std
     by_pe[r.pe].push_back(r);
   }
   // The rule above made every run one setting: the first run's task is every run's.
-  const TaskConfig task = runs.empty() ? TaskConfig{} : runs[0].at("config").at("task").get<TaskConfig>();
+  TaskConfig task;
+  if (!runs.empty()) {
+    nlohmann::json config = runs[0].at("config");
+    try {
+      config = normalized_config(config);  // an older file's task gets today's defaults for newer fields
+    } catch (const std::exception&) {
+      // as written: readable_task judges its task
+    }
+    const nlohmann::json t = config.is_object() && config.contains("task") ? config["task"] : nlohmann::json();
+    task = readable_task(t, sources.empty() ? "run 1" : sources[0]);
+  }
   const bool paper_task = !runs.empty() && is_paper_task(task);
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& [pe, rs] : by_pe) {
@@ -113,7 +136,7 @@ std::string summary_markdown(const nlohmann::json& s) {
   std::string out;
   char buf[512];
   if (s.contains("task")) {  // what the numbers are of, before the numbers (older summaries lack it)
-    const TaskConfig t = s["task"].get<TaskConfig>();
+    const TaskConfig t = readable_task(s["task"], "summary");
     std::set<int> seeds_per_pe;
     for (const auto& r : s["rows"]) seeds_per_pe.insert(r["n"].get<int>());
     std::string seeds;

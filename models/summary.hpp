@@ -20,6 +20,9 @@ struct TaskConfig;
 // shifts and alphabet (any pair draw and split sizes: readings of the same task). Other tasks and
 // smaller versions of it (the quick preset) get no paper column.
 bool is_paper_task(const TaskConfig& t);
+// A task as written in a file (a run config's "task"), validated; UserError naming `what` when it
+// is not one this version reads.
+TaskConfig readable_task(const nlohmann::json& task, const std::string& what);
 // The PEs the paper reports on Indirect Indexing, in its order: Table 1, then v3 Table 9.
 const std::vector<std::string>& paper_indirect_indexing_pes();
 

@@ -310,6 +310,9 @@ expect_error "no run JSON among the inputs" export "$tmp/csv" --out "$tmp/csv/no
 # export --extrapolation: the tiny extrapolate table above (rope, rope+pi, rope+ntk, pope-delta0 at 1x and 3x)
 expect_ok export "$tmp/ex" --extrapolation --out "$tmp/csv/ex.csv"
 [[ $(wc -l < "$tmp/csv/ex.csv") -eq 9 ]] || { echo "FAIL: export --extrapolation: not 8 rows and a header"; fails=$((fails+1)); }
+# found by fuzz_run_json: a run whose task has a misspelt field crashed the summary's task reader
+expect_error "found_unreadable_task.json: its task is not one this version reads" merge \
+  "$(dirname "${BASH_SOURCE[0]}")/fuzz_corpus/run_json/found_unreadable_task.json" --out "$tmp/fz/summary.json"
 expect_error "no extrapolation JSON among the inputs" export "$tmp/q" --extrapolation --out "$tmp/csv/none.csv"
 expect_error "two different tables" export "$tmp/ex" --extrapolation --curves --out "$tmp/csv/none.csv"
 expect_error "no such file or directory" export "$tmp/nothing_here" --out "$tmp/csv/none.csv"
