@@ -80,10 +80,7 @@ Runner register_eval(CLI::App& app) {
                           {"environment", environment_json(be->device_name(), omp_get_max_threads(), g_command_line, be->device_index())}};
     std::string table;
     if (!buckets.empty()) {
-      nlohmann::json rows = nlohmann::json::array(), bj = nlohmann::json::array();
-      for (const auto& b : buckets)
-        bj.push_back({{"factor", b.factor}, {"min_len", b.task.min_len()}, {"max_len", b.task.max_len()},
-                      {"max_input", b.task.width() - 1}, {"examples", b.task.n_test}, {"data_seed", b.seed}});
+      nlohmann::json rows = nlohmann::json::array();
       std::fprintf(stderr, "popebench: evaluating on %zu length buckets of %lld examples\n", buckets.size(),
                    static_cast<long long>(st->ex.examples));
       for (const auto& scaling : scalings_for(cfg.pe, st->ex)) {
@@ -91,23 +88,8 @@ Runner register_eval(CLI::App& app) {
         row["seed"] = cfg.train.seed;
         rows.push_back(row);
       }
-      out["extrapolation"] = {{"config", st->ex}, {"buckets", bj}, {"rows", rows}, {"chance", cfg.task.chance()}};
-      table = "| PE |";
-      std::string sep = "| --- |";
-      for (const auto& b : buckets) {
-        table += " " + std::to_string(b.factor) + "x |";
-        sep += " --- |";
-      }
-      table += "\n" + sep + "\n";
-      for (const auto& row : rows) {
-        table += "| " + row["label"].get<std::string>() + " |";
-        char buf[32];
-        for (const auto& a : row["acc"]) {
-          std::snprintf(buf, sizeof buf, " %.1f |", 100 * a.get<double>());
-          table += buf;
-        }
-        table += "\n";
-      }
+      out["extrapolation"] = {{"config", st->ex}, {"buckets", buckets_json(buckets)}, {"rows", rows}, {"chance", cfg.task.chance()}};
+      table = extrapolation_markdown(summarise_extrapolation(rows.get<std::vector<nlohmann::json>>()));  // one seed: no spread
     }
     if (!st->out.empty()) {
       const auto parent = std::filesystem::path(st->out).parent_path();

@@ -142,17 +142,13 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
         all.push_back(x);
       }
     nlohmann::json table = summarise_extrapolation(all);
-    nlohmann::json buckets_json = nlohmann::json::array();
-    for (const auto& b : buckets)
-      buckets_json.push_back({{"factor", b.factor}, {"min_len", b.task.min_len()}, {"max_len", b.task.max_len()},
-                              {"max_input", b.task.width() - 1}, {"examples", b.task.n_test}, {"data_seed", b.seed}});
     nlohmann::json out = {{"schema", "popebench.extrapolation"},
                           {"schema_version", 1},
                           {"task", base.task},
                           {"chance", base.task.chance()},
                           {"train_config", base},
                           {"extrapolation", st->ex},
-                          {"buckets", buckets_json},
+                          {"buckets", buckets_json(buckets)},
                           {"metric", "test accuracy % per bucket, mean and sample std over seeds"},
                           {"table", table},
                           {"rows", all},

@@ -59,6 +59,14 @@ int longest_input(const std::vector<Bucket>& buckets) {
   return w;
 }
 
+nlohmann::json buckets_json(const std::vector<Bucket>& buckets) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& b : buckets)
+    out.push_back({{"factor", b.factor}, {"min_len", b.task.min_len()}, {"max_len", b.task.max_len()},
+                   {"max_input", b.task.width() - 1}, {"examples", b.task.n_test}, {"data_seed", b.seed}});
+  return out;
+}
+
 std::string pe_label(const PEConfig& pe) {
   std::string l = pe.kind;
   if (pe.kind == "pope" && pe.delta_init == "zero") l += "-delta0";
@@ -151,18 +159,14 @@ nlohmann::json summarise_extrapolation(const std::vector<nlohmann::json>& rows) 
 std::string extrapolation_heading(const nlohmann::json& doc) {
   const TaskConfig t = readable_task(doc.at("task"), "extrapolation table");
   try {
-    std::set<size_t> seeds_per_pe;
+    std::set<uint64_t> seeds_per_pe, examples;
     for (const auto& row : doc.at("table")) seeds_per_pe.insert(row.at("seeds").size());
-    std::string seeds;
-    for (size_t n : seeds_per_pe) seeds += (seeds.empty() ? "" : " or ") + std::to_string(n);
-    std::set<uint64_t> examples;
     int longest = 1;
     for (const auto& b : doc.at("buckets")) {
       examples.insert(b.at("examples").get<uint64_t>());
       longest = std::max(longest, b.at("factor").get<int>());
     }
-    std::string ex;
-    for (uint64_t n : examples) ex += (ex.empty() ? "" : " or ") + std::to_string(n);
+    const std::string seeds = one_or_other(seeds_per_pe), ex = one_or_other(examples);
     char buf[512];
     std::snprintf(buf, sizeof buf,
                   "%s, trained on lengths %d-%d, tested zero-shot on buckets up to %dx as long (%s examples each); "

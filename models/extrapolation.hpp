@@ -29,6 +29,8 @@ struct Bucket {
 std::vector<Bucket> make_buckets(const TaskConfig& train, uint64_t data_seed, const ExtrapolationConfig& e);
 // Longest model input over the buckets: the model is built for it (learned/sinusoidal tables).
 int longest_input(const std::vector<Bucket>& buckets);
+// The buckets as the extrapolation JSON records them: factor, lengths, longest input, examples, data seed.
+nlohmann::json buckets_json(const std::vector<Bucket>& buckets);
 
 // The rows to evaluate for one trained run: its own PE, plus each rope variant for rope runs.
 // A row's label: the PE name ("pope-delta0" for PoPE with delta init zero), "+pi"/"+ntk" suffixed.

@@ -33,6 +33,12 @@ std::string format_mean_std(double mean, const nlohmann::json& std, int digits) 
   return buf;
 }
 
+std::string one_or_other(const std::set<uint64_t>& values) {
+  std::string out;
+  for (uint64_t n : values) out += (out.empty() ? "" : " or ") + std::to_string(n);
+  return out;
+}
+
 const std::vector<std::string>& paper_indirect_indexing_pes() {
   static const std::vector<std::string> pes = {"rope", "pope", "rope-half", "alibi-half", "learned", "sinusoidal"};
   return pes;
@@ -137,10 +143,9 @@ std::string summary_markdown(const nlohmann::json& s) {
   char buf[512];
   if (s.contains("task")) {  // what the numbers are of, before the numbers (older summaries lack it)
     const TaskConfig t = readable_task(s["task"], "summary");
-    std::set<int> seeds_per_pe;
-    for (const auto& r : s["rows"]) seeds_per_pe.insert(r["n"].get<int>());
-    std::string seeds;
-    for (int n : seeds_per_pe) seeds += (seeds.empty() ? "" : " or ") + std::to_string(n);
+    std::set<uint64_t> seeds_per_pe;
+    for (const auto& r : s["rows"]) seeds_per_pe.insert(r["n"].get<uint64_t>());
+    const std::string seeds = one_or_other(seeds_per_pe);
     std::snprintf(buf, sizeof buf, "%s, trained on lengths %d-%d; %s seed%s per PE; chance %.2f %%; test accuracy on %llu examples.\n\n",
                   t.name.c_str(), t.min_len(), t.max_len(), seeds.c_str(), seeds == "1" ? "" : "s",
                   100 * s["chance"].get<double>(), static_cast<unsigned long long>(t.n_test));

@@ -2,6 +2,8 @@
 // with the paper's numbers beside ours where the runs are of the paper's task. Used by
 // `reproduce`, `sweep` and `merge`.
 #pragma once
+#include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,8 @@ struct MeanStd {
 MeanStd mean_sample_std(const std::vector<double>& xs);
 // "mean ± std" with `digits` decimals, or the mean alone when std is null.
 std::string format_mean_std(double mean, const nlohmann::json& std, int digits);
+// The distinct values of a table's counts for its heading line, e.g. "3" or "2 or 3".
+std::string one_or_other(const std::set<uint64_t>& values);
 
 // runs: run JSON objects (complete ones), sources: where each came from (for messages; default
 // "run k"). Returns the summary JSON (results/SCHEMA.md), with the runs' task and its chance

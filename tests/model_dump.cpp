@@ -102,14 +102,8 @@ int main(int argc, char** argv) {
     } catch (const json::exception&) {
       throw UserError(std::string(argv[1]) + " is not JSON");
     }
-    const json out = dump(cfg);
-    const std::string tmp = std::string(argv[2]) + ".tmp";
-    {
-      std::ofstream f(tmp);
-      f << out.dump();  // nlohmann writes each double in its shortest exact (round-trip) form
-      if (!f) throw UserError(std::string("cannot write ") + tmp);
-    }
-    if (std::rename(tmp.c_str(), argv[2]) != 0) throw UserError(std::string("cannot write ") + argv[2]);
+    // nlohmann writes each double in its shortest exact (round-trip) form
+    write_file_atomic(argv[2], dump(cfg).dump());
   } catch (const std::exception& e) {
     std::cerr << "popebench_model_dump: " << e.what() << "\n";
     return 1;
