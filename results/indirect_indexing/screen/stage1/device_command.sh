@@ -76,3 +76,19 @@ bash results/indirect_indexing/screen/inspect_runs.sh /tmp/screen ../inspect 2 5
 # (the n column of inspect_table.py says which):
 bash results/indirect_indexing/screen/inspect_runs.sh /tmp/screen /tmp/inspect 8 500 '*.json.ckpt'
 bash results/indirect_indexing/screen/inspect_runs.sh /tmp/screen /tmp/inspect 8 2000 '*.json.ckpt'
+
+# --- Sixth session (2026-12-02, 16:51-17:13 UTC), binary built from commit d73b426 (the run
+# JSONs' git_commit; the plan change of d73b426 committed before these runs), carried as above.
+# Call 1 ran the GPU tests (all passed: 4557 assertions in 18 test cases, the learned-temperature
+# and parameter-alignment fixes of cb3d752 among them, 12 s), so attn_temp_learned could run:
+(cd .devbin && ./popebench_cuda_tests)
+setsid nohup .devbin/popebench sweep results/indirect_indexing/screen/screen.json --out /tmp/screen \
+  --cells attn_temp_learned --stop-at 40000 --concurrent 4 --keep-checkpoints 20000 > /tmp/screen.log 2>&1 < /dev/null &
+# (four runs at once, 77.4-79.6 steps/s each, 40,000 steps in 8.9 minutes; log
+# sweep_attn_temp_learned.log), then inspect on each run's 40k checkpoint (2,000 test examples):
+bash results/indirect_indexing/screen/inspect_runs.sh /tmp/screen /tmp/inspect 4 2000 '*.json.ckpt'
+# Then, on the same machine, base_100 the same way (78-80 steps/s each, 8.9 minutes; log
+# sweep_base_100.log) and its inspect:
+setsid nohup .devbin/popebench sweep results/indirect_indexing/screen/screen.json --out /tmp/screen \
+  --cells base_100 --stop-at 40000 --concurrent 4 --keep-checkpoints 20000 > /tmp/screen.log 2>&1 < /dev/null &
+bash results/indirect_indexing/screen/inspect_runs.sh /tmp/screen /tmp/inspect 4 2000 '*.json.ckpt'
