@@ -24,6 +24,7 @@ Runner register_bench(CLI::App& app) {
     int iters = 50, warmup = 10;
     std::string matmul = "bf16";  // TrainConfig's default
     std::vector<int> lengths = {48, 512, 1024, 4096};
+    std::vector<int> batch_runs;  // R of the batched steps to time (--batch-runs); empty: none
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("bench", "Time the training step and the attention kernels on the GPU (JSON out)");
@@ -32,6 +33,9 @@ Runner register_bench(CLI::App& app) {
   cmd->add_option("--warmup", st->warmup, "Untimed repetitions first")->default_val(10)->check(CLI::Range(0, 100000));
   cmd->add_option("--gpu-matmul", st->matmul, "bf16, tf32 or fp32")->default_val("bf16")->check(CLI::IsMember({"tf32", "bf16", "fp32"}));
   cmd->add_option("--attention-lengths", st->lengths, "Sequence lengths for the attention benchmark")->default_val(st->lengths);
+  cmd->add_option("--batch-runs", st->batch_runs,
+                  "Also time the step of R runs batched as one model (sweep --batch-runs), for each R listed, e.g. 1,2,4,8")
+      ->delimiter(',')->check(CLI::Range(1, 64));
   return [st]() -> int {  // explicit: in a CPU-only build the body is a throw alone
 #ifndef POPEBENCH_HAVE_CUDA_BACKEND
     throw UserError("bench needs a build with the CUDA backend and a GPU");
@@ -79,6 +83,27 @@ Runner register_bench(CLI::App& app) {
                   r["forward_ms"].get<double>(), r["forward_backward_ms"].get<double>(), r["gemms_ms"].get<double>(),
                   r["attention_ms"].get<double>(), r["optimizer_ms"].get<double>());
     }
+    // Batches of runs: one step trains R runs; run-steps/s and the share of the FLOP floor count
+    // all R (R x the one-run FLOPs in the measured time).
+    for (int R : st->batch_runs)
+      for (const auto& pe : {std::string("rope"), std::string("pope")}) {
+        RunConfig c = base;
+        c.pe.kind = pe;
+        c.train.device = "cuda";
+        std::vector<size_t> idx;
+        for (int i = 0; i < B; ++i) idx.push_back(i);
+        Batch b = make_batch(d, idx, c.input_len());  // the backend's static length
+        nlohmann::json r = cuda_benchmark_batched_step(c, R, b, st->warmup, st->iters);
+        const double ms = r["step_graph_ms"].get<double>();
+        r["pe"] = pe;
+        r["run_steps_per_s"] = R * 1e3 / ms;
+        r["floor_share"] = R * step_flops / 790e12 * 1e3 / ms;
+        out["batched"].push_back(r);
+        std::printf("batch of %2d %-4s step %.3f ms  %.1f run-steps/s  %.1f%% of the bf16 floor  (fwd %.3f, gemms %.3f, attention %.3f, optimizer %.3f)\n",
+                    R, pe.c_str(), ms, r["run_steps_per_s"].get<double>(), 100 * r["floor_share"].get<double>(),
+                    r["forward_ms"].get<double>(), r["gemms_ms"].get<double>(), r["attention_ms"].get<double>(),
+                    r["optimizer_ms"].get<double>());
+      }
     for (int Tl : st->lengths) {
       int Bl = Tl <= 48 ? 64 : std::max(1, 32768 / Tl);
       for (auto [name, pk] : {std::pair{"none", cuda::PEKind::kNone}, std::pair{"rope", cuda::PEKind::kRope},

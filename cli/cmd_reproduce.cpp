@@ -32,6 +32,7 @@ Runner register_reproduce(CLI::App& app, const std::string& preset, bool on_cpu)
   cmd->add_option("--shard", st->shard, "i/n: run only the i-th of n parts of the run list (0 <= i < n)");
   add_sweep_options(*cmd, st->sweep, st->run, quick_for_cpu ? "quick" : "paper", preset,
                     "paper (the paper's recipe, docs/spec.md, 100k steps; the default with a GPU) or quick (minutes on a CPU; the default without)");
+  add_batch_runs_option(*cmd, st->sweep);
   return [st, quick_for_cpu]() {
     if (quick_for_cpu && st->sweep.preset == "quick")
       std::fprintf(stderr,
@@ -87,7 +88,8 @@ Runner register_reproduce(CLI::App& app, const std::string& preset, bool on_cpu)
     }
     std::vector<nlohmann::json> results;
     const bool finished = run_training_jobs(runs_to_train, st->sweep.concurrent, st->sweep.gpus, results,
-                                            [&](size_t k) { return jobs[k].pe + " seed " + std::to_string(jobs[k].seed); });
+                                            [&](size_t k) { return jobs[k].pe + " seed " + std::to_string(jobs[k].seed); },
+                                            st->sweep.batch_runs);
     if (!finished) {
       std::fprintf(stderr, "popebench: stopped before every run finished; rerun the same command to continue\n");
       return stopped_exit_code();

@@ -157,6 +157,7 @@ Runner register_sweep(CLI::App& app) {
       ->default_val(1)->check(CLI::Range(1, 64));
   cmd->add_option("--gpus", st->sweep.gpus, "GPUs to spread the runs over (run k on GPU k % N)")
       ->default_val(1)->check(CLI::Range(1, 64));
+  add_batch_runs_option(*cmd, st->sweep);
   cmd->add_option("--time-limit", st->sweep.time_limit,
                   "Seconds; then every unfinished run checkpoints and the command exits 75 (rerun to continue)")
       ->default_val(0)->check(number_in(0.0, 1e7));
@@ -233,7 +234,7 @@ Runner register_sweep(CLI::App& app) {
     }
     std::vector<nlohmann::json> results;
     const bool finished = run_training_jobs(runs_to_train, st->sweep.concurrent, st->sweep.gpus, results,
-                                            [&](size_t k) { return jobs[k].opt.label; });
+                                            [&](size_t k) { return jobs[k].opt.label; }, st->sweep.batch_runs);
     for (size_t ci = 0; ci < cells.size(); ++ci) {  // the summary of every cell whose runs all finished
       std::vector<nlohmann::json> runs;
       std::vector<std::string> files;

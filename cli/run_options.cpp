@@ -127,6 +127,13 @@ std::vector<int> parse_int_list(const std::string& s, const std::string& what) {
   return out;
 }
 
+void add_batch_runs_option(CLI::App& cmd, SweepOptions& sw) {
+  cmd.add_option("--batch-runs", sw.batch_runs,
+                 "GPU: train up to N runs that differ only in their seeds as one batched model (one product per layer "
+                 "for all of them); --concurrent then counts batches. 1: every run alone")
+      ->default_val(1)->check(CLI::Range(1, 64));
+}
+
 void add_sweep_options(CLI::App& cmd, SweepOptions& sw, RunOptions& r, const std::string& default_preset,
                        const std::string& preset, const std::string& preset_help) {
   sw.preset = preset.empty() ? default_preset : preset;

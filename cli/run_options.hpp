@@ -43,9 +43,14 @@ struct SweepOptions {
   std::vector<uint64_t> preset_seeds;
   int concurrent = 1;  // runs at once on each GPU (or on the CPU)
   int gpus = 1;        // GPUs 0..gpus-1 share the run list (run k on GPU k % gpus)
+  // > 1: runs whose configs differ only in their seeds train as one batched model on a GPU, up
+  // to this many a batch (models/run_batch.hpp); `concurrent` is then batches at once per GPU.
+  int batch_runs = 1;
   double time_limit = 0;
   int64_t stop_at = 0;  // > 0: every run checkpoints and stops after this step (e.g. a pre-registered early stop)
 };
+// Registers --batch-runs (SweepOptions::batch_runs): reproduce and sweep.
+void add_batch_runs_option(CLI::App& cmd, SweepOptions& sw);
 // Registers --preset --seeds --concurrent --gpus --time-limit and the run options, then applies the
 // preset named on the command line (`preset`, found before parsing; empty: default_preset) to
 // r.cfg: options given on the command line are applied over it at parse time.

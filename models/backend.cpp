@@ -5,6 +5,7 @@
 #include "common/files.hpp"
 #include "kernels/device.hpp"
 #include "models/backend.hpp"
+#include "models/run_batch.hpp"
 
 namespace popebench {
 
@@ -12,6 +13,7 @@ std::unique_ptr<Backend> make_cpu_backend(const RunConfig& cfg);  // models/cpu_
 std::unique_ptr<Backend> make_cuda_backend(const RunConfig& cfg);  // models/cuda_backend.cu, when built
 #ifdef POPEBENCH_HAVE_CUDA_BACKEND
 std::string cuda_backend_cannot_run(const RunConfig& cfg);        // the same file: "" or why not
+std::unique_ptr<BatchEngine> make_cuda_batch_engine(const RunConfig& cfg, int runs);  // likewise
 #endif
 
 std::unique_ptr<Backend> make_backend(const RunConfig& cfg, const std::string& device) {
@@ -34,6 +36,22 @@ std::unique_ptr<Backend> make_backend(const RunConfig& cfg, const std::string& d
   // The backend trains, evaluates and inspects: the notice names the device, not the task.
   if (info.cuda_built) std::fprintf(stderr, "popebench: using the CPU (%s)\n", info.error.c_str());
   return make_cpu_backend(cfg);
+}
+
+void require_batch_device(const RunConfig& cfg) {
+  if (cfg.train.device == "cpu") throw UserError("--batch-runs needs the GPU (--device cuda or auto)");
+  const DeviceInfo info = query_device();
+  if (!info.cuda_built || info.cuda_devices == 0) throw UserError("--batch-runs needs a usable GPU (" + info.error + ")");
+}
+
+std::unique_ptr<BatchEngine> make_batch_engine(const RunConfig& cfg, int runs) {
+  require_batch_device(cfg);
+#ifdef POPEBENCH_HAVE_CUDA_BACKEND
+  return make_cuda_batch_engine(cfg, runs);
+#else
+  (void)runs;
+  throw UserError("--batch-runs: this build has no CUDA training backend");
+#endif
 }
 
 }  // namespace popebench

@@ -39,6 +39,9 @@ class Backend {
   virtual double eval_batch(const Batch& b, std::vector<int32_t>& correct) = 0;
   // Sequence length every batch must be padded to (static shapes, e.g. CUDA graphs); 0: any.
   virtual int static_len() const { return 0; }
+  // A run trained in a batch of runs (models/run_batch.hpp): {"runs": R, "slot": r}, recorded in
+  // its run JSON; null for a run trained alone.
+  virtual nlohmann::json batch_info() const { return nullptr; }
 };
 
 // device: "cpu", "cuda" or "auto" (the GPU when one is usable, else the CPU with a notice).
@@ -49,6 +52,8 @@ std::unique_ptr<Backend> make_backend(const RunConfig& cfg, const std::string& d
 namespace popebench {
 // Benchmark hook (CUDA builds): median ms of the graph-captured step and of its parts.
 nlohmann::json cuda_benchmark_step(Backend& be, const Batch& b, int warmup, int iters);
+// The same for the step of a batch of `runs` runs of cfg (seeds cfg's, +1, ...), each on b.
+nlohmann::json cuda_benchmark_batched_step(const RunConfig& cfg, int runs, const Batch& b, int warmup, int iters);
 // Test hook (CUDA builds): one batch's loss and gradient on the CUDA backend, no update.
 double cuda_loss_and_grad(Backend& be, const Batch& b, std::vector<float>& grads);
 }  // namespace popebench

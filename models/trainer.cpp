@@ -171,7 +171,7 @@ nlohmann::json train(TrainOptions opt) {
     }
   }
 
-  auto be = make_backend(cfg, cfg.train.device);
+  auto be = opt.make_backend ? opt.make_backend(cfg) : make_backend(cfg, cfg.train.device);
   if (opt.log_every > 0) {  // what is about to train (--print-config gives the whole config)
     const std::string name = opt.label.empty() ? cfg.pe.kind + " seed " + std::to_string(cfg.train.seed) : opt.label;
     std::fprintf(stderr, "popebench: %s: %zu parameters (%d layers x %d, %d heads) on %s, %lld steps of %lld examples\n",
@@ -231,6 +231,7 @@ nlohmann::json train(TrainOptions opt) {
                      {"environment", environment_json(be->device_name(), threads, opt.command, be->device_index())},
                      {"checkpoint", opt.checkpoint}};
     if (opt.step_log_every > 0) j["step_log"] = {{"file", step_log_path(opt.out_json)}, {"every", opt.step_log_every}};
+    if (nlohmann::json batch = be->batch_info(); !batch.is_null()) j["environment"]["batch"] = batch;
     return j;
   };
 

@@ -1,6 +1,8 @@
 // The training loop shared by every backend: data, batch sampling, schedule, evaluation,
 // learning curve, checkpoints, resume, progress and the run JSON (results/SCHEMA.md).
 #pragma once
+#include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -36,6 +38,9 @@ struct TrainOptions {
   bool skip_if_complete = false;
   // What an interrupted run's message tells the user to do (sweeps: rerun the same command).
   std::string resume_hint = "run again with --resume to continue";
+  // Where the run's backend comes from: empty, make_backend(cfg, cfg.train.device); a batch of
+  // runs (models/run_batch.hpp) gives each run its slot's.
+  std::function<std::unique_ptr<Backend>(const RunConfig&)> make_backend;
 };
 
 // Thrown when a run stops early on purpose (stop_at, deadline, SIGINT/SIGTERM) after saving its

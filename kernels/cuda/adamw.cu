@@ -7,7 +7,15 @@ namespace popebench::cuda {
 // values of the step (the host writes lr and step into pinned memory that a graph node copies).
 __global__ void adamw_kernel(float* p, const float* g, float* m, float* v, const uint8_t* group, size_t n,
                              const AdamWHyper* hyper, AdamWGroups groups, float beta1, float beta2, float eps,
-                             float clip) {
+                             float clip, size_t stride) {
+  // blockIdx.y: the run, with its own buffers and hyper-parameters
+  const size_t off = blockIdx.y * stride;
+  p += off;
+  g += off;
+  m += off;
+  v += off;
+  hyper += blockIdx.y;
+  if (hyper->active == 0.f) return;
   const float lr = hyper->lr, step = hyper->step, norm = hyper->grad_norm;
   const float scale = (clip > 0.f && norm > clip) ? clip / norm : 1.f;
   const float bc1 = 1.f - powf(beta1, step), bc2 = 1.f - powf(beta2, step);
@@ -26,9 +34,10 @@ __global__ void adamw_kernel(float* p, const float* g, float* m, float* v, const
 
 void adamw_update(float* p, const float* g, float* m, float* v, const uint8_t* group, size_t n,
                   const AdamWHyper* hyper, const AdamWGroups& groups, float beta1, float beta2, float eps,
-                  float grad_clip, cudaStream_t s) {
+                  float grad_clip, cudaStream_t s, int runs, size_t stride) {
   int blocks = static_cast<int>(std::min<size_t>((n + 255) / 256, 132 * 8));
-  adamw_kernel<<<blocks, 256, 0, s>>>(p, g, m, v, group, n, hyper, groups, beta1, beta2, eps, grad_clip);
+  adamw_kernel<<<dim3(blocks, runs), 256, 0, s>>>(p, g, m, v, group, n, hyper, groups, beta1, beta2, eps, grad_clip,
+                                                   stride);
   CUDA_CHECK_LAUNCH("adamw_update");
 }
 

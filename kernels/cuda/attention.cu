@@ -62,7 +62,7 @@ __device__ void load_key_side(const AttentionArgs& a, const float* qkv, int b, i
   using Dm = Dims<D, PE>;
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, T = a.T, C = a.H * D;
   const Ptrs P{T, a.H, C};
-  const float* delta_h = a.delta ? a.delta + h * D : nullptr;
+  const float* delta_h = head_delta(a, b, h, D);
   for (int i = 0; i < kRowsPerWarp; ++i) {
     const int j = w * kRowsPerWarp + i, s = k0 + j;
     if (s >= T) {  // read by the full-tile loops with ds = 0: keep finite
@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_kernel(AttentionArgs a
   for (int i = 0; i < kRowsPerWarp; ++i) {
     int r = w * kRowsPerWarp + i, t = q0 + r;
     if (t < T)
-      load_transformed<D, PE, false>(P.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot, head_scale(a, h),
+      load_transformed<D, PE, false>(P.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot, head_scale(a, b, h),
                                      Qs + r * Dm::SQ, lane);
   }
   float m[kRowsPerWarp], l[kRowsPerWarp], o[kRowsPerWarp][Dm::NV];
@@ -203,7 +203,7 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_dkdv_kernel(AttentionA
   float *Ks = sm.Ks, *Vs = sm.Vs, *Qs = sm.Qs, *dOs = sm.dOs, *Ls = sm.Ls, *Ds = sm.Ds;
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int b = blockIdx.z, h = blockIdx.y, k0 = blockIdx.x * kTile, T = a.T, C = a.H * D;
-  const float slope = a.slopes ? a.slopes[h] : 0.f, sh = head_scale(a, h);
+  const float slope = a.slopes ? a.slopes[h] : 0.f, sh = head_scale(a, b, h);
   load_key_side<D, PE>(a, qkv, b, h, k0, Ks, Vs);
   float dk[kRowsPerWarp][Dm::NQ], dv[kRowsPerWarp][Dm::NV];
 #pragma unroll
@@ -242,7 +242,7 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_dkdv_kernel(AttentionA
   }
   __syncthreads();  // Qs is reused below to hold the dK' rows for the PE backward
   const Ptrs P{T, a.H, C};
-  const float* delta_h = a.delta ? a.delta + h * D : nullptr;
+  const float* delta_h = head_delta(a, b, h, D);
 #pragma unroll
   for (int i = 0; i < kRowsPerWarp; ++i) {
     const int j = w * kRowsPerWarp + i, s = k0 + j;
@@ -268,7 +268,7 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_dq_kernel(AttentionArg
   float *Ks = sm.Ks, *Vs = sm.Vs, *Qs = sm.Qs, *dOs = sm.dOs, *Ls = sm.Ls, *Ds = sm.Ds;
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kTile, T = a.T, C = a.H * D;
-  const float slope = a.slopes ? a.slopes[h] : 0.f, sh = head_scale(a, h);
+  const float slope = a.slopes ? a.slopes[h] : 0.f, sh = head_scale(a, b, h);
   load_query_side<D, PE>(a, qkv, out, dout, lse, b, h, q0, Qs, dOs, Ls, Ds);
   float dq[kRowsPerWarp][Dm::NQ];
 #pragma unroll

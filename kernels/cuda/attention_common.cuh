@@ -91,9 +91,14 @@ __device__ void pe_backward_row(const float* g, const float* x, int pos, const d
   }
 }
 
-// Head h's score multiplier: the scale, times exp(log-temperature) when it is learned.
-__device__ __forceinline__ float head_scale(const AttentionArgs& a, int h) {
-  return a.log_temp ? a.scale * expf(a.log_temp[h]) : a.scale;
+// Head h's score multiplier for batch row b: the scale, times exp(log-temperature) when it is
+// learned (each run of a batch its own: AttentionArgs::runs).
+__device__ __forceinline__ float head_scale(const AttentionArgs& a, int b, int h) {
+  return a.log_temp ? a.scale * expf(a.log_temp[a.runs.offset(b) + h]) : a.scale;
+}
+// PoPE's key phases (D floats) of head h for batch row b, or nullptr.
+__device__ __forceinline__ const float* head_delta(const AttentionArgs& a, int b, int h, int D) {
+  return a.delta ? a.delta + a.runs.offset(b) + size_t(h) * D : nullptr;
 }
 // First key a query t of row b attends (masked left pads: AttentionArgs::key_start).
 __device__ __forceinline__ int first_key(const AttentionArgs& a, int b, int t) {

@@ -145,7 +145,7 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_short_kernel(Attention
   float* Ps = Vs + Tp * SV;                     // (Tp, SP) scores, then probabilities
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, ty = threadIdx.x >> 4, tx = threadIdx.x & 15;
   const Ptrs P{T, a.H, C};
-  const float* delta_h = a.delta ? a.delta + h * D : nullptr;
+  const float* delta_h = head_delta(a, b, h, D);
   for (int r = warp; r < Tp; r += kWarps) {
     if (r >= T) {  // read by the full products with weight 0: keep finite
       for (int c = lane; c < Dm::DQ; c += 32) Qs[r * SQ + c] = Ks[r * SQ + c] = 0.f;
@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_short_kernel(Attention
       continue;
     }
     const float* q = P.q(qkv, b, r, h, D);
-    load_transformed<D, PE, false>(q, r, a.theta, nullptr, a.n_rot, head_scale(a, h), Qs + r * SQ, lane);
+    load_transformed<D, PE, false>(q, r, a.theta, nullptr, a.n_rot, head_scale(a, b, h), Qs + r * SQ, lane);
     load_transformed<D, PE, true>(q + C, r, a.theta, delta_h, a.n_rot, 1.f, Ks + r * SQ, lane);
     for (int c = lane; c < D; c += 32) Vs[r * SV + c] = q[2 * C + c];
   }
@@ -214,8 +214,8 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_short_kernel(Attention
   float* Gs = Vs;  // (Tp, SQ) gradient rows for the PE backward, once V and dO are dead
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, ty = threadIdx.x >> 4, tx = threadIdx.x & 15;
   const Ptrs P{T, a.H, C};
-  const float* delta_h = a.delta ? a.delta + h * D : nullptr;
-  const float sh = head_scale(a, h);
+  const float* delta_h = head_delta(a, b, h, D);
+  const float sh = head_scale(a, b, h);
   for (int r = warp; r < Tp; r += kWarps) {
     if (r >= T) {
       for (int c = lane; c < Dm::DQ; c += 32) Qs[r * SQ + c] = Ks[r * SQ + c] = 0.f;

@@ -8,6 +8,7 @@ namespace popebench::cuda {
 // One warp per example; vocabularies are small (66 for the paper's task).
 __global__ void cross_entropy_kernel(const float* logits, const int32_t* targets, float* loss_rows,
                                      int32_t* correct, float* dlogits, int B, int V, const float* weight) {
+  // B: the rows that share the 1/B of the mean (one run's)
   int b = blockIdx.x, lane = threadIdx.x;
   const float* l = logits + static_cast<size_t>(b) * V;
   // arg-max with the lowest index on ties, as the CPU reference
@@ -38,8 +39,9 @@ __global__ void cross_entropy_kernel(const float* logits, const int32_t* targets
 }
 
 void cross_entropy(const float* logits, const int32_t* targets, float* loss_rows, int32_t* correct,
-                   float* dlogits, int B, int V, cudaStream_t s, const float* weight) {
-  cross_entropy_kernel<<<B, 32, 0, s>>>(logits, targets, loss_rows, correct, dlogits, B, V, weight);
+                   float* dlogits, int B, int V, cudaStream_t s, const float* weight, int rows_per_run) {
+  cross_entropy_kernel<<<B, 32, 0, s>>>(logits, targets, loss_rows, correct, dlogits, rows_per_run > 0 ? rows_per_run : B,
+                                        V, weight);
   CUDA_CHECK_LAUNCH("cross_entropy");
 }
 

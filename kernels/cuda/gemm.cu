@@ -47,8 +47,10 @@ Gemm::~Gemm() {
 
 // Row-major C (M x N) = op(A) op(B) is column-major C^T (N x M) = op(B)^T op(A)^T: cuBLASLt is
 // called with the operands swapped, each row-major buffer read as its column-major transpose.
-Gemm::Plan& Gemm::plan(bool ta, bool tb, int M, int N, int K) {
-  Key key{ta, tb, M, N, K};
+Gemm::Plan& Gemm::plan(bool ta, bool tb, int M, int N, int K, const GemmBatch& batch) {
+  const bool batched = batch.count > 1;
+  Key key{ta, tb, M, N, K, batch.count, batched ? batch.stride_a : 0, batched ? batch.stride_b : 0,
+          batched ? batch.stride_c : 0};
   auto it = plans_.find(key);
   if (it != plans_.end()) return *it->second;
   auto p = std::make_unique<Plan>();
@@ -64,6 +66,18 @@ Gemm::Plan& Gemm::plan(bool ta, bool tb, int M, int N, int K) {
   lt_check(cublasLtMatrixLayoutCreate(&p->a, in_t, tb ? K : N, tb ? N : K, tb ? K : N), "layout B");
   lt_check(cublasLtMatrixLayoutCreate(&p->b, in_t, ta ? M : K, ta ? K : M, ta ? M : K), "layout A");
   lt_check(cublasLtMatrixLayoutCreate(&p->c, CUDA_R_32F, N, M, N), "layout C");
+  if (batched) {  // the swapped operands: layout a is row-major B, layout b is row-major A
+    const int32_t count = batch.count;
+    const std::pair<cublasLtMatrixLayout_t, int64_t> strided[] = {{p->a, batch.stride_b}, {p->b, batch.stride_a},
+                                                                  {p->c, batch.stride_c}};
+    for (const auto& [layout, stride] : strided) {
+      lt_check(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count),
+               "batch count");
+      lt_check(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
+                                                sizeof stride),
+               "batch stride");
+    }
+  }
   cublasLtMatmulPreference_t pref;
   lt_check(cublasLtMatmulPreferenceCreate(&pref), "PreferenceCreate");
   lt_check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes_, sizeof ws_bytes_),
@@ -137,23 +151,30 @@ void Gemm::reserve_scratch(size_t n, cudaStream_t s) {
     if (scratch_n_[slot] < n) grow_scratch(slot, n, s);
 }
 
+// The floats from a batched operand's first element to its last (size: one product's).
+static size_t span(size_t size, int count, long long stride) { return size + size_t(count - 1) * size_t(stride); }
+
 void Gemm::matmul(bool ta, bool tb, int M, int N, int K, const float* A, const float* B, float* C, const float* cin,
-                  float beta, cudaStream_t s, const void* a_bf16) {
-  const void* a = operand(A, size_t(M) * K, 0, s, a_bf16);
-  const void* b = operand(B, size_t(K) * N, 1, s);
-  run(ta, tb, M, N, K, a, b, C, cin, beta, s);
+                  float beta, cudaStream_t s, const void* a_bf16, GemmBatch batch) {
+  const void* a = operand(A, span(size_t(M) * K, batch.count, batch.stride_a), 0, s, a_bf16);
+  const void* b = operand(B, span(size_t(K) * N, batch.count, batch.stride_b), 1, s);
+  run(ta, tb, M, N, K, a, b, C, cin, beta, s, batch);
 }
 
 void Gemm::linear_bwd(const float* dy, const float* x, const float* W, float* dx, float* dW, int rows, int in, int out,
-                      cudaStream_t s, const void* dy_bf16, const void* x_bf16) {
-  const void* dy_op = operand(dy, size_t(rows) * out, 0, s, dy_bf16);
-  if (dx) run(false, false, rows, in, out, dy_op, operand(W, size_t(out) * in, 1, s), dx, nullptr, 0.f, s);
-  run(true, false, out, in, rows, dy_op, operand(x, size_t(rows) * in, 2, s, x_bf16), dW, nullptr, 0.f, s);
+                      cudaStream_t s, const void* dy_bf16, const void* x_bf16, int runs, size_t w_stride) {
+  const long long dy_stride = (long long)rows * out, x_stride = (long long)rows * in, ws = (long long)w_stride;
+  const void* dy_op = operand(dy, span(size_t(rows) * out, runs, dy_stride), 0, s, dy_bf16);
+  if (dx)
+    run(false, false, rows, in, out, dy_op, operand(W, span(size_t(out) * in, runs, ws), 1, s), dx, nullptr, 0.f, s,
+        GemmBatch{runs, dy_stride, ws, x_stride});
+  run(true, false, out, in, rows, dy_op, operand(x, span(size_t(rows) * in, runs, x_stride), 2, s, x_bf16), dW, nullptr,
+      0.f, s, GemmBatch{runs, dy_stride, x_stride, ws});
 }
 
 void Gemm::run(bool ta, bool tb, int M, int N, int K, const void* A, const void* B, float* C, const float* cin,
-               float beta, cudaStream_t s) {
-  Plan& p = plan(ta, tb, M, N, K);
+               float beta, cudaStream_t s, const GemmBatch& batch) {
+  Plan& p = plan(ta, tb, M, N, K, batch);
   const float alpha = 1.f;
   lt_check(cublasLtMatmul(static_cast<cublasLtHandle_t>(handle_), p.op, &alpha, B, p.a, A, p.b, &beta,
                           cin ? cin : C, p.c, C, p.c, &p.algo, workspace_, ws_bytes_, s),

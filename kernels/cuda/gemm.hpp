@@ -15,6 +15,15 @@ typedef struct CUstream_st* cudaStream_t;
 namespace popebench::cuda {
 
 enum class MatmulMode { kFp32, kTf32, kBf16 };
+
+// Several independent products of one shape in one call (several runs batched as one model,
+// kernels.hpp's RunStride): product i reads A + i stride_a and B + i stride_b and writes
+// C + i stride_c (a cin other than nullptr: + i stride_c too). count 1: one product, planned
+// exactly as before batching existed (no batch attributes), so single runs are unchanged.
+struct GemmBatch {
+  int count = 1;
+  long long stride_a = 0, stride_b = 0, stride_c = 0;
+};
 MatmulMode parse_matmul_mode(const std::string& s);  // "fp32" | "tf32" | "bf16"
 
 class Gemm {
@@ -29,7 +38,7 @@ class Gemm {
   // C (M, N) row-major, ldc = N; A is (M, K) or, transposed, (K, M); B is (K, N) or (N, K).
   // cin may be nullptr (then beta must be 0) or C itself or another (M, N) buffer.
   void matmul(bool trans_a, bool trans_b, int M, int N, int K, const float* A, const float* B, float* C,
-              const float* cin, float beta, cudaStream_t s, const void* a_bf16 = nullptr);
+              const float* cin, float beta, cudaStream_t s, const void* a_bf16 = nullptr, GemmBatch batch = {});
   MatmulMode mode() const { return mode_; }
   // bf16 mode: operands inside [base, base + n) are read from a bf16 copy of that range, made by
   // refresh_bf16_shadow (call it whenever the range changed, e.g. after each optimizer step).
@@ -37,14 +46,19 @@ class Gemm {
   void set_bf16_shadow(const float* base, size_t n);
   void refresh_bf16_shadow(cudaStream_t s);
   // y (rows, out) = x (rows, in) W^T [+ add (rows, out)]   (W stored (out, in), as in PyTorch)
+  // runs > 1: that many runs' products at once, run r's rows at r rows (x, y, add) and its W at
+  // r w_stride (its copy of the parameters).
   void linear_fwd(const float* x, const float* W, float* y, int rows, int in, int out, const float* add, cudaStream_t s,
-                  const void* x_bf16 = nullptr) {
-    matmul(false, true, rows, out, in, x, W, y, add, add ? 1.f : 0.f, s, x_bf16);
+                  const void* x_bf16 = nullptr, int runs = 1, size_t w_stride = 0) {
+    matmul(false, true, rows, out, in, x, W, y, add, add ? 1.f : 0.f, s, x_bf16,
+           GemmBatch{runs, (long long)rows * in, (long long)w_stride, (long long)rows * out});
   }
   // dx (rows, in) = dy (rows, out) W ; dW (out, in) = dy^T x   (both overwritten)
-  // (In bf16 mode dy is converted once for both products.)
+  // (In bf16 mode dy is converted once for both products.) runs, w_stride: as linear_fwd (dW at
+  // r w_stride too).
   void linear_bwd(const float* dy, const float* x, const float* W, float* dx, float* dW, int rows, int in, int out,
-                  cudaStream_t s, const void* dy_bf16 = nullptr, const void* x_bf16 = nullptr);
+                  cudaStream_t s, const void* dy_bf16 = nullptr, const void* x_bf16 = nullptr, int runs = 1,
+                  size_t w_stride = 0);
   // bf16 mode: grows every scratch slot to n elements now, so that no operand up to that size
   // reallocates one later (a CUDA graph captured before a reallocation would read freed memory).
   void reserve_scratch(size_t n, cudaStream_t s);
@@ -54,13 +68,15 @@ class Gemm {
 
  private:
   struct Plan;
-  using Key = std::tuple<bool, bool, int, int, int>;
-  Plan& plan(bool ta, bool tb, int M, int N, int K);
+  using Key = std::tuple<bool, bool, int, int, int, int, long long, long long, long long>;
+  Plan& plan(bool ta, bool tb, int M, int N, int K, const GemmBatch& batch);
   // The operand as the product reads it: the fp32 pointer, or in bf16 mode the mirror its
   // producer made, its shadow, or a copy converted into scratch slot `slot`.
+  // n: the floats the operand spans (with batches, from the first product's first element to the
+  // last one's last).
   const void* operand(const float* p, size_t n, int slot, cudaStream_t s, const void* mirror = nullptr);
   void run(bool ta, bool tb, int M, int N, int K, const void* A, const void* B, float* C, const float* cin, float beta,
-           cudaStream_t s);
+           cudaStream_t s, const GemmBatch& batch);
   MatmulMode mode_;
   void* handle_ = nullptr;
   void* workspace_ = nullptr;

@@ -21,21 +21,45 @@ namespace popebench::cuda {
 
 enum class PEKind : int { kNone = 0, kRope = 1, kPope = 2 };
 
+#ifdef __CUDACC__
+#define POPEBENCH_HOST_DEVICE __host__ __device__
+#else
+#define POPEBENCH_HOST_DEVICE
+#endif
+
+// Several runs batched as one model (models/cuda_backend.cu): every activation holds the runs'
+// rows one run after another (run r owns rows [r * rows, (r + 1) * rows)), and every parameter
+// exists once per run, run r's copy `param_stride` floats after run r - 1's. A launcher that reads
+// or writes a parameter takes a RunStride to find each row's copy; the default is one run, so
+// every single-run caller is unchanged. Kernels that read no parameter need none: the runs' rows
+// are just more rows.
+struct RunStride {
+  int rows = 0;             // rows per run; 0: one run (every row reads the first copy)
+  size_t param_stride = 0;  // floats between two runs' copies of a parameter
+  // How many runs `total_rows` rows hold.
+  int count(long long total_rows) const { return rows > 0 ? int(total_rows / rows) : 1; }
+  // Offset of the parameter copy that row `row` reads.
+  POPEBENCH_HOST_DEVICE size_t offset(long long row) const { return rows > 0 ? size_t(row / rows) * param_stride : 0; }
+};
+
 // embedding.cu. tok (N = B T), wte (V, C) -> x (N, C) = scale * wte[tok], plus pos (>= T, C) at
 // each row's position n % T when pos != nullptr (absolute position embeddings). Backward writes
 // dwte (V, C) = scale * (sum of its rows' dx), or adds it when accumulate (tied embeddings: the
 // head's gradient is there already); each vocabulary row sums its positions in order, so the
 // result is deterministic. (A learned position table's gradient is column_sum over B of dx seen
 // as (B, T C).)
+// Batched runs: wte_runs strides wte, pos_runs the position table (a learned one is a parameter;
+// the sinusoidal table is shared: RunStride{}), and the backward writes each run's dwte from its
+// own rows.
 void embedding_fwd(const int32_t* tok, const float* wte, const float* pos, float* x, int N, int T, int C,
-                   cudaStream_t s, float scale = 1.f);
+                   cudaStream_t s, float scale = 1.f, RunStride wte_runs = {}, RunStride pos_runs = {});
 void embedding_bwd(const int32_t* tok, const float* dx, float* dwte, int N, int C, int V, cudaStream_t s,
-                   float scale = 1.f, bool accumulate = false);
+                   float scale = 1.f, bool accumulate = false, RunStride runs = {});
 
 // axpy.cu. y (n) += alpha * x (n) (gradient accumulation over micro-batches).
 void axpy(float alpha, const float* x, float* y, size_t n, cudaStream_t s);
 // bias.cu. y (rows, cols) += b (cols) (a linear layer's bias; its gradient is column_sum of dy).
-void add_bias(float* y, const float* b, int rows, int cols, cudaStream_t s);
+void add_bias(float* y, const float* b, int rows, int cols, cudaStream_t s, RunStride runs = {});
 // clamp.cu. x (n) = min(max(x, lo), hi) (PoPE's delta projected after an update).
 void clamp_range(float* x, size_t n, float lo, float hi, cudaStream_t s);
 
@@ -49,15 +73,22 @@ void clamp_range(float* x, size_t n, float lo, float hi, cudaStream_t s);
 
 // rmsnorm.cu. x (N, C), g (C) -> y (N, C), rstd (N). Backward: dx (N, C) accumulated (+=),
 // dg_part (N, C) per-row contributions, to be summed by column_sum.
+// Batched runs: row n reads g + runs.offset(n).
 void rmsnorm_fwd(const float* x, const float* g, float* y, float* rstd, int N, int C, cudaStream_t s,
-                 void* y_bf16 = nullptr);
+                 void* y_bf16 = nullptr, RunStride runs = {});
 void rmsnorm_bwd(const float* dy, const float* x, const float* g, const float* rstd, float* dx, float* dg_part,
-                 int N, int C, cudaStream_t s, void* dx_bf16 = nullptr);
+                 int N, int C, cudaStream_t s, void* dx_bf16 = nullptr, RunStride runs = {});
 
 // reduce.cu. out (cols) = sum over rows of in (rows, cols), in a fixed order (deterministic).
-void column_sum(const float* in, float* out, int rows, int cols, cudaStream_t s);
-// *out = sqrt(sum of squares of x (n)), deterministic two-pass reduction; partial: 1024 floats.
-void l2_norm(const float* x, size_t n, float* partial, float* out, cudaStream_t s);
+// Batched runs: each run's rows summed alone, in the order a single run sums them, into
+// out + r * runs.param_stride.
+void column_sum(const float* in, float* out, int rows, int cols, cudaStream_t s, RunStride runs = {});
+// *out = sqrt(sum of squares of x (n)), deterministic two-pass reduction; partial: 1024 floats
+// per run. Batched runs: run r's norm of x + r * x_stride (n floats) into out[r * out_stride],
+// each reduced exactly as one run alone.
+void l2_norm(const float* x, size_t n, float* partial, float* out, cudaStream_t s, int runs = 1, size_t x_stride = 0,
+             size_t out_stride = 0);
+constexpr int kL2NormPartials = 1024;
 
 // convert.cu. y (n, bf16) = x (n, fp32) rounded to nearest even.
 void to_bf16(const float* x, void* y, size_t n, cudaStream_t s);
@@ -73,15 +104,17 @@ void scatter_add_rows(const float* d, const int32_t* pos, float* dx, int B, int 
 
 // cross_entropy.cu. logits (B, V), targets (B) -> loss_rows (B), correct (B), dlogits (B, V)
 // = (softmax - onehot) / B (when dlogits != nullptr), or times weight (B, device) instead of 1/B
-// (the loss on every next token: rows are (B T) positions, weights 1/count or 0).
+// (the loss on every next token: rows are (B T) positions, weights 1/count or 0). Batched runs:
+// rows_per_run > 0 divides by each run's batch instead of all B rows.
 void cross_entropy(const float* logits, const int32_t* targets, float* loss_rows, int32_t* correct,
-                   float* dlogits, int B, int V, cudaStream_t s, const float* weight = nullptr);
+                   float* dlogits, int B, int V, cudaStream_t s, const float* weight = nullptr, int rows_per_run = 0);
 
 // adamw.cu. One update over the whole parameter buffer. hyper (device): see AdamWHyper.
 struct AdamWHyper {
   float lr;
   float step;      // 1-based optimizer step (float: bias corrections only)
   float grad_norm; // written by the norm kernel, read by the update
+  float active = 1.f;  // 0: leave this run's parameters and moments as they are (a batch's idle slot)
 };
 // Parameter groups: group (n, device) holds each element's group index; the group's learning
 // rate multiplier and weight decay are kernel arguments (4 groups: decay or not, times PE
@@ -91,9 +124,12 @@ struct AdamWGroups {
   float lr_mult[kCount];
   float weight_decay[kCount];
 };
+// Batched runs: `runs` buffers of n floats at `stride` apart in p, g, m and v, run r with its own
+// hyper[r] (learning rate, step and gradient norm: runs may be at different steps); group (n) is
+// shared. Each run's elements are updated as one run alone.
 void adamw_update(float* p, const float* g, float* m, float* v, const uint8_t* group, size_t n,
                   const AdamWHyper* hyper, const AdamWGroups& groups, float beta1, float beta2, float eps,
-                  float grad_clip, cudaStream_t s);
+                  float grad_clip, cudaStream_t s, int runs = 1, size_t stride = 0);
 
 // attention.cu (and attention_short.cu for T <= 64). Fused causal attention with the PE applied inside the kernel.
 // qkv (B, T, 3, H, D) as produced by the qkv projection; theta (D for pope, n_rot/2 for rope) and
@@ -115,6 +151,9 @@ struct AttentionArgs {
   const int32_t* key_start = nullptr;
   // (H) learned log-temperatures: head h's scores times scale * exp(log_temp[h]). nullptr: scale.
   const float* log_temp = nullptr;
+  // Batched runs: rows = batch rows per run; delta and log_temp of batch row b are at
+  // runs.offset(b) (theta and slopes are the same for every run of a batch).
+  RunStride runs = {};
 };
 void attention_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s);
 // dtemp_part (B, T, H), with log_temp: each query row's term of the log-temperature gradient,

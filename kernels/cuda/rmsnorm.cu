@@ -19,8 +19,10 @@ __device__ float block_sum(float v, float* sh) {
   return t;
 }
 
-__global__ void rmsnorm_fwd_kernel(const float* x, const float* g, float* y, float* rstd, __nv_bfloat16* yb, int C) {
+__global__ void rmsnorm_fwd_kernel(const float* x, const float* g, float* y, float* rstd, __nv_bfloat16* yb, int C,
+                                   RunStride runs) {
   __shared__ float sh[32];
+  g += runs.offset(blockIdx.x);
   const float* xr = x + static_cast<size_t>(blockIdx.x) * C;
   float ss = 0.f;
   for (int c = threadIdx.x; c < C; c += blockDim.x) ss += xr[c] * xr[c];
@@ -35,8 +37,9 @@ __global__ void rmsnorm_fwd_kernel(const float* x, const float* g, float* y, flo
 }
 
 __global__ void rmsnorm_bwd_kernel(const float* dy, const float* x, const float* g, const float* rstd, float* dx,
-                                   float* dg_part, __nv_bfloat16* dxb, int C) {
+                                   float* dg_part, __nv_bfloat16* dxb, int C, RunStride runs) {
   __shared__ float sh[32];
+  g += runs.offset(blockIdx.x);
   const size_t off = static_cast<size_t>(blockIdx.x) * C;
   const float r = rstd[blockIdx.x];
   float dot = 0.f;
@@ -51,14 +54,15 @@ __global__ void rmsnorm_bwd_kernel(const float* dy, const float* x, const float*
   }
 }
 
-void rmsnorm_fwd(const float* x, const float* g, float* y, float* rstd, int N, int C, cudaStream_t s, void* y_bf16) {
+void rmsnorm_fwd(const float* x, const float* g, float* y, float* rstd, int N, int C, cudaStream_t s, void* y_bf16,
+                 RunStride runs) {
   if (!y && !y_bf16) throw CudaError("rmsnorm_fwd: neither an fp32 nor a bf16 output");
-  rmsnorm_fwd_kernel<<<N, 128, 0, s>>>(x, g, y, rstd, static_cast<__nv_bfloat16*>(y_bf16), C);
+  rmsnorm_fwd_kernel<<<N, 128, 0, s>>>(x, g, y, rstd, static_cast<__nv_bfloat16*>(y_bf16), C, runs);
   CUDA_CHECK_LAUNCH("rmsnorm_fwd");
 }
 void rmsnorm_bwd(const float* dy, const float* x, const float* g, const float* rstd, float* dx, float* dg_part,
-                 int N, int C, cudaStream_t s, void* dx_bf16) {
-  rmsnorm_bwd_kernel<<<N, 128, 0, s>>>(dy, x, g, rstd, dx, dg_part, static_cast<__nv_bfloat16*>(dx_bf16), C);
+                 int N, int C, cudaStream_t s, void* dx_bf16, RunStride runs) {
+  rmsnorm_bwd_kernel<<<N, 128, 0, s>>>(dy, x, g, rstd, dx, dg_part, static_cast<__nv_bfloat16*>(dx_bf16), C, runs);
   CUDA_CHECK_LAUNCH("rmsnorm_bwd");
 }
 

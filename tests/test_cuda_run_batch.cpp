@@ -1,0 +1,192 @@
+// Runs batched as one model on the GPU (models/run_batch.hpp, the CUDA backend with R slots)
+// against the same runs trained alone: per-step losses, gradient norms and final parameters,
+// for every PE and the model options; idle slots; per-slot evaluation; and the whole path through
+// run_training_jobs (threads, the trainer, run JSONs).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "cli/job_pool.hpp"
+#include "models/backend.hpp"
+#include "models/run_batch.hpp"
+#include "tests/cuda_testing.hpp"
+#include "tests/test_configs.hpp"
+
+using namespace popebench;
+using namespace popebench::test;
+
+namespace {
+RunConfig tiny_batchable(const std::string& variant, const std::string& matmul) {
+  const std::string pe = variant.substr(0, variant.find('+'));
+  const std::string extra = variant.find('+') != std::string::npos ? variant.substr(variant.find('+') + 1) : "";
+  RunConfig c = small_run_config(pe, {6, 12, 3, 20}, /*d_model=*/64, /*n_head=*/2, /*n_train=*/256);
+  c.model.init_std = 0.1;
+  c.train.batch = 9;  // odd
+  c.train.eval_batch = 13;
+  c.train.device = "cuda";
+  c.train.gpu_matmul = matmul;
+  c.optim.lr = 1e-3;
+  c.optim.warmup_steps = 2;
+  if (extra == "bias") c.model.bias = true;
+  if (extra == "temp") c.model.attn_temp = "learned";
+  if (extra == "lossall") c.train.loss = "all";
+  if (extra == "tied") c.model.tied_embeddings = true;
+  if (extra == "shared") c.pe.delta_shared = true;
+  if (extra == "project") {
+    c.pe.delta_bound = "project";
+    c.optim.pe_lr_mult = 300;
+  }
+  if (extra == "masked") {
+    c.input.pad = "left";
+    c.input.pad_attention = "masked";
+  }
+  return c;
+}
+Batch batch_at(const RunConfig& c, const Dataset& d, size_t first, int pad_to) {
+  std::vector<size_t> idx;
+  for (int i = 0; i < c.train.batch; ++i) idx.push_back((first + i * 3) % d.size());
+  return make_batch(d, idx, pad_to, c.input);
+}
+}  // namespace
+
+TEST_CASE("a batch of runs on one GPU trains each run as it trains alone", "[cuda][batch]") {
+  // Each slot's rows pass through the same kernels as a run alone; only the matrix products are
+  // strided batches, for which cuBLASLt may choose another algorithm and so sum in another
+  // order. In fp32 mode that moves a product by a few ulps of its K-term sum (K <= 256 here:
+  // ~1e-6 relative); ten AdamW steps at lr 1e-3 then keep parameters within ~1e-6 of lr-sized
+  // updates. 1e-5 relative on the losses and 1e-4 on the parameters (rel_err, a norm over all)
+  // leave room; a slot reading another run's parameters or rows misses by orders of magnitude
+  // (the seeds' initial weights differ by O(init_std) = 0.1).
+  const int R = 3;
+  for (std::string variant : {"rope", "pope", "none", "alibi-half", "learned", "sinusoidal", "rope-half", "pope+bias",
+                              "pope+temp", "pope+lossall", "rope+tied", "pope+shared", "pope+project", "rope+masked"}) {
+    INFO("variant " << variant);
+    RunConfig c = tiny_batchable(variant, "fp32");
+    Dataset d = generate_split(c.task, 0, Split::kTrain);
+    auto engine = make_batch_engine(c, R);
+    std::vector<std::unique_ptr<Backend>> alone;
+    for (int r = 0; r < R; ++r) {
+      RunConfig cr = c;
+      cr.train.seed = 10 + r;
+      engine->init_run(r, cr);
+      alone.push_back(make_backend(cr, "cuda"));
+    }
+    const int len = alone[0]->static_len();
+    REQUIRE(engine->static_len() == len);
+    for (long s = 1; s <= 10; ++s) {
+      const double lr = 1e-3 * (s + 1) / 11;
+      std::vector<Batch> bs;
+      for (int r = 0; r < R; ++r) bs.push_back(batch_at(c, d, s * 17 + r * 41, len));  // each run its own data
+      for (int r = 0; r < R; ++r) engine->stage(r, &bs[r], lr, s);
+      engine->step_all();
+      for (int r = 0; r < R; ++r) {
+        StepResult a = alone[r]->train_step(bs[r], lr, s), b = engine->result(r);
+        INFO("slot " << r << " step " << s);
+        CHECK(b.loss == Approx(a.loss).epsilon(1e-5));
+        CHECK(b.grad_norm == Approx(a.grad_norm).epsilon(1e-4));
+        CHECK(b.correct == a.correct);
+      }
+    }
+    for (int r = 0; r < R; ++r) {
+      std::vector<float> pb, pa, m, v;
+      engine->get_state(r, pb, m, v);
+      alone[r]->get_state(pa, m, v);
+      INFO("slot " << r);
+      CHECK(rel_err(pb, pa) < 1e-4);
+    }
+  }
+}
+
+TEST_CASE("an idle slot keeps its parameters while the others train; each slot evaluates alone", "[cuda][batch]") {
+  RunConfig c = tiny_batchable("pope", "bf16");
+  Dataset d = generate_split(c.task, 0, Split::kTrain);
+  auto engine = make_batch_engine(c, 2);
+  for (int r = 0; r < 2; ++r) {
+    RunConfig cr = c;
+    cr.train.seed = r;
+    engine->init_run(r, cr);
+  }
+  const int len = engine->static_len();
+  std::vector<float> p1_before, p1_after, p0_before, p0_after, m, v;
+  for (long s = 1; s <= 3; ++s) {
+    Batch b0 = batch_at(c, d, s, len), b1 = batch_at(c, d, s + 100, len);
+    engine->stage(0, &b0, 1e-3, s);
+    engine->stage(1, &b1, 1e-3, s);
+    engine->step_all();
+  }
+  engine->get_state(1, p1_before, m, v);
+  engine->get_state(0, p0_before, m, v);
+  for (long s = 4; s <= 6; ++s) {  // slot 1 idles (its run ended): slot 0 trains on
+    Batch b0 = batch_at(c, d, s, len);
+    engine->stage(0, &b0, 1e-3, s);
+    engine->stage(1, nullptr, 0, 0);
+    engine->step_all();
+    CHECK(std::isfinite(engine->result(0).loss));
+  }
+  engine->get_state(1, p1_after, m, v);
+  engine->get_state(0, p0_after, m, v);
+  CHECK(p1_after == p1_before);
+  CHECK(p0_after != p0_before);
+
+  // Evaluating slot r is evaluating its parameters in a run alone: the same kernels, one run's
+  // rows, the same product plans; so the same bits.
+  auto alone = make_backend(c, "cuda");
+  Batch e;
+  {
+    std::vector<size_t> idx;
+    for (int i = 0; i < c.train.eval_batch; ++i) idx.push_back(200 + i);
+    e = make_batch(d, idx, len, c.input);
+  }
+  for (int r = 0; r < 2; ++r) {
+    std::vector<float> p, mm, vv;
+    engine->get_state(r, p, mm, vv);
+    alone->set_state(p, mm, vv);
+    std::vector<int32_t> ca, cb;
+    const double la = alone->eval_batch(e, ca), lb = engine->eval_batch(r, e, cb);
+    INFO("slot " << r);
+    CHECK(lb == la);
+    CHECK(cb == ca);
+  }
+}
+
+TEST_CASE("runs trained with --batch-runs equal the same runs trained alone, and say so in their JSON", "[cuda][batch]") {
+  // The whole path: run_training_jobs forms the batch, each run trains on its own thread through
+  // the trainer (data, schedule, evaluation, run JSON) as a member of the batch. Tolerance as in
+  // the first test case (fp32 products; the batch's products may use other algorithms).
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "popebench_batch_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::vector<TrainOptions> solo, batched;
+  for (uint64_t seed : {0, 1, 2}) {
+    RunConfig c = tiny_batchable("pope", "fp32");
+    c.train.seed = seed;
+    c.train.steps = 40;
+    c.train.eval_every = 20;
+    TrainOptions o;
+    o.cfg = c;
+    o.log_every = 0;
+    o.out_json = (dir / ("solo_" + std::to_string(seed) + ".json")).string();
+    solo.push_back(o);
+    o.out_json = (dir / ("batched_" + std::to_string(seed) + ".json")).string();
+    batched.push_back(o);
+  }
+  std::vector<nlohmann::json> rs, rb;
+  auto label = [](size_t k) { return "seed " + std::to_string(k); };
+  REQUIRE(cli::run_training_jobs(solo, 1, 1, rs, label));
+  REQUIRE(cli::run_training_jobs(batched, 1, 1, rb, label, /*batch_runs=*/3));
+  for (size_t k = 0; k < 3; ++k) {
+    INFO("seed " << k);
+    CHECK(rs[k]["environment"].contains("batch") == false);
+    CHECK(rb[k]["environment"]["batch"] == nlohmann::json{{"runs", 3}, {"slot", int(k)}});
+    const auto &cs = rs[k]["curve"], &cb = rb[k]["curve"];
+    REQUIRE(cs.size() == cb.size());
+    for (size_t i = 0; i < cs.size(); ++i) {
+      CHECK(cb[i]["val_loss"].get<double>() == Approx(cs[i]["val_loss"].get<double>()).epsilon(1e-5));
+      // an arg-max may flip on a near tie when the losses differ in the last bits: one example
+      CHECK(cb[i]["val_acc"].get<double>() ==
+            Approx(cs[i]["val_acc"].get<double>()).margin(1.5 / cs[i]["val_n"].get<double>()));
+    }
+  }
+  fs::remove_all(dir);
+}
