@@ -151,8 +151,16 @@ TEST_CASE("an idle slot keeps its parameters while the others train; each slot e
 
 TEST_CASE("runs trained with --batch-runs equal the same runs trained alone, and say so in their JSON", "[cuda][batch]") {
   // The whole path: run_training_jobs forms the batch, each run trains on its own thread through
-  // the trainer (data, schedule, evaluation, run JSON) as a member of the batch. Tolerance as in
-  // the first test case (fp32 products; the batch's products may use other algorithms).
+  // the trainer (data, schedule, evaluation, run JSON) as a member of the batch.
+  // What must hold exactly: the evaluation before training (each slot evaluates its own initial
+  // parameters with a run alone's kernels and product plans: same bits), so a run that trained
+  // or evaluated another slot's parameters, seed or data fails at once. What holds within a
+  // tolerance: later points, since the batch's products may sum in another order. AdamW amplifies
+  // such differences where a gradient is tiny (its update there is about lr times the gradient's
+  // sign), so they grow with the steps: measured on an H200 with 40 steps of this config, the
+  // points at 20 and 40 steps were apart by up to 0.5 % in validation loss and one to three
+  // examples in accuracy. Over 10 steps the first test case holds the training losses within
+  // 1e-5; 1e-4 on the validation loss at steps 5 and 10 leaves a factor of ten.
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / "popebench_batch_test";
   fs::remove_all(dir);
@@ -161,8 +169,8 @@ TEST_CASE("runs trained with --batch-runs equal the same runs trained alone, and
   for (uint64_t seed : {0, 1, 2}) {
     RunConfig c = tiny_batchable("pope", "fp32");
     c.train.seed = seed;
-    c.train.steps = 40;
-    c.train.eval_every = 20;
+    c.train.steps = 10;
+    c.train.eval_every = 5;
     TrainOptions o;
     o.cfg = c;
     o.log_every = 0;
@@ -180,9 +188,14 @@ TEST_CASE("runs trained with --batch-runs equal the same runs trained alone, and
     CHECK(rs[k]["environment"].contains("batch") == false);
     CHECK(rb[k]["environment"]["batch"] == nlohmann::json{{"runs", 3}, {"slot", int(k)}});
     const auto &cs = rs[k]["curve"], &cb = rb[k]["curve"];
-    REQUIRE(cs.size() == cb.size());
-    for (size_t i = 0; i < cs.size(); ++i) {
-      CHECK(cb[i]["val_loss"].get<double>() == Approx(cs[i]["val_loss"].get<double>()).epsilon(1e-5));
+    REQUIRE(cs.size() == 3);
+    REQUIRE(cb.size() == 3);
+    CHECK(cb[0]["val_loss"] == cs[0]["val_loss"]);
+    CHECK(cb[0]["val_acc"] == cs[0]["val_acc"]);
+    for (size_t i = 1; i < cs.size(); ++i) {
+      INFO("step " << cs[i]["step"]);
+      CHECK(cb[i]["step"] == cs[i]["step"]);
+      CHECK(cb[i]["val_loss"].get<double>() == Approx(cs[i]["val_loss"].get<double>()).epsilon(1e-4));
       // an arg-max may flip on a near tie when the losses differ in the last bits: one example
       CHECK(cb[i]["val_acc"].get<double>() ==
             Approx(cs[i]["val_acc"].get<double>()).margin(1.5 / cs[i]["val_n"].get<double>()));
