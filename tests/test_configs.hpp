@@ -27,4 +27,18 @@ inline RunConfig small_run_config(const std::string& pe, SmallTask t, int d_mode
   return c;
 }
 
+// The GPU model tests' config: two layers of d_model (64: head dim 32, the smallest the kernels
+// take), an odd batch, an evaluation batch of another size, matmul mode as given.
+inline RunConfig tiny_gpu_run_config(const std::string& pe, const std::string& matmul, int d_model = 64) {
+  RunConfig c = small_run_config(pe, {6, 12, 3, 20}, d_model, /*n_head=*/2, /*n_train=*/256);
+  c.model.init_std = 0.1;
+  c.train.batch = 9;  // odd
+  c.train.eval_batch = 13;
+  c.train.device = "cuda";
+  c.train.gpu_matmul = matmul;
+  c.optim.lr = 1e-3;
+  c.optim.warmup_steps = 2;
+  return c;
+}
+
 }  // namespace popebench::test

@@ -18,15 +18,7 @@ using namespace popebench::test;
 
 namespace {
 RunConfig tiny(const std::string& pe, const std::string& matmul, int d_model = 64) {
-  RunConfig c = small_run_config(pe, {6, 12, 3, 20}, d_model, /*n_head=*/2, /*n_train=*/256);
-  c.model.init_std = 0.1;
-  c.train.batch = 9;  // odd
-  c.train.eval_batch = 13;
-  c.train.device = "cuda";
-  c.train.gpu_matmul = matmul;
-  c.optim.lr = 1e-3;
-  c.optim.warmup_steps = 2;
-  return c;
+  return tiny_gpu_run_config(pe, matmul, d_model);
 }
 Batch batch_of(const RunConfig& c, const Dataset& d, size_t first, int n, int pad_to) {
   std::vector<size_t> idx;

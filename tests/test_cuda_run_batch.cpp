@@ -19,14 +19,7 @@ namespace {
 RunConfig tiny_batchable(const std::string& variant, const std::string& matmul) {
   const std::string pe = variant.substr(0, variant.find('+'));
   const std::string extra = variant.find('+') != std::string::npos ? variant.substr(variant.find('+') + 1) : "";
-  RunConfig c = small_run_config(pe, {6, 12, 3, 20}, /*d_model=*/64, /*n_head=*/2, /*n_train=*/256);
-  c.model.init_std = 0.1;
-  c.train.batch = 9;  // odd
-  c.train.eval_batch = 13;
-  c.train.device = "cuda";
-  c.train.gpu_matmul = matmul;
-  c.optim.lr = 1e-3;
-  c.optim.warmup_steps = 2;
+  RunConfig c = tiny_gpu_run_config(pe, matmul);
   if (extra == "bias") c.model.bias = true;
   if (extra == "temp") c.model.attn_temp = "learned";
   if (extra == "lossall") c.train.loss = "all";
@@ -97,7 +90,7 @@ TEST_CASE("a batch of runs on one GPU trains each run as it trains alone", "[cud
   }
 }
 
-TEST_CASE("an idle slot keeps its parameters while the others train; each slot evaluates alone", "[cuda][batch]") {
+TEST_CASE("an idle slot keeps its parameters while the others train and each slot evaluates alone", "[cuda][batch]") {
   RunConfig c = tiny_batchable("pope", "bf16");
   Dataset d = generate_split(c.task, 0, Split::kTrain);
   auto engine = make_batch_engine(c, 2);
@@ -149,7 +142,7 @@ TEST_CASE("an idle slot keeps its parameters while the others train; each slot e
   }
 }
 
-TEST_CASE("runs trained with --batch-runs equal the same runs trained alone, and say so in their JSON", "[cuda][batch]") {
+TEST_CASE("runs trained in a batch through the job pool equal the same runs alone and say so in their JSON", "[cuda][batch]") {
   // The whole path: run_training_jobs forms the batch, each run trains on its own thread through
   // the trainer (data, schedule, evaluation, run JSON) as a member of the batch.
   // What must hold exactly: the evaluation before training (each slot evaluates its own initial

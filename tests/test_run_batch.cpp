@@ -93,19 +93,8 @@ RunConfig tiny(uint64_t seed) {
   c.train.data_seed = seed % 2;  // members may differ in their data too
   return c;
 }
-TrainOptions opts(const RunConfig& c, const std::string& out) {
-  TrainOptions o;
-  o.cfg = c;
-  o.out_json = out;
-  o.threads = 1;
-  o.log_every = 0;
-  return o;
-}
-nlohmann::json numbers(const nlohmann::json& run) {
-  nlohmann::json curve = run["curve"];
-  for (auto& p : curve) p.erase("elapsed_s");
-  return {{"curve", curve}, {"final", run["final"]}};
-}
+TrainOptions opts(const RunConfig& c, const std::string& out) { return test::quiet_run(c, out); }
+nlohmann::json numbers(const nlohmann::json& run) { return test::run_numbers(run); }
 
 // Trains jobs[i] as member i of one batch, each on its own thread, as the job pool does; returns
 // each run's JSON (null when it threw; its exception in errors[i]).
@@ -156,7 +145,7 @@ TEST_CASE("runs trained as members of a batch give exactly what they give alone"
   fs::remove_all(dir);
 }
 
-TEST_CASE("a run that stops, finishes early or fails leaves its batch; the others go on", "[batch]") {
+TEST_CASE("a run that stops or finishes early or fails leaves its batch and the others go on", "[batch]") {
   const std::string dir = test::fresh_tmpdir("run_batch_leave");
   auto job = [&](uint64_t seed) { return opts(tiny(seed), dir + "/run" + std::to_string(seed) + ".json"); };
   std::vector<TrainOptions> jobs = {job(0), job(1), job(2), job(3)};
@@ -219,7 +208,7 @@ TEST_CASE("only runs that differ in their seeds share a batch", "[batch]") {
   CHECK(cli::form_run_batches(jobs, 1) == B{{0}, {1}, {2}, {3}, {4}, {5}, {6}});
 }
 
-TEST_CASE("--batch-runs without a GPU is refused with the reason", "[batch]") {
+TEST_CASE("batched runs without a GPU are refused with the reason", "[batch]") {
   const std::string dir = test::fresh_tmpdir("run_batch_cpu");
   std::vector<TrainOptions> jobs = {opts(tiny(0), dir + "/a.json"), opts(tiny(1), dir + "/b.json")};
   std::vector<nlohmann::json> results;

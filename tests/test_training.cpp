@@ -37,20 +37,8 @@ RunConfig tiny_run(const std::string& pe) {
   c.train.device = "cpu";
   return c;
 }
-TrainOptions opts(const RunConfig& c, const std::string& out) {
-  TrainOptions o;
-  o.cfg = c;
-  o.out_json = out;
-  o.threads = 1;
-  o.log_every = 0;
-  return o;
-}
-// The numbers of a run, without timings and paths.
-nlohmann::json numbers(const nlohmann::json& run) {
-  nlohmann::json curve = run["curve"];
-  for (auto& p : curve) p.erase("elapsed_s");
-  return {{"curve", curve}, {"final", run["final"]}};
-}
+TrainOptions opts(const RunConfig& c, const std::string& out) { return test::quiet_run(c, out); }
+nlohmann::json numbers(const nlohmann::json& run) { return test::run_numbers(run); }
 }  // namespace
 
 TEST_CASE("a tiny model overfits a handful of examples to 100%", "[train]") {

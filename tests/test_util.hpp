@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/files.hpp"
+#include "models/trainer.hpp"
 
 namespace popebench::test {
 
@@ -27,6 +28,23 @@ inline void expect_user_error(const std::function<void()>& f, const std::string&
   } catch (const UserError& e) {
     CHECK_THAT(std::string(e.what()), Catch::Contains(part));
   }
+}
+
+// Options of a quiet single-threaded run of c into out.
+inline TrainOptions quiet_run(const RunConfig& c, const std::string& out) {
+  TrainOptions o;
+  o.cfg = c;
+  o.out_json = out;
+  o.threads = 1;
+  o.log_every = 0;
+  return o;
+}
+
+// The numbers of a run JSON, without timings and paths: what two equal runs share.
+inline nlohmann::json run_numbers(const nlohmann::json& run) {
+  nlohmann::json curve = run["curve"];
+  for (auto& p : curve) p.erase("elapsed_s");
+  return {{"curve", curve}, {"final", run["final"]}};
 }
 
 }  // namespace popebench::test
