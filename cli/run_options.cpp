@@ -17,6 +17,7 @@
 #include "cli/commands.hpp"
 #include "common/files.hpp"
 #include "generators/dataset_io.hpp"
+#include "models/run_batch.hpp"
 #include "models/transformer.hpp"
 #include "kernels/device.hpp"
 
@@ -172,6 +173,7 @@ std::vector<uint64_t> sweep_seeds(const SweepOptions& sw) {
 }
 
 void check_sweep_gpus(const SweepOptions& sw, const RunConfig& cfg) {
+  if (sw.batch_runs > 1) require_batch_device(cfg);
   if (sw.gpus <= 1) return;
   if (cfg.train.device == "cpu") throw UserError("--gpus " + std::to_string(sw.gpus) + " needs --device cuda or auto");
   const DeviceInfo d = query_device();

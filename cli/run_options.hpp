@@ -58,7 +58,8 @@ void add_sweep_options(CLI::App& cmd, SweepOptions& sw, RunOptions& r, const std
                        const std::string& preset, const std::string& preset_help);
 // The seeds to run (--seeds, else the preset's); validates the preset name.
 std::vector<uint64_t> sweep_seeds(const SweepOptions& sw);
-// Refuses --gpus > 1 where the runs would not be on that many GPUs (CPU device, too few GPUs).
+// Refuses --gpus > 1 where the runs would not be on that many GPUs (CPU device, too few GPUs),
+// and --batch-runs > 1 where there is no GPU to batch on: before anything is written.
 void check_sweep_gpus(const SweepOptions& sw, const RunConfig& cfg);
 // CPU threads for each run of a sweep: the machine's cores shared by the runs at once.
 int sweep_threads_per_run(const SweepOptions& sw, const RunOptions& r);

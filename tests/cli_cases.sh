@@ -26,6 +26,10 @@ expect_error "unknown preset" reproduce indirect-indexing --preset huge --out "$
 expect_error "--seeds" reproduce indirect-indexing --preset quick --seeds 0,x --out "$tmp/q3"
 expect_error "unknown positional embedding" reproduce indirect-indexing --preset quick --pe rope,bogus --out "$tmp/q3"
 expect_error "--shard" reproduce indirect-indexing --preset quick --shard 3/2 --out "$tmp/q3"
+# batches of runs need a GPU: refused before anything is written
+expect_error "--batch-runs needs the GPU" reproduce indirect-indexing --preset quick --batch-runs 2 --device cpu --out "$tmp/qb"
+[[ ! -e "$tmp/qb" ]] || { echo "FAIL: a refused --batch-runs left its output folder"; fails=$((fails+1)); }
+expect_error "--batch-runs" reproduce indirect-indexing --preset quick --batch-runs 0 --out "$tmp/qb"
 expect_error "needs --device cuda or auto" reproduce indirect-indexing --preset quick --gpus 2 --device cpu --out "$tmp/q3"
 expect_error "--gpus" reproduce indirect-indexing --preset quick --gpus 0 --out "$tmp/q3"
 expect_error "--gpus 64: " reproduce indirect-indexing --preset quick --gpus 64 --out "$tmp/q3"
@@ -160,6 +164,8 @@ expect_ok sweep "$tmp/plan.json" --out "$tmp/swp" --cells base
 [[ -f "$tmp/swp/base/pope_seed0.json" && -f "$tmp/swp/base/summary.json" ]] ||
   { echo "FAIL: the rest of a --pe sweep did not complete the cell and its summary"; fails=$((fails+1)); }
 expect_error "no chosen cell trains 'alibi'" sweep "$tmp/plan.json" --out "$tmp/swb" --pe alibi
+expect_error "--batch-runs needs the GPU" sweep "$tmp/plan.json" --out "$tmp/swb" --batch-runs 3
+[[ ! -e "$tmp/swb" ]] || { echo "FAIL: a refused --batch-runs left its output folder"; fails=$((fails+1)); }
 expect_error "no chosen cell trains 'rope'" sweep "$tmp/plan.json" --out "$tmp/swb" --cells inc --pe rope
 expect_error "--pe: pope is listed twice" sweep "$tmp/plan.json" --out "$tmp/swb" --pe pope,pope
 echo '{"cells": [{"name": "x", "pe": ["rope"], "seeds": [0, 0]}]}' > "$tmp/plan_bad.json"
