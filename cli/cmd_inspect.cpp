@@ -16,7 +16,7 @@ namespace popebench::cli {
 
 Runner register_inspect(CLI::App& app) {
   struct State {
-    std::string checkpoint, data, out, split = "test";
+    std::string checkpoint, data, out, predictions, split = "test";
     InspectOptions o;
     int threads = 0;
   };
@@ -30,8 +30,14 @@ Runner register_inspect(CLI::App& app) {
   cmd->add_option("--show", st->o.show, "Examples listed with their predictions")->default_val(20)->check(integer_in(0, 100000));
   cmd->add_option("--batch", st->o.batch, "Examples per forward pass")->default_val(256)->check(integer_in(1, 1 << 16));
   cmd->add_option("--out", st->out, "Write the JSON here (default: standard output)")->check(non_empty());
+  cmd->add_option("--predictions", st->predictions,
+                  "Also write every inspected example's prediction here as CSV (index, example, string length, "
+                  "source position, shift, target, prediction, correct, class)")
+      ->check(non_empty());
   cmd->add_option("--threads", st->threads, "CPU threads (0: all cores)")->default_val(0)->check(integer_in(0, 1024));
   return [st]() {
+    if (!st->predictions.empty() && !st->out.empty() && std::filesystem::path(st->predictions) == std::filesystem::path(st->out))
+      throw UserError("--predictions and --out name the same file");
     OpenedCheckpoint opened = open_checkpoint(st->checkpoint, st->out, st->threads);
     Checkpoint& ck = opened.ck;
     RunConfig& cfg = opened.cfg;
@@ -49,10 +55,16 @@ Runner register_inspect(CLI::App& app) {
       d = load_split(st->data, info, split);
       source = {{"kind", "directory"}, {"dir", st->data}, {"checksum", info.manifest["splits"][st->split]["checksum"]}};
     }
+    std::vector<PredictionRow> rows;  // --predictions
     nlohmann::json out = {{"schema", "popebench.inspect"}, {"schema_version", 1}, {"checkpoint", st->checkpoint},
                           {"step", ck.step}, {"config", ck.config}, {"data", source}, {"split", st->split},
-                          {"result", inspect_model(cfg, ck.params, d, st->o)},
+                          {"result", inspect_model(cfg, ck.params, d, st->o, st->predictions.empty() ? nullptr : &rows)},
                           {"environment", environment_json("cpu", omp_get_max_threads(), g_command_line)}};
+    if (!st->predictions.empty()) {
+      const auto parent = std::filesystem::path(st->predictions).parent_path();
+      if (!parent.empty()) make_dirs(parent.string());
+      write_file_atomic(st->predictions, predictions_csv(rows));
+    }
     const std::string text = out.dump(2) + "\n";
     if (st->out.empty()) {
       std::fwrite(text.data(), 1, text.size(), stdout);

@@ -1,5 +1,7 @@
 #include "models/inspect.hpp"
 
+#include "models/export_csv.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -8,6 +10,7 @@
 #include "generators/vocab.hpp"
 #include "kernels/cpu/pope.hpp"
 #include "models/batch.hpp"
+#include "models/export_csv.hpp"
 #include "models/transformer.hpp"
 
 namespace popebench {
@@ -72,7 +75,7 @@ std::string example_text(const uint16_t* seq, int length) {
 }  // namespace
 
 nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& params, const Dataset& d,
-                             const InspectOptions& o) {
+                             const InspectOptions& o, std::vector<PredictionRow>* predictions) {
   if (cfg.task.name != "indirect-indexing") throw UserError("inspect reads Indirect Indexing models only (the run's task is " + cfg.task.name + ")");
   Transformer<float> model(cfg.model, cfg.pe);
   if (params.size() != model.layout().total) throw UserError("the parameters do not match the model");
@@ -115,6 +118,9 @@ nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& par
         shown.push_back({{"index", i}, {"example", example_text(seq, d.length(i))}, {"source_pos", e.source_pos},
                          {"shift", e.shift}, {"target", vocab::token_text(uint16_t(e.target))},
                          {"prediction", vocab::token_text(uint16_t(pred))}, {"class", cls}});
+      if (predictions)
+        predictions->push_back({i, example_text(seq, d.length(i)), e.str_len, e.source_pos, e.shift,
+                                vocab::token_text(uint16_t(e.target)), vocab::token_text(uint16_t(pred)), cls});
       // Token index j of the example -> its column in the row (context crop, padding side).
       const int len = d.length(i) - 1, kept = cfg.input.context > 0 ? std::min(len, cfg.input.context) : len;
       const int start = cfg.input.pad == "left" ? row - kept : 0, dropped = len - kept;
@@ -202,6 +208,15 @@ nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& par
           {"attention_from_answer", {{"examples", attended}, {"left_out_cropped", cropped}, {"layers", att}}},
           {"attention_from_query", {{"examples", q_attended}, {"layers", qatt}}},
           {"pope_delta", delta}, {"examples", shown}};
+}
+
+std::string predictions_csv(const std::vector<PredictionRow>& rows) {
+  std::string out = "index,example,string_length,source_pos,shift,target,prediction,correct,class\n";
+  for (const auto& r : rows)
+    out += std::to_string(r.index) + "," + csv_field(r.example) + "," + std::to_string(r.str_len) + "," +
+           std::to_string(r.source_pos) + "," + std::to_string(r.shift) + "," + csv_field(r.target) + "," +
+           csv_field(r.prediction) + "," + (r.prediction == r.target ? "1" : "0") + "," + csv_field(r.cls) + "\n";
+  return out;
 }
 
 }  // namespace popebench

@@ -38,12 +38,23 @@ struct InspectOptions {
   int batch = 256;
 };
 
+// One inspected example and what the model predicted for it (`inspect --predictions`).
+struct PredictionRow {
+  size_t index = 0;         // in the split
+  std::string example;      // its text, "string,source,shift,target"
+  int str_len = 0, source_pos = 0, shift = 0;
+  std::string target, prediction, cls;  // cls: prediction_class
+};
+// The rows as CSV, a header first (results/SCHEMA.md, "inspect --predictions").
+std::string predictions_csv(const std::vector<PredictionRow>& rows);
+
 // The diagnostics JSON (results/SCHEMA.md, "popebench.inspect"): accuracy by shift, string length
 // and source position; per layer and head the attention mass from the answer position on the
 // source letter, the target, the target's neighbours, the query and the shift tokens, and from
 // the query letter's position on the source letter and the target; PoPE's
 // delta per layer; the prediction classes; `show` examples.
+// predictions != nullptr: every inspected example's row, in the split's order.
 nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& params, const Dataset& d,
-                             const InspectOptions& o);
+                             const InspectOptions& o, std::vector<PredictionRow>* predictions = nullptr);
 
 }  // namespace popebench

@@ -42,6 +42,10 @@ expect_error "not a popebench run JSON" merge "$tmp/ok"
 # inspect: a checkpoint's diagnostics; bad input named
 expect_ok inspect "$tmp/q/pope_seed0.json.ckpt" --examples 20 --out "$tmp/insp/p.json"
 grep -q '"schema": "popebench.inspect"' "$tmp/insp/p.json" || { echo "FAIL: inspect wrote no inspect JSON"; fails=$((fails+1)); }
+expect_ok inspect "$tmp/q/pope_seed0.json.ckpt" --examples 20 --out "$tmp/insp/p2.json" --predictions "$tmp/insp/pred/p.csv"
+[[ $(wc -l < "$tmp/insp/pred/p.csv") -eq 21 ]] && head -1 "$tmp/insp/pred/p.csv" | grep -q '^index,example,' ||
+  { echo "FAIL: inspect --predictions wrote no header and 20 rows"; fails=$((fails+1)); }
+expect_error "name the same file" inspect "$tmp/q/pope_seed0.json.ckpt" --out "$tmp/insp/same" --predictions "$tmp/insp/same"
 expect_error "not a popebench checkpoint" inspect "$tmp/q/pope_seed0.json"
 expect_error "--split" inspect "$tmp/q/pope_seed0.json.ckpt" --split train
 expect_error "--examples" inspect "$tmp/q/pope_seed0.json.ckpt" --examples -1

@@ -2,6 +2,9 @@
 // classes, accuracy equal to the training loop's evaluation, attention shares that sum to one.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <map>
+
 #include "generators/indirect_indexing.hpp"
 #include "generators/task.hpp"
 #include "generators/vocab.hpp"
@@ -64,8 +67,36 @@ TEST_CASE("inspect's accuracy is the evaluation's, and attention shares sum to o
     InspectOptions o;
     o.batch = 37;  // batches that do not divide the split
     o.show = 5;
-    nlohmann::json r = inspect_model(c, p, d, o);
+    std::vector<PredictionRow> rows;
+    nlohmann::json r = inspect_model(c, p, d, o, &rows);
     INFO("context " << context);
+    // Every example once, in order; its rows agree with the JSON's tallies and shown examples.
+    REQUIRE(rows.size() == d.size());
+    std::map<int, std::pair<size_t, size_t>> shift_tally;  // shift -> (n, hits)
+    size_t row_hits = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      CHECK(rows[i].index == i);
+      const bool hit = rows[i].prediction == rows[i].target;
+      row_hits += hit;
+      shift_tally[rows[i].shift].first++;
+      shift_tally[rows[i].shift].second += hit;
+      CHECK((rows[i].cls == "correct") == hit);
+    }
+    CHECK(double(row_hits) / rows.size() == Approx(r["acc"].get<double>()).margin(1e-12));
+    for (const auto& [shift, t] : shift_tally) {
+      const auto& js = r["by_shift"][std::to_string(shift)];
+      CHECK(js["n"].get<size_t>() == t.first);
+      CHECK(js["acc"].get<double>() == Approx(double(t.second) / t.first).margin(1e-12));
+    }
+    for (size_t k = 0; k < r["examples"].size(); ++k) {
+      CHECK(r["examples"][k]["example"] == rows[k].example);
+      CHECK(r["examples"][k]["prediction"] == rows[k].prediction);
+    }
+    // The CSV: a header and one line per row; the example's commas are quoted.
+    const std::string csv = predictions_csv(rows);
+    CHECK(std::count(csv.begin(), csv.end(), '\n') == long(rows.size()) + 1);
+    CHECK(csv.rfind("index,example,string_length,source_pos,shift,target,prediction,correct,class\n", 0) == 0);
+    CHECK(csv.find("\n0,\"" + rows[0].example + "\",") != std::string::npos);
     CHECK(r["acc"].get<double>() == Approx(evaluate(*be, c, d).acc).margin(1e-12));
     CHECK(r["examples"].size() == 5);
     size_t total = 0;
