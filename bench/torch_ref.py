@@ -8,11 +8,21 @@ position, cross-entropy there only; AdamW (beta2 0.99, wd 0.01 on matrices), cli
 Runs in bf16 autocast, eager and torch.compile, and times torch's scaled_dot_product_attention at
 the attention benchmark's shapes. Inputs are random tokens: the step's cost does not depend on them.
 
-  python3 bench/torch_ref.py --out torch.json [--iters 50] [--steps 0]
+With --replicas R...: PyTorch's two ways of training R seeds of one model at once, beside
+`popebench bench --batch-runs` (bench/NOTES.md): the R models' parameters stacked
+(torch.func.stack_module_state) and one step vmapped over them under torch.compile, each run
+with its own gradient-norm clipping as it would have alone; and R separate processes, each a
+compiled single run, started together on one GPU (aggregate run-steps/s over the common window).
+
+  python3 bench/torch_ref.py --out torch.json [--iters 50] [--steps 0] [--replicas 1 2 4 8]
 """
 import argparse
+import copy
 import json
 import math
+import os
+import subprocess
+import sys
 import time
 
 import torch
@@ -111,6 +121,105 @@ def make_step(model, compiled):
     return step
 
 
+def decays(name, p, stacked=False):
+    """AdamW's weight-decay group, as make_step: 2-D weights other than the embedding."""
+    return p.dim() - (1 if stacked else 0) == 2 and not name.startswith("wte")
+
+
+def make_vmapped_step(pe, R, compiled, dev):
+    """One step of R runs (seeds 0..R-1) as stacked parameters and one vmapped loss."""
+    models = []
+    for r in range(R):
+        torch.manual_seed(r)
+        models.append(Model(pe=pe).to(dev))
+    params, buffers = torch.func.stack_module_state(models)
+    base = copy.deepcopy(models[0]).to("meta")
+
+    def one(p, b, tok, ans, tgt):
+        return torch.func.functional_call(base, (p, b), (tok, ans, tgt))
+
+    losses_fn = torch.vmap(one, in_dims=(0, 0, 0, 0, 0))
+    if compiled:
+        losses_fn = torch.compile(losses_fn)
+    plist = list(params.values())
+    decay = [p for n, p in params.items() if decays(n, p, stacked=True)]
+    other = [p for n, p in params.items() if not decays(n, p, stacked=True)]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": other, "weight_decay": 0.0}],
+                            lr=2e-4, betas=(0.9, 0.99), eps=1e-8, fused=True)
+
+    def step(tok, ans, tgt):  # (R, B, T), (R, B), (R, B)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            losses = losses_fn(params, buffers, tok, ans, tgt)
+        losses.sum().backward()  # the runs share no parameter: each gets its own gradient
+        # Each run's global norm clipped to 1.0 as clip_grad_norm_ clips a run alone.
+        sq = sum(p.grad.float().pow(2).flatten(1).sum(1) for p in plist)
+        scale = (1.0 / (sq.sqrt() + 1e-6)).clamp(max=1.0)
+        for p in plist:
+            p.grad.mul_(scale.view(-1, *([1] * (p.dim() - 1))).to(p.grad.dtype))
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        return losses
+    return step
+
+
+def worker(a):
+    """One process of the R-process comparison: a compiled run, timed after a common start."""
+    dev = "cuda"
+    torch.manual_seed(0)
+    B, T, V = 64, 47, 66
+    tok = torch.randint(14, V, (B, T), device=dev)
+    ans = torch.randint(25, T, (B,), device=dev)
+    tgt = torch.randint(14, V, (B,), device=dev)
+    step = make_step(Model(pe=a.worker).to(dev), True)
+    for _ in range(a.warmup + 3):
+        step(tok, ans, tgt)
+    torch.cuda.synchronize()
+    open(a.ready_file, "w").close()
+    while not os.path.exists(a.start_file):
+        time.sleep(0.01)
+    t0 = time.time()
+    for _ in range(a.worker_steps):
+        step(tok, ans, tgt)
+    torch.cuda.synchronize()
+    t1 = time.time()
+    with open(a.out, "w") as fh:
+        json.dump({"t0": t0, "t1": t1, "steps": a.worker_steps}, fh)
+
+
+def run_processes(pe, R, steps, warmup, tmpdir):
+    """R worker processes on one GPU, started together: aggregate run-steps/s."""
+    os.makedirs(tmpdir, exist_ok=True)
+    start = os.path.join(tmpdir, "start")
+    if os.path.exists(start):
+        os.remove(start)
+    procs, outs, readies = [], [], []
+    for r in range(R):
+        out, ready = os.path.join(tmpdir, f"w{r}.json"), os.path.join(tmpdir, f"ready{r}")
+        for f in (out, ready):
+            if os.path.exists(f):
+                os.remove(f)
+        procs.append(subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", pe, "--worker-steps",
+                                       str(steps), "--warmup", str(warmup), "--ready-file", ready,
+                                       "--start-file", start, "--out", out]))
+        outs.append(out)
+        readies.append(ready)
+    deadline = time.time() + 1800
+    while not all(os.path.exists(f) for f in readies):
+        if any(p.poll() not in (None, 0) for p in procs) or time.time() > deadline:
+            for p in procs:
+                p.kill()
+            raise RuntimeError(f"a worker process failed or did not get ready ({pe}, R = {R})")
+        time.sleep(0.1)
+    open(start, "w").close()
+    for p in procs:
+        if p.wait() != 0:
+            raise RuntimeError(f"a worker process failed ({pe}, R = {R})")
+    ws = [json.load(open(f)) for f in outs]
+    # every process's steps over the window from the first start to the last end
+    wall = max(w["t1"] for w in ws) - min(w["t0"] for w in ws)
+    return {"runs": R, "steps_each": steps, "wall_s": wall, "run_steps_per_s": R * steps / wall}
+
+
 def median_ms(fn, warmup, iters):
     for _ in range(warmup):
         fn()
@@ -135,7 +244,16 @@ def main():
     ap.add_argument("--steps", type=int, default=0, help="also time this many consecutive steps end to end")
     ap.add_argument("--attention-lengths", type=int, nargs="*", default=[48, 512, 1024, 4096])
     ap.add_argument("--modes", nargs="*", default=["eager", "compile"])
+    ap.add_argument("--replicas", type=int, nargs="*", default=[],
+                    help="also time R runs at once, vmapped (stacked parameters) and as R processes")
+    ap.add_argument("--process-steps", type=int, default=300, help="steps each process times (--replicas)")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--worker-steps", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--ready-file", help=argparse.SUPPRESS)
+    ap.add_argument("--start-file", help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.worker:
+        return worker(a)
     dev = "cuda"
     torch.manual_seed(0)
     B, T, V = 64, 47, 66
@@ -166,6 +284,31 @@ def main():
             print(f"torch step {pe:4s} {mode:7s}: {ms:.3f} ms (first step {first:.1f} s)", flush=True)
             del model, step
             torch.cuda.empty_cache()
+    if a.replicas:
+        out["replicas"] = []
+    for R in a.replicas:
+        for pe in ["rope", "pope"]:
+            rec = {"pe": pe, "runs": R}
+            try:
+                step = make_vmapped_step(pe, R, True, dev)
+                tk = torch.randint(14, V, (R, B, T), device=dev)
+                an = torch.randint(25, T, (R, B), device=dev)
+                tg = torch.randint(14, V, (R, B), device=dev)
+                ms = median_ms(lambda: step(tk, an, tg), a.warmup, a.iters)
+                rec["vmap_compile"] = {"step_ms": ms, "run_steps_per_s": R * 1e3 / ms}
+                del step
+            except Exception as e:  # record why, and go on with the processes
+                rec["vmap_compile"] = {"error": f"{type(e).__name__}: {e}"[:500]}
+            torch.cuda.empty_cache()
+            try:
+                rec["processes"] = run_processes(pe, R, a.process_steps, a.warmup, a.out + ".workers")
+            except Exception as e:
+                rec["processes"] = {"error": f"{type(e).__name__}: {e}"[:500]}
+            rates = [v["run_steps_per_s"] for v in (rec["vmap_compile"], rec["processes"]) if "run_steps_per_s" in v]
+            rec["best_run_steps_per_s"] = max(rates) if rates else None
+            out["replicas"].append(rec)
+            print(f"torch {R:2d} runs {pe:4s}: vmap+compile {rec['vmap_compile'].get('run_steps_per_s', 'failed')} "
+                  f"run-steps/s, {R} processes {rec['processes'].get('run_steps_per_s', 'failed')} run-steps/s", flush=True)
     for L in a.attention_lengths:
         Bl = 64 if L <= 48 else max(1, 32768 // L)
         for dtype in [torch.bfloat16, torch.float32]:
