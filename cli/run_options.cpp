@@ -152,9 +152,10 @@ void add_sweep_options(CLI::App& cmd, SweepOptions& sw, RunOptions& r, const std
   cmd.add_option("--stop-at", sw.stop_at,
                  "Step; every run checkpoints and stops after it, with a partial run JSON (rerun without it to continue)")
       ->default_val(0)->check(integer_in(0, int64_t(1) << 40));
-  add_run_options(cmd, r, /*with_pe_and_seed=*/false);
-  // The options registered above took the paper defaults; the preset replaces them here, and
-  // what the user gives on the command line is applied over it at parse time.
+  // The run options start from the preset (the one named on the command line, found before
+  // parsing, or the command's default): registered with its values as their defaults, so that
+  // --help shows what a run of that preset gets, and what the user gives is applied over it at
+  // parse time.
   try {
     RunConfig c;
     apply_preset(preset.empty() ? default_preset : preset, c, sw.preset_seeds);
@@ -162,6 +163,7 @@ void add_sweep_options(CLI::App& cmd, SweepOptions& sw, RunOptions& r, const std
   } catch (const UserError&) {
     // reported when the command runs (sweep_seeds), as every other bad value
   }
+  add_run_options(cmd, r, /*with_pe_and_seed=*/false);
 }
 
 std::vector<uint64_t> sweep_seeds(const SweepOptions& sw) {

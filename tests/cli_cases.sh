@@ -26,6 +26,11 @@ expect_error "unknown preset" reproduce indirect-indexing --preset huge --out "$
 expect_error "--seeds" reproduce indirect-indexing --preset quick --seeds 0,x --out "$tmp/q3"
 expect_error "unknown positional embedding" reproduce indirect-indexing --preset quick --pe rope,bogus --out "$tmp/q3"
 expect_error "--shard" reproduce indirect-indexing --preset quick --shard 3/2 --out "$tmp/q3"
+# --help shows the preset's values as the defaults (the extrapolation preset has 4 layers of 128)
+"$bin" extrapolate --help | grep -q -- '--layers INT:INT in \[1, 1024\]=4' &&
+  "$bin" reproduce --preset paper --help | grep -q -- '--layers INT:INT in \[1, 1024\]=8' &&
+  "$bin" reproduce --preset quick --help | grep -q -- '--d-model INT:INT in \[1, 65536\]=64' ||
+  { echo "FAIL: --help does not show the preset's defaults"; fails=$((fails+1)); }
 # batches of runs need a GPU: refused before anything is written
 expect_error "--batch-runs needs the GPU" reproduce indirect-indexing --preset quick --batch-runs 2 --device cpu --out "$tmp/qb"
 [[ ! -e "$tmp/qb" ]] || { echo "FAIL: a refused --batch-runs left its output folder"; fails=$((fails+1)); }
