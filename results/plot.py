@@ -37,6 +37,13 @@ COLORS = {"pope": "#1f77b4", "pope-delta0": "#17becf", "rope": "#d62728", "rope+
           "rope+ntk": "#e377c2", "none": "#7f7f7f", "alibi": "#2ca02c", "alibi-half": "#98df8a",
           "rope-half": "#9467bd", "rope-half+pi": "#c5b0d5", "rope-half+ntk": "#f7b6d2", "learned": "#8c564b",
           "sinusoidal": "#bcbd22"}
+# The summary tables' row order (models/summary.cpp: the paper's Table 1, then its Table 9);
+# other PEs follow by name. Legends list runs in this order, as the tables do.
+TABLE_ORDER = ["rope", "pope", "rope-half", "alibi-half", "learned", "sinusoidal"]
+
+
+def table_rank(pe):
+    return (TABLE_ORDER.index(pe), "") if pe in TABLE_ORDER else (len(TABLE_ORDER), pe)
 
 
 def load(path, kind):
@@ -101,7 +108,7 @@ def plot_curves(d, runs):
     def name(r):
         pe = r["config"]["pe"]
         return pe["kind"] + ("-delta0" if pe["kind"] == "pope" and pe.get("delta_init") == "zero" else "")
-    for r in sorted(runs, key=lambda r: (name(r), r["config"]["train"]["seed"])):
+    for r in sorted(runs, key=lambda r: (table_rank(name(r)), r["config"]["train"]["seed"])):
         pe, seed = name(r), r["config"]["train"]["seed"]
         style = "-" if r["status"] == "complete" else "--"
         pts = r["curve"]

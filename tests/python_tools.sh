@@ -27,6 +27,11 @@ check "plot.py --learned-above" "$py" "$src/results/plot.py" "$tmp/m" --learned-
 for f in a/extrapolation.png a/curves.png m/extrapolation.png r/accuracy.png r/curves.png; do
   [[ -s "$tmp/$f" ]] || { echo "FAIL: plot.py wrote no $f"; fails=$((fails+1)); }
 done
+# Legends list runs in the summary tables' order (the paper's Table 1, then Table 9, then by name).
+check "plot.py legend order" "$py" -c "
+import sys; sys.path.insert(0, '$src/results'); import plot
+got = sorted(['none', 'sinusoidal', 'pope', 'alibi', 'rope', 'learned', 'rope-half', 'alibi-half'], key=plot.table_rank)
+assert got == ['rope', 'pope', 'rope-half', 'alibi-half', 'learned', 'sinusoidal', 'alibi', 'none'], got"
 # The merged folder holds no runs: compare_seeds.py finds the three seeds through its rows.
 check "compare_seeds.py paired" "$py" "$src/results/compare_seeds.py" "$tmp/m" pope rope
 grep -q "(2 df)" "$tmp/out" || { echo "FAIL: compare_seeds.py did not pair three seeds"; cat "$tmp/out"; fails=$((fails+1)); }
