@@ -1,64 +1,91 @@
 #include "cli/presets.hpp"
 
+#include <algorithm>
+#include <set>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli/run_options.hpp"
 #include "common/files.hpp"
 
 namespace popebench::cli {
 
+namespace {
+
+bool is_path(const std::string& s) {
+  return s.find('/') != std::string::npos || (s.size() > 5 && s.compare(s.size() - 5, 5, ".json") == 0);
+}
+
+Preset parse_preset(const std::string& text, const std::string& where) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw UserError(where + " is not a JSON object");
+  static const std::set<std::string> known = {"name", "description", "seeds", "args"};
+  for (const auto& [k, v] : j.items())
+    if (!known.count(k)) throw UserError(where + ": unknown key '" + k + "' (known: name, description, seeds, args)");
+  Preset p;
+  if (j.contains("name")) {
+    if (!j["name"].is_string()) throw UserError(where + ": name must be a string");
+    p.name = j["name"].get<std::string>();
+  }
+  if (j.contains("description")) {
+    if (!j["description"].is_string()) throw UserError(where + ": description must be a string");
+    p.description = j["description"].get<std::string>();
+  }
+  if (!j.contains("seeds") || !j["seeds"].is_array() || j["seeds"].empty())
+    throw UserError(where + ": seeds must be a non-empty list of seeds");
+  for (const auto& s : j["seeds"]) {
+    if (!s.is_number_unsigned()) throw UserError(where + ": every seed must be an integer >= 0");
+    const uint64_t seed = s.get<uint64_t>();
+    if (std::find(p.seeds.begin(), p.seeds.end(), seed) != p.seeds.end())
+      throw UserError(where + ": seed " + std::to_string(seed) + " is listed twice");
+    p.seeds.push_back(seed);
+  }
+  if (!j.contains("args") || !j["args"].is_array()) throw UserError(where + ": args must be a list of strings");
+  for (const auto& a : j["args"]) {
+    if (!a.is_string()) throw UserError(where + ": args must be a list of strings");
+    p.args.push_back(a.get<std::string>());
+  }
+  return p;
+}
+
+}  // namespace
+
+Preset read_preset(const std::string& name) {
+  if (is_path(name)) {
+    if (!file_exists(name)) throw UserError("preset file " + name + " does not exist");
+    Preset p = parse_preset(read_file(name), "preset file " + name);
+    if (p.name.empty()) p.name = name;
+    return p;
+  }
+  std::string known;
+  for (const auto& [n, text] : shipped_presets()) {
+    if (n == name) return parse_preset(text, "preset " + name);
+    known += (known.empty() ? "" : ", ") + n;
+  }
+  throw UserError("unknown preset '" + name + "' (known: " + known + "; or a path to a preset file)");
+}
+
 void apply_preset(const std::string& name, RunConfig& c, std::vector<uint64_t>& seeds) {
-  if (name == "paper") {
-    c = RunConfig{};
-    seeds = {0, 1, 2};
-    return;
+  const Preset p = read_preset(name);
+  // The preset's args on the defaults, parsed as `train` parses its command line.
+  CLI::App app{"preset"};
+  RunOptions r;
+  add_run_options(app, r, /*with_pe_and_seed=*/false);
+  std::vector<std::string> rev(p.args.rbegin(), p.args.rend());  // CLI11 takes them last first
+  const std::string where = is_path(name) ? "preset file " + name : "preset " + name;
+  try {
+    app.parse(rev);
+  } catch (const CLI::ParseError& e) {
+    throw UserError(where + ": " + e.what());
   }
-  if (name == "quick") {
-    c = RunConfig{};
-    // Found by a sweep on a 2-core CPU (results/quick/README.md): shorter strings over a small
-    // alphabet, a narrow shift range and a 2-layer model. At 10,000 steps this separated
-    // PoPE (84.7 %) from RoPE (26.8 %); the preset halves the steps to fit in 10 minutes.
-    seeds = {0, 1};
-    auto& ii = c.task.indirect_indexing;
-    ii.min_len = 5;
-    ii.max_len = 8;
-    ii.max_shift = 2;
-    ii.alphabet = 8;
-    c.task.n_train = 100000;
-    c.task.n_val = 1000;
-    c.task.n_test = 1000;
-    c.model.n_layer = 2;
-    c.model.d_model = 64;
-    c.model.n_head = 4;
-    c.optim.lr = 3e-3;
-    c.optim.lr_min = 3e-4;
-    c.optim.warmup_steps = 200;
-    c.train.steps = 5000;
-    c.train.eval_every = 500;
-    c.train.eval_examples = 500;
-    c.train.checkpoint_every = 1000;
-    return;
+  try {
+    finish_run_options(r);
+  } catch (const UserError& e) {
+    throw UserError(where + ": " + e.what());
   }
-  if (name == "extrapolation") {
-    // `extrapolate`'s default: a model small enough that 3 tasks x 5 PEs x 3 seeds train in
-    // minutes on one GPU (the paper's model and 100k steps stay available as --preset paper).
-    // What it learns in 10,000 steps (k-back yes; associative recall and Indirect Indexing with
-    // 512-symbol alphabets not yet): results/length_extrapolation/README.md.
-    c = RunConfig{};
-    seeds = {0, 1, 2};
-    c.task.n_train = 200000;
-    c.task.n_val = 1000;
-    c.task.n_test = 1000;
-    c.model.n_layer = 4;
-    c.model.d_model = 128;
-    c.model.n_head = 4;
-    c.optim.lr = 1e-3;
-    c.optim.lr_min = 1e-4;
-    c.optim.warmup_steps = 500;
-    c.train.steps = 10000;
-    c.train.eval_every = 1000;
-    c.train.eval_examples = 1000;
-    c.train.checkpoint_every = 2000;
-    return;
-  }
-  throw UserError("unknown preset '" + name + "' (known: paper, quick, extrapolation)");
+  c = r.cfg;
+  seeds = p.seeds;
 }
 
 }  // namespace popebench::cli

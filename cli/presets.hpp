@@ -1,14 +1,31 @@
-// Named configurations for `reproduce`. A preset sets defaults; any option given on the command
-// line overrides it. "paper" is SPEC §1-§4 exactly; "quick" is the reduced experiment that runs
-// in minutes on a 2-core CPU (how it was chosen: bench/NOTES.md and results/quick/README.md).
+// Presets: named sets of `train` options over the suite's defaults (docs/spec.md). The shipped
+// ones are the files configs/presets/NAME.json, embedded in the binary at build time
+// (cmake/embed_presets.cmake), so that what a preset is can be read in the repository and no file
+// is needed at run time; a path to a JSON file of the same form is a preset too (a user's own):
+//   {"name": "...", "description": "...", "seeds": [0, 1], "args": ["--layers", "2", ...]}
+// `args` are parsed as `popebench train` parses its command line, so a preset can say nothing an
+// option cannot; options given on the command line are applied over the preset.
 #pragma once
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "models/config.hpp"
 
 namespace popebench::cli {
 
-// Throws UserError for an unknown name.
-void apply_preset(const std::string& name, RunConfig& c, std::vector<uint64_t>& seeds);
+struct Preset {
+  std::string name, description;
+  std::vector<uint64_t> seeds;
+  std::vector<std::string> args;
+};
+
+// Each shipped preset's name and JSON text (generated from configs/presets/*.json).
+const std::vector<std::pair<std::string, std::string>>& shipped_presets();
+// A shipped preset by name, or a preset file by path (a name with '/' or ending in .json).
+// Throws UserError for an unknown name or a file that is not a preset, naming the problem.
+Preset read_preset(const std::string& name_or_path);
+// c becomes the suite's defaults with the preset's args applied; seeds its seeds.
+void apply_preset(const std::string& name_or_path, RunConfig& c, std::vector<uint64_t>& seeds);
 
 }  // namespace popebench::cli

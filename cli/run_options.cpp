@@ -138,7 +138,8 @@ void add_batch_runs_option(CLI::App& cmd, SweepOptions& sw) {
 void add_sweep_options(CLI::App& cmd, SweepOptions& sw, RunOptions& r, const std::string& default_preset,
                        const std::string& preset, const std::string& preset_help) {
   sw.preset = preset.empty() ? default_preset : preset;
-  cmd.add_option("--preset", sw.preset, preset_help + "; sets the defaults of the options below (cli/presets.cpp)")
+  cmd.add_option("--preset", sw.preset,
+                 preset_help + ", or a preset file's path; sets the defaults of the options below (configs/presets/)")
       ->default_val(default_preset);
   cmd.add_option("--seeds", sw.seeds, "Comma-separated seeds (default: the preset's)")
       ->check(non_empty())->each([&sw](const std::string&) { sw.seeds_given = true; });

@@ -23,6 +23,24 @@ expect_ok reproduce indirect-indexing --preset quick --pe rope --seeds 1 --steps
 grep -q '"d_model": 32' "$tmp/q2/rope_seed1.json" || { echo "FAIL: --d-model did not override the preset"; fails=$((fails+1)); }
 [[ -f "$tmp/q2/summary.json" && -f "$tmp/q2/summary.md" ]] || { echo "FAIL: reproduce wrote no summary"; fails=$((fails+1)); }
 expect_error "unknown preset" reproduce indirect-indexing --preset huge --out "$tmp/q3"
+# a preset file of the user's: its args over the defaults, its seeds; its problems named
+cat > "$tmp/mine.json" <<'JSON'
+{"name": "mine", "seeds": [3, 4], "args": ["--layers", "3", "--d-model", "48", "--heads", "3", "--steps", "77", "--warmup", "10"]}
+JSON
+expect_ok reproduce indirect-indexing --preset "$tmp/mine.json" --d-model 96 --print-config --out "$tmp/qm"
+"$bin" reproduce indirect-indexing --preset "$tmp/mine.json" --d-model 96 --print-config --out "$tmp/qm" 2>/dev/null > "$tmp/mine_cfg.json"
+grep -q '"n_layer": 3' "$tmp/mine_cfg.json" && grep -q '"d_model": 96' "$tmp/mine_cfg.json" && grep -q '"steps": 77' "$tmp/mine_cfg.json" &&
+  grep -q 'rope_seed4.json' "$tmp/mine_cfg.json" ||
+  { echo "FAIL: a preset file's args, seeds or the command line's override did not reach the runs"; fails=$((fails+1)); }
+expect_error "does not exist" reproduce indirect-indexing --preset "$tmp/nosuch.json" --out "$tmp/q3"
+echo '{"seeds": [0], "args": ["--layers", "2"], "steps": 5}' > "$tmp/bad_preset.json"
+expect_error "unknown key 'steps'" reproduce indirect-indexing --preset "$tmp/bad_preset.json" --out "$tmp/q3"
+echo '{"seeds": [], "args": []}' > "$tmp/bad_preset.json"
+expect_error "seeds must be a non-empty list" reproduce indirect-indexing --preset "$tmp/bad_preset.json" --out "$tmp/q3"
+echo '{"seeds": [0], "args": ["--layers", "zero"]}' > "$tmp/bad_preset.json"
+expect_error "preset file $tmp/bad_preset.json: --layers" reproduce indirect-indexing --preset "$tmp/bad_preset.json" --out "$tmp/q3"
+echo '{"seeds": [0], "args": ["--pe", "rope"]}' > "$tmp/bad_preset.json"
+expect_error "preset file $tmp/bad_preset.json" reproduce indirect-indexing --preset "$tmp/bad_preset.json" --out "$tmp/q3"
 expect_error "--seeds" reproduce indirect-indexing --preset quick --seeds 0,x --out "$tmp/q3"
 expect_error "unknown positional embedding" reproduce indirect-indexing --preset quick --pe rope,bogus --out "$tmp/q3"
 expect_error "--shard" reproduce indirect-indexing --preset quick --shard 3/2 --out "$tmp/q3"
