@@ -17,6 +17,7 @@ Runner register_bench(CLI::App& app);
 Runner register_merge(CLI::App& app);
 Runner register_export(CLI::App& app);
 Runner register_sweep(CLI::App& app);
+Runner register_list(CLI::App& app);
 // preset: the value of --preset found on the command line before parsing (presets set defaults).
 // preset: the --preset given, or "" (the paper's); on_cpu: the runs would train on the CPU
 // (--device cpu, or no usable GPU), where an unnamed preset means the quick one, with a notice.

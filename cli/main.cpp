@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   add(cli::register_merge(app));
   add(cli::register_export(app));
   add(cli::register_sweep(app));
+  add(cli::register_list(app));
   // `reproduce` without --preset on a machine that would train on its CPU runs the quick preset:
   // the paper's six 100k-step runs take about a month on two cores (0.22 steps/s measured).
   bool reproduce_on_cpu = false;

@@ -251,7 +251,7 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
       ->default_val(c.model.attn_temp)->group(g);
   g = "Positional embedding";
   if (with_pe_and_seed)
-    cmd.add_option("--pe", c.pe.kind, "none, rope, pope, rope-half, alibi, alibi-half, sinusoidal or learned")->default_val(c.pe.kind)->group(g);
+    cmd.add_option("--pe", c.pe.kind, pe_kind_list() + " (popebench list says what each is)")->default_val(c.pe.kind)->group(g);
   cmd.add_option("--pe-base", c.pe.base, "Frequency base")->default_val(c.pe.base)->group(g);
   cmd.add_option("--delta-init", c.pe.delta_init, "PoPE phase bias init: uniform in [-2pi,0] or zero")
       ->default_val(c.pe.delta_init)->group(g);

@@ -17,6 +17,16 @@ const char* split_name(Split s) {
 
 const char* task_names() { return "indirect-indexing, associative-recall, k-back"; }
 
+const std::vector<TaskKindInfo>& task_kinds() {
+  static const std::vector<TaskKindInfo> kinds = {
+      {"indirect-indexing", "a string of distinct letters, a source letter and a signed shift: answer the letter at the "
+                            "source's position plus the shift (the paper's diagnostic: content and position together)"},
+      {"associative-recall", "key-value pairs, then a key: answer its value (content alone)"},
+      {"k-back", "a string, then a marker with k: answer the symbol k positions before the marker (position alone)"},
+  };
+  return kinds;
+}
+
 namespace {
 // Calls f with the selected task's config (one switch for every per-task question).
 template <typename Cfg, typename F>

@@ -1,6 +1,7 @@
 // A task = a generator with its parameters and split sizes. The one place that knows which tasks
 // exist: the CLI, the trainer and the dataset files go through it.
 #pragma once
+#include <vector>
 #include <cstdint>
 #include <string>
 
@@ -18,6 +19,12 @@ const char* split_name(Split s);
 
 // Names of the tasks, comma-separated, for messages and option checks.
 const char* task_names();
+// Every task with one line on what it asks (`popebench list`; docs/tasks.md says more).
+struct TaskKindInfo {
+  const char* name;
+  const char* help;
+};
+const std::vector<TaskKindInfo>& task_kinds();
 
 struct TaskConfig {
   std::string name = "indirect-indexing";  // indirect-indexing | associative-recall | k-back

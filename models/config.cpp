@@ -69,10 +69,31 @@ double attention_scale(const ModelConfig& m, int qk_dim) {
   return std::stod(m.attn_scale);
 }
 
+const std::vector<PEKindInfo>& pe_kinds() {
+  static const std::vector<PEKindInfo> kinds = {
+      {"none", "no positional signal (NoPE): the causal mask alone"},
+      {"rope", "rotary: q and k rotated by angle t theta_c in pairs (half-split pairing), base 10,000"},
+      {"pope", "polar: softplus magnitudes of q and k, one frequency per component, a learned key phase delta "
+               "in [-2 pi, 0] (docs/spec.md)"},
+      {"rope-half", "RoPE on half of each head's channels, the other half unrotated (the paper's Table 9)"},
+      {"alibi", "a linear distance bias on the scores, one slope per head"},
+      {"alibi-half", "ALiBi on half the heads, the others without a positional signal (the paper's Table 9)"},
+      {"sinusoidal", "fixed sinusoidal absolute positions added to the token embedding"},
+      {"learned", "a learned absolute position table added to the token embedding"},
+  };
+  return kinds;
+}
+
+std::string pe_kind_list() {
+  std::string names;
+  for (const auto& k : pe_kinds()) names += (names.empty() ? "" : ", ") + std::string(k.name);
+  return names;
+}
+
 void PEConfig::validate() const {
-  static const char* kinds[] = {"none", "rope", "pope", "rope-half", "alibi", "alibi-half", "sinusoidal", "learned"};
-  if (std::find(std::begin(kinds), std::end(kinds), kind) == std::end(kinds))
-    bad("unknown positional embedding '" + kind + "' (known: none, rope, pope, rope-half, alibi, alibi-half, sinusoidal, learned)");
+  const auto& kinds = pe_kinds();
+  if (std::none_of(kinds.begin(), kinds.end(), [&](const PEKindInfo& k) { return kind == k.name; }))
+    bad("unknown positional embedding '" + kind + "' (known: " + pe_kind_list() + ")");
   if (!(base > 1) || !std::isfinite(base)) bad("PE base must be a finite number > 1");
   if (delta_init != "uniform" && delta_init != "zero")
     bad("unknown delta init '" + delta_init + "' (known: uniform, zero)");

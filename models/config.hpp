@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -146,6 +147,16 @@ struct RunConfig {
   // Examples per optimizer step: batch * grad_accum.
   int64_t examples_per_step() const { return int64_t(train.batch) * train.grad_accum; }
 };
+
+// Every positional embedding `--pe` takes, with one line on what it is (`popebench list`, the
+// error for an unknown kind).
+struct PEKindInfo {
+  const char* name;
+  const char* help;
+};
+const std::vector<PEKindInfo>& pe_kinds();
+// Their names, comma-separated.
+std::string pe_kind_list();
 
 void to_json(nlohmann::json& j, const ModelConfig& c);
 void from_json(const nlohmann::json& j, ModelConfig& c);

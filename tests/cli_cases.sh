@@ -350,3 +350,15 @@ expect_error "no extrapolation JSON among the inputs" export "$tmp/q" --extrapol
 expect_error "two different tables" export "$tmp/ex" --extrapolation --curves --out "$tmp/csv/none.csv"
 expect_error "no such file or directory" export "$tmp/nothing_here" --out "$tmp/csv/none.csv"
 expect_error "not a popebench run JSON" export "$tmp/q/summary.json" --out "$tmp/csv/none.csv"
+
+# list: the presets (with their options), PEs and tasks, as text and as JSON
+expect_ok list
+"$bin" list | grep -q '^  quick  .*' && "$bin" list | grep -q 'options: --min-len 5 --max-len 8' &&
+  "$bin" list | grep -q '^  pope ' && "$bin" list | grep -q '^  k-back ' ||
+  { echo "FAIL: list does not show the presets' options, the PEs and the tasks"; fails=$((fails+1)); }
+"$bin" list --json | /usr/bin/python3 -c "
+import json, sys; j = json.load(sys.stdin)
+assert [p['name'] for p in j['presets']] == ['extrapolation', 'paper', 'quick'], j['presets']
+assert len(j['positional_embeddings']) == 8 and len(j['tasks']) == 3" ||
+  { echo "FAIL: list --json"; fails=$((fails+1)); }
+
