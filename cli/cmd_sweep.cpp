@@ -54,23 +54,10 @@ void refuse_unknown_keys(const nlohmann::json& j, const std::set<std::string>& k
 
 // The cell's run options: the preset, then its args parsed as `train` would parse them.
 RunOptions cell_options(const std::string& preset, const std::vector<std::string>& args, const std::string& where) {
-  CLI::App app{"cell"};
-  RunOptions r;
-  add_run_options(app, r, /*with_pe_and_seed=*/false);
+  RunConfig base;
   std::vector<uint64_t> unused_seeds;
-  apply_preset(preset, r.cfg, unused_seeds);  // after registration: the options' defaults are the paper's
-  std::vector<std::string> rev(args.rbegin(), args.rend());  // CLI11 takes them last first
-  try {
-    app.parse(rev);
-  } catch (const CLI::ParseError& e) {
-    throw UserError(where + ": " + e.what());
-  }
-  try {
-    finish_run_options(r);
-  } catch (const UserError& e) {
-    throw UserError(where + ": " + e.what());
-  }
-  return r;
+  apply_preset(preset, base, unused_seeds);
+  return parse_run_args(args, base, where);
 }
 
 std::vector<Cell> read_plan(const std::string& path, std::string& preset, std::string& plan_name) {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <set>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cli/run_options.hpp"
@@ -68,23 +67,7 @@ Preset read_preset(const std::string& name) {
 
 void apply_preset(const std::string& name, RunConfig& c, std::vector<uint64_t>& seeds) {
   const Preset p = read_preset(name);
-  // The preset's args on the defaults, parsed as `train` parses its command line.
-  CLI::App app{"preset"};
-  RunOptions r;
-  add_run_options(app, r, /*with_pe_and_seed=*/false);
-  std::vector<std::string> rev(p.args.rbegin(), p.args.rend());  // CLI11 takes them last first
-  const std::string where = is_path(name) ? "preset file " + name : "preset " + name;
-  try {
-    app.parse(rev);
-  } catch (const CLI::ParseError& e) {
-    throw UserError(where + ": " + e.what());
-  }
-  try {
-    finish_run_options(r);
-  } catch (const UserError& e) {
-    throw UserError(where + ": " + e.what());
-  }
-  c = r.cfg;
+  c = parse_run_args(p.args, RunConfig{}, is_path(name) ? "preset file " + name : "preset " + name).cfg;
   seeds = p.seeds;
 }
 

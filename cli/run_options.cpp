@@ -128,6 +128,25 @@ std::vector<int> parse_int_list(const std::string& s, const std::string& what) {
   return out;
 }
 
+RunOptions parse_run_args(const std::vector<std::string>& args, const RunConfig& base, const std::string& where) {
+  CLI::App app{"run options"};
+  RunOptions r;
+  r.cfg = base;  // registered with base's values as their defaults: an option not in args keeps them
+  add_run_options(app, r, /*with_pe_and_seed=*/false);
+  std::vector<std::string> rev(args.rbegin(), args.rend());  // CLI11 takes them last first
+  try {
+    app.parse(rev);
+  } catch (const CLI::ParseError& e) {
+    throw UserError(where + ": " + e.what());
+  }
+  try {
+    finish_run_options(r);
+  } catch (const UserError& e) {
+    throw UserError(where + ": " + e.what());
+  }
+  return r;
+}
+
 void add_batch_runs_option(CLI::App& cmd, SweepOptions& sw) {
   cmd.add_option("--batch-runs", sw.batch_runs,
                  "GPU: train up to N runs that differ only in their seeds as one batched model (one product per layer "

@@ -49,6 +49,10 @@ struct SweepOptions {
   double time_limit = 0;
   int64_t stop_at = 0;  // > 0: every run checkpoints and stops after this step (e.g. a pre-registered early stop)
 };
+// The run options that `args` give, parsed as `train` parses its command line, over `base`
+// (a preset's args over the defaults, a plan cell's over its preset), finished and validated.
+// where: prefixes every error ("preset quick", "cell x").
+RunOptions parse_run_args(const std::vector<std::string>& args, const RunConfig& base, const std::string& where);
 // Registers --batch-runs (SweepOptions::batch_runs): reproduce and sweep.
 void add_batch_runs_option(CLI::App& cmd, SweepOptions& sw);
 // Registers --preset --seeds --concurrent --gpus --time-limit and the run options, then applies the
