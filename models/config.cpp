@@ -275,6 +275,18 @@ nlohmann::json normalized_config(const nlohmann::json& j) {
   return c;
 }
 
+std::string config_differences(const nlohmann::json& cfg, const RunConfig& base) {
+  const nlohmann::json a = cfg.flatten(), b = nlohmann::json(base).flatten();
+  std::string out;
+  for (const auto& [path, value] : a.items()) {
+    if (b.contains(path) && b[path] == value) continue;
+    std::string key = path.substr(1);  // "/model/n_layer" -> "model.n_layer"
+    std::replace(key.begin(), key.end(), '/', '.');
+    out += (out.empty() ? "" : ", ") + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return out;
+}
+
 double lr_at(const OptimConfig& o, int64_t step, int64_t total_steps) {
   if (step < o.warmup_steps) return o.lr * double(step + 1) / double(o.warmup_steps);
   int64_t decay = total_steps - o.warmup_steps;

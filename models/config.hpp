@@ -182,5 +182,8 @@ double attention_scale(const ModelConfig& m, int qk_dim);
 // A config as it was written, re-read and written again: JSON written before an option existed
 // gains that option's default, so old and new files of the same run compare equal.
 nlohmann::json normalized_config(const nlohmann::json& j);
+// The fields of a run config (its JSON) that differ from base, as "model.n_layer=2, pe.kind=rope"
+// in the JSON's order; "" when none do.
+std::string config_differences(const nlohmann::json& cfg, const RunConfig& base);
 
 }  // namespace popebench

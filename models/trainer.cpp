@@ -178,6 +178,10 @@ nlohmann::json train(TrainOptions opt) {
                  name.c_str(), be->layout().n_params, cfg.model.n_layer, cfg.model.d_model, cfg.model.n_head,
                  be->device_name().c_str(), static_cast<long long>(cfg.train.steps),
                  static_cast<long long>(cfg.examples_per_step()));
+    // What sets this run apart from the suite's defaults (docs/spec.md), as config paths; the
+    // whole config is in the run JSON and --print-config.
+    const std::string diff = config_differences(cfg_json, RunConfig{});
+    std::fprintf(stderr, "popebench: %s: config: %s\n", name.c_str(), diff.empty() ? "the defaults" : diff.c_str());
   }
   BatchSampler sampler(cfg.train.sampling, cfg.train.seed, data.train.size());
   int64_t step = 0;

@@ -300,3 +300,12 @@ TEST_CASE("configs written before the screen's options read back with their defa
   CHECK(nlohmann::json(back) == dj);
   CHECK(dj != nlohmann::json(c));
 }
+
+TEST_CASE("config_differences names the fields that set a run apart from the defaults", "[config]") {
+  RunConfig c;
+  CHECK(config_differences(nlohmann::json(c), RunConfig{}).empty());
+  c.model.n_layer = 3;
+  c.pe.kind = "rope";
+  c.pe.base = 100;
+  CHECK(config_differences(nlohmann::json(c), RunConfig{}) == "model.n_layer=3, pe.base=100.0, pe.kind=rope");
+}
