@@ -1,5 +1,5 @@
 // Times the fused attention kernels alone (forward, backward) at one shape, with CUDA events,
-// median of `iters` after warm-up, on random inputs (never zeros: see METHOD.md).
+// median of `iters` after warm-up, on random inputs (never zeros: see docs/measuring.md).
 #include <algorithm>
 #include <functional>
 #include <vector>

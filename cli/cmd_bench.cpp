@@ -51,7 +51,7 @@ Runner register_bench(CLI::App& app) {
     base.task.n_val = base.task.n_test = 64;
     base.size_model_for_task();
     const int T = base.task.width() - 1, B = base.train.batch, C = base.model.d_model, L = base.model.n_layer;
-    // Counts first (METHOD.md): matmul FLOPs of a step = 6 x matmul weights x tokens, plus the
+    // Counts first (docs/measuring.md): matmul FLOPs of a step = 6 x matmul weights x tokens, plus the
     // head on B rows; attention adds 4 B H T^2 (D_qk + D) / 2 over fwd+bwd (small at T = 47).
     const double matmul_w = 12.0 * L * C * C, tokens = double(B) * T;
     const double step_flops = 6.0 * matmul_w * tokens + 6.0 * base.model.vocab_size * C * B;

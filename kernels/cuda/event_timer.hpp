@@ -1,4 +1,4 @@
-// Median time of a piece of GPU work, as METHOD.md asks: warm-up runs first, then `iters` runs,
+// Median time of a piece of GPU work, as docs/measuring.md says: warm-up runs first, then `iters` runs,
 // each bracketed by CUDA events on `stream`; returns the median in milliseconds.
 #pragma once
 #include <functional>
