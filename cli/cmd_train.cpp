@@ -1,20 +1,35 @@
 #include <cstdio>
 
 #include "cli/commands.hpp"
+#include "cli/presets.hpp"
 #include "cli/run_options.hpp"
 #include "models/stop_signal.hpp"
 
 namespace popebench::cli {
 
-Runner register_train(CLI::App& app) {
+Runner register_train(CLI::App& app, const std::string& preset) {
   struct State {
     RunOptions run;
-    std::string out, checkpoint;
+    std::string out, checkpoint, preset, preset_error;
     bool resume = false;
     int64_t stop_at = 0;
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("train", "Train one model and write its run JSON (results/SCHEMA.md)");
+  // --preset (found before parsing): the run options start from the preset, registered with its
+  // values as their defaults, as reproduce's do; its seeds are for reproduce and sweeps (--seed
+  // picks this run's). A bad preset is reported when the command runs, as every bad value.
+  if (!preset.empty()) {
+    try {
+      std::vector<uint64_t> unused_seeds;
+      apply_preset(preset, st->run.cfg, unused_seeds);
+    } catch (const UserError& e) {
+      st->preset_error = e.what();
+    }
+  }
+  cmd->add_option("--preset", st->preset,
+                  "A shipped preset (popebench list) or a preset file's path: the defaults of the options below")
+      ->check(non_empty());
   add_run_options(*cmd, st->run);
   cmd->add_option("--out", st->out, "Run JSON to write")->required()->check(non_empty());
   cmd->add_option("--checkpoint", st->checkpoint, "Checkpoint file (default: OUT.ckpt)")->check(non_empty());
@@ -22,6 +37,7 @@ Runner register_train(CLI::App& app) {
   cmd->add_option("--stop-at", st->stop_at, "Stop after this step with a checkpoint (continue with --resume)")
       ->check(integer_in(0, int64_t(1) << 40));
   return [st]() {
+    if (!st->preset_error.empty()) throw UserError(st->preset_error);
     finish_run_options(st->run);
     TrainOptions o;
     o.cfg = st->run.cfg;

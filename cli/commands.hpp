@@ -10,7 +10,7 @@ namespace popebench::cli {
 
 using Runner = std::function<int()>;
 Runner register_generate(CLI::App& app);
-Runner register_train(CLI::App& app);
+Runner register_train(CLI::App& app, const std::string& preset = "");
 Runner register_eval(CLI::App& app);
 Runner register_inspect(CLI::App& app);
 Runner register_bench(CLI::App& app);

@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   std::map<CLI::App*, cli::Runner> runners;
   auto add = [&](cli::Runner r) { runners[app.get_subcommands({}).back()] = std::move(r); };
   add(cli::register_generate(app));
-  add(cli::register_train(app));
+  add(cli::register_train(app, argc > 1 && std::string(argv[1]) == "train" ? cli::prescan_option(argc, argv, "--preset") : ""));
   add(cli::register_eval(app));
   add(cli::register_inspect(app));
   add(cli::register_bench(app));

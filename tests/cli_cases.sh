@@ -362,3 +362,11 @@ assert [p['name'] for p in j['presets']] == ['extrapolation', 'paper', 'quick'],
 assert len(j['positional_embeddings']) == 8 and len(j['tasks']) == 3" ||
   { echo "FAIL: list --json"; fails=$((fails+1)); }
 
+# train --preset: one run from a preset (shipped or a file), options on the command line over it
+"$bin" train --preset quick --pe rope --steps 10 --warmup 2 --print-config --out "$tmp/tp.json" 2>/dev/null > "$tmp/tp_cfg.json"
+grep -q '"d_model": 64' "$tmp/tp_cfg.json" && grep -q '"steps": 10' "$tmp/tp_cfg.json" && grep -q '"kind": "rope"' "$tmp/tp_cfg.json" ||
+  { echo "FAIL: train --preset quick did not start from the preset"; fails=$((fails+1)); }
+"$bin" train --preset "$tmp/mine.json" --print-config --out "$tmp/tp.json" 2>/dev/null | grep -q '"n_layer": 3' ||
+  { echo "FAIL: train --preset FILE did not start from the file"; fails=$((fails+1)); }
+expect_error "unknown preset 'huge'" train --preset huge --out "$tmp/tp.json"
+
