@@ -223,7 +223,6 @@ class CudaBackend final : public Backend, public BatchEngine {
   double eval_batch(const Batch& b, std::vector<int32_t>& correct) override { return eval_batch(0, b, correct); }
 
   // The BatchEngine of a batch of runs (models/run_batch.hpp): slot r.
-  int runs() const override { return R_; }
   void init_run(int r, const RunConfig& cfg) override {
     check_slot(r);
     std::vector<float> p(total_);

@@ -34,7 +34,6 @@ namespace popebench {
 class BatchEngine {
  public:
   virtual ~BatchEngine() = default;
-  virtual int runs() const = 0;
   virtual std::string device_name() const = 0;
   virtual int device_index() const = 0;
   virtual const ParamLayout& layout() const = 0;

@@ -25,9 +25,7 @@ namespace {
 // R CPU backends behind the BatchEngine interface. fail_at_step > 0: step_all throws there.
 class CpuBatchEngine final : public BatchEngine {
  public:
-  CpuBatchEngine(const RunConfig& cfg, int runs, long fail_at_step = 0)
-      : cfg_(cfg), slots_(runs), fail_at_(fail_at_step) {}
-  int runs() const override { return int(slots_.size()); }
+  CpuBatchEngine(int runs, long fail_at_step = 0) : slots_(runs), fail_at_(fail_at_step) {}
   std::string device_name() const override { return "cpu"; }
   int device_index() const override { return -1; }
   const ParamLayout& layout() const override { return slots_[0].be->layout(); }
@@ -72,7 +70,6 @@ class CpuBatchEngine final : public BatchEngine {
     long step = 0;
     StepResult result;
   };
-  RunConfig cfg_;
   std::vector<Slot> slots_;
   long fail_at_;
 };
@@ -128,8 +125,8 @@ TEST_CASE("runs trained as members of a batch give exactly what they give alone"
     jobs.push_back(opts(tiny(seed), dir + "/batched" + std::to_string(seed) + ".json"));
   }
   CpuBatchEngine* engine = nullptr;
-  RunBatch batch(3, [&](const RunConfig& c, int runs) {
-    auto e = std::make_unique<CpuBatchEngine>(c, runs);
+  RunBatch batch(3, [&](const RunConfig&, int runs) {
+    auto e = std::make_unique<CpuBatchEngine>(runs);
     engine = e.get();
     return e;
   });
@@ -153,7 +150,7 @@ TEST_CASE("a run that stops or finishes early or fails leaves its batch and the 
   // Fails before it joins: a checkpoint is there and --resume was not given.
   write_file_atomic(jobs[2].out_json + ".ckpt", "not a checkpoint");
   auto full = train(opts(tiny(0), dir + "/full0.json"));
-  RunBatch batch(4, [](const RunConfig& c, int runs) { return std::make_unique<CpuBatchEngine>(c, runs); });
+  RunBatch batch(4, [](const RunConfig&, int runs) { return std::make_unique<CpuBatchEngine>(runs); });
   std::vector<std::exception_ptr> errors;
   auto out = train_as_batch(batch, jobs, errors);
   CHECK_FALSE(errors[0]);
@@ -170,7 +167,7 @@ TEST_CASE("a run that stops or finishes early or fails leaves its batch and the 
 TEST_CASE("a failed step of the batch fails every member with its error", "[batch]") {
   const std::string dir = test::fresh_tmpdir("run_batch_fail");
   std::vector<TrainOptions> jobs = {opts(tiny(0), dir + "/a.json"), opts(tiny(1), dir + "/b.json")};
-  RunBatch batch(2, [](const RunConfig& c, int runs) { return std::make_unique<CpuBatchEngine>(c, runs, 6); });
+  RunBatch batch(2, [](const RunConfig&, int runs) { return std::make_unique<CpuBatchEngine>(runs, 6); });
   std::vector<std::exception_ptr> errors;
   train_as_batch(batch, jobs, errors);
   for (auto& e : errors) {
@@ -190,7 +187,7 @@ TEST_CASE("only runs that differ in their seeds share a batch", "[batch]") {
   d.pe.kind = "rope";
   CHECK(batch_key(d) != batch_key(a));
 
-  RunBatch batch(2, [](const RunConfig& cfg, int runs) { return std::make_unique<CpuBatchEngine>(cfg, runs); });
+  RunBatch batch(2, [](const RunConfig&, int runs) { return std::make_unique<CpuBatchEngine>(runs); });
   auto member = batch.join(0, a);
   CHECK_THROWS_AS(batch.join(1, c), std::logic_error);  // the runner's grouping is wrong: internal
   CHECK_THROWS_AS(batch.join(0, b), std::logic_error);  // a slot joins once
