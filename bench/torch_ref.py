@@ -220,6 +220,13 @@ def run_processes(pe, R, steps, warmup, tmpdir):
     return {"runs": R, "steps_each": steps, "wall_s": wall, "run_steps_per_s": R * steps / wall}
 
 
+def save(out, path):
+    """Writes the results so far, whole or not at all (through a temporary file)."""
+    with open(path + ".tmp", "w") as fh:
+        json.dump(out, fh, indent=2)
+    os.replace(path + ".tmp", path)
+
+
 def median_ms(fn, warmup, iters):
     for _ in range(warmup):
         fn()
@@ -307,6 +314,7 @@ def main():
             rates = [v["run_steps_per_s"] for v in (rec["vmap_compile"], rec["processes"]) if "run_steps_per_s" in v]
             rec["best_run_steps_per_s"] = max(rates) if rates else None
             out["replicas"].append(rec)
+            save(out, a.out)  # each R as it finishes: a run cut short by a time limit keeps what it measured
             print(f"torch {R:2d} runs {pe:4s}: vmap+compile {rec['vmap_compile'].get('run_steps_per_s', 'failed')} "
                   f"run-steps/s, {R} processes {rec['processes'].get('run_steps_per_s', 'failed')} run-steps/s", flush=True)
     for L in a.attention_lengths:
@@ -320,10 +328,7 @@ def main():
             out["attention"].append({"B": Bl, "T": L, "H": 8, "D": 64, "dtype": str(dtype).split(".")[-1],
                                      "fwd_ms": fwd, "fwd_bwd_ms": fb})
             print(f"torch sdpa {str(dtype):15s} B {Bl:3d} T {L:5d}: fwd {fwd:.3f} ms  fwd+bwd {fb:.3f} ms", flush=True)
-    with open(a.out + ".tmp", "w") as fh:
-        json.dump(out, fh, indent=2)
-    import os
-    os.replace(a.out + ".tmp", a.out)
+    save(out, a.out)
 
 
 if __name__ == "__main__":
