@@ -715,10 +715,11 @@ class CudaBackend final : public Backend, public BatchEngine {
 }  // namespace
 
 // What the kernels cover, declared next to them: every PE kind (mapped onto the one attention
-// kernel in the constructor) at head dims 32, 64 and 128 (attention.cu's instantiations).
+// kernel in the constructor) at head dims 16, 32, 64 and 128 (attention.cu's instantiations).
 std::string cuda_backend_cannot_run(const RunConfig& cfg) {
   const int hd = cfg.model.head_dim();
-  if (hd != 32 && hd != 64 && hd != 128) return "head dim " + std::to_string(hd) + " has no GPU kernel (32, 64, 128)";
+  if (hd != 16 && hd != 32 && hd != 64 && hd != 128)
+    return "head dim " + std::to_string(hd) + " has no GPU kernel (16, 32, 64 or 128)";
   return "";
 }
 

@@ -171,23 +171,23 @@ void check_attention(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0,
   // is dq's (part of dqkv) times |q'| ~ rms(qkv) sqrt(D) = sqrt(D) here (unit normal inputs), so
   // its floor is dqkv's times sqrt(D). Measured on the H200 at T = 1, where it is exactly 0 and
   // the GPU returns fp32 roundoff: 1.1-2.4e-4 of the dqkv-only floor (over the limit), so
-  // 1.3-2.5e-5 of this one (the same errors divided by sqrt(D), D 32-128); at T > 1 the
+  // 1.3-2.5e-5 of this one (the same errors divided by sqrt(D), D 32-128; D 16 added later); at T > 1 the
   // reference itself is the scale and the floor does not apply.
   if (temp) CHECK(small_grad_err(d_dt.download(), ref.dtemp, ref.dqkv, std::sqrt(double(D))) < kFp32Tol);
 }
 }  // namespace
 
-// T <= 64 at head dims 32 and 64 runs the whole-sequence kernels (attention_short.cu), the rest
+// T <= 64 at head dims 16, 32 and 64 runs the whole-sequence kernels (attention_short.cu), the rest
 // the tiled ones: the lengths straddle that switch (64, 65) and the short kernels' padding of T
 // to a multiple of 16 (1, 7, 16, 33, 48).
-TEST_CASE("fused attention matches the CPU reference at T 1 to 97 and head dims 32 64 128", "[cuda][attention]") {
+TEST_CASE("fused attention matches the CPU reference at T 1 to 97 and head dims 16 32 64 128", "[cuda][attention]") {
   for (auto pe : {cuda::PEKind::kNone, cuda::PEKind::kRope, cuda::PEKind::kPope})
-    for (int D : {32, 64, 128})
+    for (int D : {16, 32, 64, 128})
       for (int T : {1, 7, 16, 33, 48, 64, 65, 97}) check_attention(3, T, 2, D, pe);
 }
 
 TEST_CASE("fused attention with RoPE on half the channels and with ALiBi matches the CPU", "[cuda][attention]") {
-  for (int D : {32, 64, 128})
+  for (int D : {16, 32, 64, 128})
     for (int T : {1, 7, 48, 64, 65, 97}) {
       check_attention(3, T, 2, D, cuda::PEKind::kRope, D / 2);
       check_attention(3, T, 4, D, cuda::PEKind::kNone, 0, true);
@@ -204,7 +204,7 @@ TEST_CASE("fused attention with RoPE on half the channels and with ALiBi matches
 // (the tiled forward skips whole tiles), and all but the last position.
 TEST_CASE("fused attention with masked pads and learned temperatures matches the CPU", "[cuda][attention]") {
   for (auto pe : {cuda::PEKind::kNone, cuda::PEKind::kRope, cuda::PEKind::kPope})
-    for (int D : {32, 64, 128})
+    for (int D : {16, 32, 64, 128})
       for (int T : {1, 7, 33, 48, 64, 65, 97}) {
         AttnExtras ex;
         ex.key_start = {0, std::min(3, T - 1), std::min(40, T - 1), T - 1};

@@ -89,11 +89,15 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
                         c.model.attn_temp = "learned";
                         c.train.loss = "all";
                       }});
+  // Head dims 32 and 64 (2 heads of d_model 64, 128) and 16 (4 heads of 64: the short kernels'
+  // one-float-per-thread widths and the tiled kernels' half-idle lanes).
+  const std::pair<int, int> shapes[] = {{64, 2}, {128, 2}, {64, 4}};  // (d_model, heads)
   for (std::string mm : {"fp32", "tf32", "bf16"})
     for (const auto& var : variants)
-      for (int dm : {64, 128}) {
+      for (auto [dm, heads] : shapes) {
         const std::string& pe = var.pe;
         RunConfig c = tiny(pe, mm, dm);
+        c.model.n_head = heads;
         if (var.scaling != "none") {
           c.pe.rope_scaling = var.scaling;
           c.pe.rope_factor = 3;
@@ -102,7 +106,7 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
         if (var.tweak) var.tweak(c);
         // Before the backend exists, so that an exception from it (a cuBLASLt error) names the variant.
         INFO("pe=" << pe << " scaling=" << var.scaling << " max_len+" << var.extra_len << " matmul=" << mm
-                    << " d_model=" << dm << " " << var.option);
+                    << " d_model=" << dm << " heads=" << heads << " " << var.option);
         auto be = make_backend(c, "cuda");
         Dataset d = generate_split(c.task, 0, Split::kTrain);
         Batch b = batch_of(c, d, 3, c.train.batch, be->static_len());
@@ -129,9 +133,11 @@ TEST_CASE("ten GPU training steps follow the CPU backend", "[cuda][model]") {
   // "+groups" also checks the optimizer's groups: weight decay on every 2-D tensor and PoPE's
   // delta on its own learning rate (AdamWGroups on the GPU, ParamView::lr_mult on the CPU).
   // "+project": delta (shared by the layers) projected after each update, at a learning rate
-  // that pushes it out of [-2 pi, 0]; "+accum": three micro-batches per step (grad_accum) and a tied head.
+  // that pushes it out of [-2 pi, 0]; "+accum": three micro-batches per step (grad_accum) and a tied head;
+  // "+heads16": 4 heads of 16.
   for (std::string pe : {"rope", "pope", "alibi-half", "learned", "pope+groups", "learned+groups", "pope+project",
-                         "rope+accum", "pope+lossall", "pope+bias", "pope+temp", "rope+masked"}) {
+                         "rope+accum", "pope+lossall", "pope+bias", "pope+temp", "rope+masked", "pope+heads16",
+                         "rope+heads16"}) {
     const std::string extra = pe.find('+') != std::string::npos ? pe.substr(pe.find('+') + 1) : "";
     RunConfig c = tiny(extra.empty() ? pe : pe.substr(0, pe.find('+')), "fp32");
     if (extra == "groups") {
@@ -145,6 +151,7 @@ TEST_CASE("ten GPU training steps follow the CPU backend", "[cuda][model]") {
       c.optim.pe_lr_mult = 300;  // steps of ~0.3 rad: many deltas reach a bound within ten steps
     }
     if (extra == "lossall") c.train.loss = "all";
+    if (extra == "heads16") c.model.n_head = 4;  // head dim 16 (Indirect Indexing at 10x's 4 heads of 16)
     if (extra == "bias") c.model.bias = true;  // zero at init: the ten steps make them non-zero
     if (extra == "temp") c.model.attn_temp = "learned";  // likewise the log-temperatures
     if (extra == "masked") {
@@ -307,4 +314,13 @@ TEST_CASE("bf16: an evaluation at a larger batch after the graph capture leaves 
   run(true, lb, pb);
   CHECK(la == lb);
   CHECK(pa == pb);
+}
+
+TEST_CASE("a head dim with no GPU kernel is refused on --device cuda and trains on the CPU with auto", "[cuda][model]") {
+  RunConfig c = tiny("rope", "fp32");
+  c.model.n_head = 8;  // head dim 8: the kernels take 16, 32, 64 and 128
+  CHECK_THROWS_WITH(make_backend(c, "cuda"), Catch::Contains("head dim 8 has no GPU kernel"));
+  CHECK(make_backend(c, "auto")->device_index() == -1);  // the CPU backend (after a notice on stderr)
+  c.model.n_head = 4;  // head dim 16: on the GPU
+  CHECK(make_backend(c, "auto")->device_index() >= 0);
 }

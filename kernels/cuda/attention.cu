@@ -6,7 +6,9 @@
 //
 // Two kernel families behind one entry point: for T <= 64 and D <= 64 (every training shape of
 // the presets) attention_short.cu holds a (batch, head)'s whole sequence in one block; this file
-// holds the tiled kernels for everything else (long T for extrapolation, head dim 128).
+// holds the tiled kernels for everything else (long T for extrapolation, head dim 128). Head dims
+// 16, 32, 64 and 128 are instantiated; at 16 half of each warp's lanes idle in the
+// lanes-over-channels loops (Dims::v_lane), which costs nothing that matters at models that small.
 //
 // Work split of the tiled kernels: blocks of 8 warps over tiles of 32 rows, 4 rows per warp (see
 // kWarps for the measured difference from 4 warps of 8 rows); the other side is
@@ -132,7 +134,8 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_kernel(AttentionArgs a
       for (int j = 0; j < kTile; ++j) {
         const float pj = __shfl_sync(0xffffffffu, p, j);
 #pragma unroll
-        for (int k = 0; k < Dm::NV; ++k) o[i][k] += pj * Vs[j * Dm::SV + lane + 32 * k];
+        for (int k = 0; k < Dm::NV; ++k)
+          if (Dm::v_lane(lane, k)) o[i][k] += pj * Vs[j * Dm::SV + lane + 32 * k];
       }
     }
   }
@@ -142,7 +145,8 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_kernel(AttentionArgs a
     if (t >= T) continue;
     float* orow = out + (size_t(b) * T + t) * C + h * D;
 #pragma unroll
-    for (int k = 0; k < Dm::NV; ++k) orow[lane + 32 * k] = o[i][k] / l[i];
+    for (int k = 0; k < Dm::NV; ++k)
+      if (Dm::v_lane(lane, k)) orow[lane + 32 * k] = o[i][k] / l[i];
     if (lane == 0) lse[(size_t(b) * a.H + h) * T + t] = m[i] + logf(l[i]);
   }
 }
@@ -234,9 +238,11 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_dkdv_kernel(AttentionA
       for (int r = 0; r < kTile; ++r) {
         const float pr = __shfl_sync(0xffffffffu, p, r), dsr = __shfl_sync(0xffffffffu, ds, r);
 #pragma unroll
-        for (int k = 0; k < Dm::NV; ++k) dv[i][k] += pr * dOs[r * Dm::SV + lane + 32 * k];
+        for (int k = 0; k < Dm::NV; ++k)
+          if (Dm::v_lane(lane, k)) dv[i][k] += pr * dOs[r * Dm::SV + lane + 32 * k];
 #pragma unroll
-        for (int k = 0; k < Dm::NQ; ++k) dk[i][k] += dsr * Qs[r * Dm::SQ + lane + 32 * k];
+        for (int k = 0; k < Dm::NQ; ++k)
+          if (Dm::q_lane(lane, k)) dk[i][k] += dsr * Qs[r * Dm::SQ + lane + 32 * k];
       }
     }
   }
@@ -248,11 +254,13 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_dkdv_kernel(AttentionA
     const int j = w * kRowsPerWarp + i, s = k0 + j;
     if (s >= T) continue;
 #pragma unroll
-    for (int k = 0; k < Dm::NQ; ++k) Qs[j * Dm::SQ + lane + 32 * k] = dk[i][k] * sh;
+    for (int k = 0; k < Dm::NQ; ++k)
+      if (Dm::q_lane(lane, k)) Qs[j * Dm::SQ + lane + 32 * k] = dk[i][k] * sh;
     __syncwarp();
     float* base = dqkv + (size_t(b) * T + s) * 3 * C + h * D;
 #pragma unroll
-    for (int k = 0; k < Dm::NV; ++k) base[2 * C + lane + 32 * k] = dv[i][k];
+    for (int k = 0; k < Dm::NV; ++k)
+      if (Dm::v_lane(lane, k)) base[2 * C + lane + 32 * k] = dv[i][k];
     pe_backward_row<D, PE, true>(Qs + j * Dm::SQ, P.q(qkv, b, s, h, D) + C, s, a.theta, delta_h, a.n_rot, base + C,
                                  ddelta_part ? ddelta_part + ((size_t(b) * T + s) * a.H + h) * D : nullptr, lane);
   }
@@ -296,7 +304,8 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_dq_kernel(AttentionArg
       for (int j = 0; j < kTile; ++j) {  // full tile: masked lanes hold ds = 0
         const float dsj = __shfl_sync(0xffffffffu, ds, j);
 #pragma unroll
-        for (int k = 0; k < Dm::NQ; ++k) dq[i][k] += dsj * Ks[j * Dm::SQ + lane + 32 * k];
+        for (int k = 0; k < Dm::NQ; ++k)
+          if (Dm::q_lane(lane, k)) dq[i][k] += dsj * Ks[j * Dm::SQ + lane + 32 * k];
       }
     }
   }
@@ -307,7 +316,8 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_dq_kernel(AttentionArg
     const int r = w * kRowsPerWarp + i, t = q0 + r;
     if (t >= T) continue;
 #pragma unroll
-    for (int k = 0; k < Dm::NQ; ++k) Ks[r * Dm::SQ + lane + 32 * k] = dq[i][k] * sh;
+    for (int k = 0; k < Dm::NQ; ++k)
+      if (Dm::q_lane(lane, k)) Ks[r * Dm::SQ + lane + 32 * k] = dq[i][k] * sh;
     __syncwarp();
     pe_backward_row<D, PE, false>(Ks + r * Dm::SQ, P.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot,
                                   dqkv + (size_t(b) * T + t) * 3 * C + h * D, nullptr, lane);
@@ -352,21 +362,23 @@ void launch_bwd(const AttentionArgs& a, const float* qkv, const float* out, cons
 template <PEKind PE>
 void dispatch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
   switch (a.D) {
+    case 16: return launch_fwd<16, PE>(a, qkv, out, lse, s);
     case 32: return launch_fwd<32, PE>(a, qkv, out, lse, s);
     case 64: return launch_fwd<64, PE>(a, qkv, out, lse, s);
     case 128: return launch_fwd<128, PE>(a, qkv, out, lse, s);
   }
-  throw CudaError("attention: head dim " + std::to_string(a.D) + " is not supported on the GPU (32, 64 or 128)");
+  throw CudaError("attention: head dim " + std::to_string(a.D) + " is not supported on the GPU (16, 32, 64 or 128)");
 }
 template <PEKind PE>
 void dispatch_bwd(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
                   float* dqkv, float* ddp, float* dtp, cudaStream_t s) {
   switch (a.D) {
+    case 16: return launch_bwd<16, PE>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
     case 32: return launch_bwd<32, PE>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
     case 64: return launch_bwd<64, PE>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
     case 128: return launch_bwd<128, PE>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
   }
-  throw CudaError("attention: head dim " + std::to_string(a.D) + " is not supported on the GPU (32, 64 or 128)");
+  throw CudaError("attention: head dim " + std::to_string(a.D) + " is not supported on the GPU (16, 32, 64 or 128)");
 }
 
 // n_rot defaults to 0, which would silently leave RoPE unrotated: refuse it here, once for every

@@ -26,9 +26,15 @@ __device__ __forceinline__ double clamp_delta(float d) { return fmin(fmax(double
 __device__ __forceinline__ bool delta_in_range(float d) { return double(d) >= kDeltaMin && double(d) <= 0.0; }
 
 template <int D, PEKind PE> struct Dims {
-  static constexpr int DQ = PE == PEKind::kPope ? 2 * D : D;  // width the dot product sees
-  static constexpr int NQ = DQ / 32, NV = D / 32;             // elements per lane
-  static constexpr int SQ = DQ + 4, SV = D + 4;               // padded smem row strides (see dot_smem)
+  static_assert(D % 16 == 0, "head dims are multiples of 16 (the short kernels' 16 column groups)");
+  static constexpr int DQ = PE == PEKind::kPope ? 2 * D : D;   // width the dot product sees
+  static constexpr int NQ = (DQ + 31) / 32, NV = (D + 31) / 32;  // elements per lane
+  static constexpr int SQ = DQ + 4, SV = D + 4;                // padded smem row strides (see dot_smem)
+  // Whether lane holds element k of a lanes-over-channels row. Always at widths that are
+  // multiples of 32 (the test compiles away); at D 16 lanes 16-31 hold none of a value row (and,
+  // but for PoPE, of a query row): they compute on padding or the next row and never store it.
+  __device__ static constexpr bool v_lane(int lane, int k) { return D % 32 == 0 || lane + 32 * k < D; }
+  __device__ static constexpr bool q_lane(int lane, int k) { return DQ % 32 == 0 || lane + 32 * k < DQ; }
 };
 
 // One warp writes the PE-transformed row (times mul) of x (D floats, global) at position pos.
@@ -142,10 +148,12 @@ class DeviceOnce {
 };
 
 // The whole-sequence kernels (attention_short.cu) take (batch, head) pairs whose T is at most
-// kShortMaxT and whose head dim is 32 or 64 (at D 128 PoPE's backward would need > 227 KB of
+// kShortMaxT and whose head dim is 16, 32 or 64 (at D 128 PoPE's backward would need > 227 KB of
 // shared memory at T 64); the tiled kernels take the rest.
 constexpr int kShortMaxT = 64;
-inline bool short_kernels_apply(const AttentionArgs& a) { return a.T <= kShortMaxT && (a.D == 32 || a.D == 64); }
+inline bool short_kernels_apply(const AttentionArgs& a) {
+  return a.T <= kShortMaxT && (a.D == 16 || a.D == 32 || a.D == 64);
+}
 void attention_fwd_short(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s);
 void attention_bwd_short(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
                          const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s);

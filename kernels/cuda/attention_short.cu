@@ -1,4 +1,4 @@
-// Fused causal attention for short sequences (T <= 64, head dim <= 64): one block of 256 threads
+// Fused causal attention for short sequences (T <= 64, head dim 16, 32 or 64): one block of 256 threads
 // holds the whole sequence of one (batch, head) in shared memory, so every query and key row is
 // PE-transformed exactly once per kernel, and the products run as small register-tiled matrix
 // products instead of the tiled kernels' one-row-per-lane dot products and shuffles.
@@ -48,7 +48,7 @@ struct ShortSmem {
   static_assert(2 * Dm::SV >= Dm::SQ, "staging rows must fit in V and dO");
 };
 
-// W floats from shared memory (16-byte aligned when W >= 4, 8-byte when W == 2).
+// W floats from shared memory (16-byte aligned when W >= 4, 8-byte when W == 2; W == 1 at head dim 16).
 template <int W>
 __device__ __forceinline__ void load_vec(const float* p, float (&v)[W]) {
   if constexpr (W % 4 == 0) {
@@ -57,10 +57,12 @@ __device__ __forceinline__ void load_vec(const float* p, float (&v)[W]) {
       const float4 x = reinterpret_cast<const float4*>(p)[k];
       v[4 * k] = x.x, v[4 * k + 1] = x.y, v[4 * k + 2] = x.z, v[4 * k + 3] = x.w;
     }
-  } else {
-    static_assert(W == 2, "widths are 2, 4 or 8 floats per thread");
+  } else if constexpr (W == 2) {
     const float2 x = *reinterpret_cast<const float2*>(p);
     v[0] = x.x, v[1] = x.y;
+  } else {
+    static_assert(W == 1, "widths are 1, 2, 4 or 8 floats per thread");
+    v[0] = *p;
   }
 }
 
@@ -356,19 +358,21 @@ void bwd_for_pe(const AttentionArgs& a, const float* qkv, const float* out, cons
 void attention_fwd_short(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
   if (a.T < 1) return;
   switch (a.D) {
+    case 16: return fwd_for_pe<16>(a, qkv, out, lse, s);
     case 32: return fwd_for_pe<32>(a, qkv, out, lse, s);
     case 64: return fwd_for_pe<64>(a, qkv, out, lse, s);
   }
-  throw CudaError("attention (short): head dim " + std::to_string(a.D) + " is not supported (32 or 64)");
+  throw CudaError("attention (short): head dim " + std::to_string(a.D) + " is not supported (16, 32 or 64)");
 }
 void attention_bwd_short(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
                          const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
   if (a.T < 1) return;
   switch (a.D) {
+    case 16: return bwd_for_pe<16>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
     case 32: return bwd_for_pe<32>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
     case 64: return bwd_for_pe<64>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
   }
-  throw CudaError("attention (short): head dim " + std::to_string(a.D) + " is not supported (32 or 64)");
+  throw CudaError("attention (short): head dim " + std::to_string(a.D) + " is not supported (16, 32 or 64)");
 }
 
 }  // namespace popebench::cuda::attn
