@@ -175,7 +175,8 @@ class CudaBackend final : public Backend, public BatchEngine {
     if (host_model_.layout().has_attn_temp) dtemp_part_ = mem_.device<float>(N * H_);  // (B, T, H)
     if (masked_pads_) {  // InputConfig::pad_attention: each row's first real position
       key_start_ = mem_.device<int32_t>(maxB_);
-      h_key_start_ = mem_.pinned<int32_t>(maxB_);
+      train_host_.key_start = mem_.pinned<int32_t>(maxB_);
+      eval_host_.key_start = mem_.pinned<int32_t>(maxB_);
     }
     dhf_ = mem_.device<float>(HR * C_);
     dhf_in_ = mem_.device<float>(size_t(maxB_) * C_);
@@ -184,10 +185,13 @@ class CudaBackend final : public Backend, public BatchEngine {
     ans_ = mem_.device<int32_t>(maxB_);
     targets_ = mem_.device<int32_t>(HR);
     hyper_ = mem_.device<cuda::AdamWHyper>(R_);  // (R) each run's learning rate, step, norm
-    h_tokens_ = mem_.pinned<int32_t>(N);
-    h_ans_ = mem_.pinned<int32_t>(maxB_);
-    h_targets_ = mem_.pinned<int32_t>(HR);
-    h_weights_ = mem_.pinned<float>(HR);
+    train_host_.tokens = mem_.pinned<int32_t>(N);
+    train_host_.ans = mem_.pinned<int32_t>(maxB_);
+    train_host_.targets = mem_.pinned<int32_t>(HR);
+    train_host_.weights = mem_.pinned<float>(HR);
+    eval_host_.tokens = mem_.pinned<int32_t>(N);
+    eval_host_.ans = mem_.pinned<int32_t>(maxB_);
+    eval_host_.targets = mem_.pinned<int32_t>(maxB_);  // evaluation scores the answer only
     h_loss_rows_ = mem_.pinned<float>(HR);
     h_correct_ = mem_.pinned<int32_t>(HR);
     h_hyper_ = mem_.pinned<cuda::AdamWHyper>(R_);
@@ -258,7 +262,7 @@ class CudaBackend final : public Backend, public BatchEngine {
     check_slot(r);
     if (b) {
       if (b->B != cfg_.train.batch) throw UserError("CUDA backend: training batches must have the configured size");
-      stage_batch(*b, every_token_, r * cfg_.train.batch);
+      stage_batch(train_host_, *b, every_token_, r * cfg_.train.batch);
     }
     h_hyper_[r] = cuda::AdamWHyper{static_cast<float>(lr), static_cast<float>(b ? step : 1), 0.f, b ? 1.f : 0.f};
   }
@@ -267,8 +271,10 @@ class CudaBackend final : public Backend, public BatchEngine {
     check_slot(r);
     if (b.B > maxB_) throw UserError("CUDA backend: evaluation batch larger than configured");
     const Span sp{b.B, r, 1};
-    stage_batch(b, false, 0);  // evaluation scores the answer, whatever the training loss
-    upload_batch(sp, false);
+    // Evaluation has staging buffers of its own: in a batch of runs, the other slots may already
+    // have staged their next step's rows in the training ones while this slot evaluates.
+    stage_batch(eval_host_, b, false, 0);  // evaluation scores the answer, whatever the training loss
+    upload_batch(eval_host_, sp, false);
     forward(sp, false, false);
     CUDA_CHECK(cudaMemcpyAsync(h_loss_rows_, loss_rows_, b.B * sizeof(float), cudaMemcpyDeviceToHost, stream_));
     CUDA_CHECK(cudaMemcpyAsync(h_correct_, correct_, b.B * sizeof(int32_t), cudaMemcpyDeviceToHost, stream_));
@@ -324,12 +330,12 @@ class CudaBackend final : public Backend, public BatchEngine {
   double read_step_loss(int r, int B, int& correct) const {
     double loss = 0;
     const int e0 = r * B;  // the slot's first example
-    for (int i = e0; i < e0 + B; ++i) correct += h_correct_[every_token_ ? i * T_ + h_ans_[i] : i];
+    for (int i = e0; i < e0 + B; ++i) correct += h_correct_[every_token_ ? i * T_ + train_host_.ans[i] : i];
     if (!every_token_) {
       for (int i = e0; i < e0 + B; ++i) loss += h_loss_rows_[i];
       return loss / B;
     }
-    for (int i = e0 * T_; i < (e0 + B) * T_; ++i) loss += double(h_weights_[i]) * h_loss_rows_[i];
+    for (int i = e0 * T_; i < (e0 + B) * T_; ++i) loss += double(train_host_.weights[i]) * h_loss_rows_[i];
     return loss;
   }
   int train_rows(int B) const { return every_token_ ? B * T_ : B; }  // rows the training head computes
@@ -346,8 +352,8 @@ class CudaBackend final : public Backend, public BatchEngine {
     if (!accum_) accum_ = mem_.device<float>(total_);
     CUDA_CHECK(cudaMemsetAsync(accum_, 0, total_ * sizeof(float), stream_));
     for (const Batch& b : micro) {
-      stage_batch(b, every_token_, 0);  // waits for the previous micro-batch, whose results are read below
-      upload_batch(sp, every_token_);
+      stage_batch(train_host_, b, every_token_, 0);  // waits for the previous micro-batch, whose results are read below
+      upload_batch(train_host_, sp, every_token_);
       forward(sp, true, every_token_);
       backward(sp, every_token_);
       cuda::axpy(w, grads_, accum_, total_, stream_);
@@ -370,8 +376,8 @@ class CudaBackend final : public Backend, public BatchEngine {
   // For tests: the gradient of one batch's loss (no update), copied to the host (slot 0).
   double loss_and_grad(const Batch& b, std::vector<float>& g) {
     const Span sp{b.B, 0, 1};
-    stage_batch(b, every_token_, 0);
-    upload_batch(sp, every_token_);
+    stage_batch(train_host_, b, every_token_, 0);
+    upload_batch(train_host_, sp, every_token_);
     forward(sp, true, every_token_);
     backward(sp, every_token_);
     g.resize(total_);
@@ -443,37 +449,45 @@ class CudaBackend final : public Backend, public BatchEngine {
     void *ln1_b, *att_b, *ln2_b, *gelu_b;  // bf16 mirrors of ln1, att, ln2, gelu (bf16 products), or nullptr
   };
 
+  // Pinned host copies of a batch's inputs, uploaded by upload_batch: tokens (B, T), answer
+  // positions (B), targets (B) or (B, T) with weights (B, T) for the loss on every token, each
+  // row's first real position (B, masked pads only).
+  struct HostStaging {
+    int32_t *tokens = nullptr, *ans = nullptr, *targets = nullptr, *key_start = nullptr;
+    float* weights = nullptr;
+  };
+
   // Copies b into the pinned staging buffers from example e0 on (a slot's rows in a training
   // step; 0 for a single pass). every_token: the head's targets and weights for every position
   // (every_token_targets).
-  void stage_batch(const Batch& b, bool every_token, int e0) {
+  void stage_batch(const HostStaging& h, const Batch& b, bool every_token, int e0) {
     if (b.T != T_) throw UserError("CUDA backend: batches must be padded to " + std::to_string(T_) + " tokens");
     CUDA_CHECK(cudaStreamSynchronize(stream_));  // the previous step may still read the pinned buffers
-    std::memcpy(h_tokens_ + size_t(e0) * T_, b.tokens.data(), b.tokens.size() * sizeof(int32_t));
-    std::memcpy(h_ans_ + e0, b.answer_pos.data(), b.B * sizeof(int32_t));
+    std::memcpy(h.tokens + size_t(e0) * T_, b.tokens.data(), b.tokens.size() * sizeof(int32_t));
+    std::memcpy(h.ans + e0, b.answer_pos.data(), b.B * sizeof(int32_t));
     if (b.key_start.size() != (masked_pads_ ? size_t(b.B) : 0))
       throw UserError("CUDA backend: the batch's pad masking does not match the run's --pad-attention");
-    if (masked_pads_) std::memcpy(h_key_start_ + e0, b.key_start.data(), b.B * sizeof(int32_t));
+    if (masked_pads_) std::memcpy(h.key_start + e0, b.key_start.data(), b.B * sizeof(int32_t));
     if (every_token) {
       const TokenTargets tt = every_token_targets(b);
-      std::memcpy(h_targets_ + size_t(e0) * T_, tt.targets.data(), tt.targets.size() * sizeof(int32_t));
-      for (size_t i = 0; i < tt.weights.size(); ++i) h_weights_[size_t(e0) * T_ + i] = static_cast<float>(tt.weights[i]);
+      std::memcpy(h.targets + size_t(e0) * T_, tt.targets.data(), tt.targets.size() * sizeof(int32_t));
+      for (size_t i = 0; i < tt.weights.size(); ++i) h.weights[size_t(e0) * T_ + i] = static_cast<float>(tt.weights[i]);
     } else {
-      std::memcpy(h_targets_ + e0, b.targets.data(), b.B * sizeof(int32_t));
+      std::memcpy(h.targets + e0, b.targets.data(), b.B * sizeof(int32_t));
     }
   }
-  void upload_batch(const Span& sp, bool every_token) {
+  void upload_batch(const HostStaging& h, const Span& sp, bool every_token) {
     const int E = sp.examples(), rows = every_token ? E * T_ : E;
-    CUDA_CHECK(cudaMemcpyAsync(tokens_, h_tokens_, size_t(E) * T_ * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
-    CUDA_CHECK(cudaMemcpyAsync(ans_, h_ans_, E * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
+    CUDA_CHECK(cudaMemcpyAsync(tokens_, h.tokens, size_t(E) * T_ * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
+    CUDA_CHECK(cudaMemcpyAsync(ans_, h.ans, E * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
     if (masked_pads_)
-      CUDA_CHECK(cudaMemcpyAsync(key_start_, h_key_start_, E * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
-    CUDA_CHECK(cudaMemcpyAsync(targets_, h_targets_, rows * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
-    if (every_token) CUDA_CHECK(cudaMemcpyAsync(weights_, h_weights_, rows * sizeof(float), cudaMemcpyHostToDevice, stream_));
+      CUDA_CHECK(cudaMemcpyAsync(key_start_, h.key_start, E * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
+    CUDA_CHECK(cudaMemcpyAsync(targets_, h.targets, rows * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
+    if (every_token) CUDA_CHECK(cudaMemcpyAsync(weights_, h.weights, rows * sizeof(float), cudaMemcpyHostToDevice, stream_));
   }
 
   void enqueue_step(const Span& sp) {
-    upload_batch(sp, every_token_);
+    upload_batch(train_host_, sp, every_token_);
     // lr, step and active per run (grad_norm is written by the norm kernel before AdamW reads it)
     CUDA_CHECK(cudaMemcpyAsync(hyper_, h_hyper_, R_ * sizeof(cuda::AdamWHyper), cudaMemcpyHostToDevice, stream_));
     forward(sp, true, every_token_);
@@ -704,11 +718,12 @@ class CudaBackend final : public Backend, public BatchEngine {
   float* dtemp_part_ = nullptr;  // (B, T, H) log-temperature gradient terms (ModelConfig::attn_temp), or nullptr
   bool masked_pads_ = false;     // InputConfig::pad_attention "masked"
   int32_t* key_start_ = nullptr;    // (B) each row's first real position (masked pads), or nullptr
-  int32_t* h_key_start_ = nullptr;  // (B) pinned staging of key_start_
   int32_t *tokens_, *ans_, *targets_;
   cuda::AdamWHyper* hyper_;  // (R)
-  int32_t *h_tokens_, *h_ans_, *h_targets_, *h_correct_;
-  float *h_loss_rows_, *h_weights_;
+  HostStaging train_host_;  // training steps (a slot's rows from r B; read by the captured graph)
+  HostStaging eval_host_;   // eval_batch (no weights: evaluation scores the answer only)
+  int32_t* h_correct_;
+  float* h_loss_rows_;
   cuda::AdamWHyper* h_hyper_;
 };
 
