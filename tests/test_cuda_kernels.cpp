@@ -166,7 +166,14 @@ void check_attention(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0,
               << " alibi=" << alibi << " half=" << alibi_half << " masked=" << masked << " temp=" << temp);
   CHECK(rel_err(d_out.download(), ref.out) < kFp32Tol);
   CHECK(rel_err(d_dqkv.download(), ref.dqkv) < kFp32Tol);
-  if (pe == cuda::PEKind::kPope) CHECK(small_grad_err(d_dd.download(), ref.ddelta, ref.dqkv) < kFp32Tol);
+  // d delta at T = 1: every row has one key, so the exact gradient is 0 and the GPU returns the
+  // roundoff of ds = dp - rowsum(dO o O) carried through q' and k'. Measured on the H200 (e31e3d6;
+  // masked-pad draws at D 64 and 128): 1.1-1.4e-7 of |dqkv|, about one fp32 epsilon, just over
+  // the default floor's 1e-3 x 1e-4 = 1e-7. At T = 1 the floor is ten times that (a limit of 1e-6
+  // of |dqkv|, ~8 epsilons); a wrong formula cannot show there anyway (ds is 0), and at T > 1,
+  // where it can, the check is unchanged.
+  if (pe == cuda::PEKind::kPope)
+    CHECK(small_grad_err(d_dd.download(), ref.ddelta, ref.dqkv, T == 1 ? 10.0 : 1.0) < kFp32Tol);
   // d log-temperature_h is a sum over query rows of dq'.q' (D-long dot products): its natural size
   // is dq's (part of dqkv) times |q'| ~ rms(qkv) sqrt(D) = sqrt(D) here (unit normal inputs), so
   // its floor is dqkv's times sqrt(D). Measured on the H200 at T = 1, where it is exactly 0 and
