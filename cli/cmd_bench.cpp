@@ -65,7 +65,7 @@ Runner register_bench(CLI::App& app) {
       std::vector<size_t> idx;
       for (int i = 0; i < B; ++i) idx.push_back(i);
       Batch b = make_batch(d, idx, be->static_len());
-      nlohmann::json r = cuda_benchmark_step(*be, b, st->warmup, st->iters);
+      nlohmann::json r = cuda_benchmark_step(c, 1, b, st->warmup, st->iters);
       // End to end as the trainer runs it: batch assembly, upload, graph, sync, readback.
       Pcg32 sampler(0, 0);
       auto t0 = std::chrono::steady_clock::now();
@@ -93,7 +93,7 @@ Runner register_bench(CLI::App& app) {
         std::vector<size_t> idx;
         for (int i = 0; i < B; ++i) idx.push_back(i);
         Batch b = make_batch(d, idx, c.input_len());  // the backend's static length
-        nlohmann::json r = cuda_benchmark_batched_step(c, R, b, st->warmup, st->iters);
+        nlohmann::json r = cuda_benchmark_step(c, R, b, st->warmup, st->iters);
         const double ms = r["step_graph_ms"].get<double>();
         r["pe"] = pe;
         r["run_steps_per_s"] = R * 1e3 / ms;

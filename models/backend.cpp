@@ -10,7 +10,7 @@
 namespace popebench {
 
 std::unique_ptr<Backend> make_cpu_backend(const RunConfig& cfg);  // models/cpu_backend.cpp
-std::unique_ptr<Backend> make_cuda_backend(const RunConfig& cfg);  // models/cuda_backend.cu, when built
+std::unique_ptr<Backend> make_cuda_backend(const RunConfig& cfg);  // models/cuda/factory.cu, when built
 #ifdef POPEBENCH_HAVE_CUDA_BACKEND
 std::string cuda_backend_cannot_run(const RunConfig& cfg);        // the same file: "" or why not
 std::unique_ptr<BatchEngine> make_cuda_batch_engine(const RunConfig& cfg, int runs);  // likewise

@@ -50,10 +50,11 @@ std::unique_ptr<Backend> make_backend(const RunConfig& cfg, const std::string& d
 }  // namespace popebench
 
 namespace popebench {
-// Benchmark hook (CUDA builds): median ms of the graph-captured step and of its parts.
-nlohmann::json cuda_benchmark_step(Backend& be, const Batch& b, int warmup, int iters);
-// The same for the step of a batch of `runs` runs of cfg (seeds cfg's, +1, ...), each on b.
-nlohmann::json cuda_benchmark_batched_step(const RunConfig& cfg, int runs, const Batch& b, int warmup, int iters);
-// Test hook (CUDA builds): one batch's loss and gradient on the CUDA backend, no update.
-double cuda_loss_and_grad(Backend& be, const Batch& b, std::vector<float>& grads);
+// Benchmark hook (CUDA builds, models/cuda/hooks.cu): median ms of the graph-captured step and of
+// its parts, for a backend of `runs` runs of cfg (seeds cfg's, +1, ...; 1: a run alone), each on b.
+nlohmann::json cuda_benchmark_step(const RunConfig& cfg, int runs, const Batch& b, int warmup, int iters);
+// Test hook (CUDA builds): one batch's loss and gradient at the given parameters on the CUDA
+// backend, no update.
+double cuda_loss_and_grad(const RunConfig& cfg, const std::vector<float>& params, const Batch& b,
+                          std::vector<float>& grads);
 }  // namespace popebench

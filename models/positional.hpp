@@ -2,7 +2,7 @@
 // them before the attention op; one that biases scores (ALiBi) supplies slopes; one that adds to
 // the token embedding would add a hook here. On the CPU, a PE is one file (models/pe_*.hpp) with
 // its forward/backward, a line in make_positional_embedding and PEConfig's list of kinds; to run
-// on the GPU it also needs the CUDA backend's PE switch (models/cuda_backend.cu) and the attention
+// on the GPU it also needs the CUDA backend's PE switch (models/cuda/buffers.cu) and the attention
 // kernels' dispatch (kernels/cuda/attention*.cu), and the tests' per-PE references know it by name.
 #pragma once
 #include <algorithm>

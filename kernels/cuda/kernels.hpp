@@ -8,7 +8,7 @@
 // launcher overwrites what it writes unless its comment says it adds (embedding_bwd's
 // `accumulate` for a tied head, rmsnorm's dx into the residual stream, axpy over micro-batches):
 // on the GPU each gradient is written by one launch and added to only where a parameter is used
-// twice (a tied head, a δ shared by the layers: models/cuda_backend.cu), so no buffer is zeroed
+// twice (a tied head, a δ shared by the layers: models/cuda/passes.cu), so no buffer is zeroed
 // per step and no atomics are needed. Activation gradients are overwritten on both sides, the residual
 // stream's excepted. A test that compares the two zeroes the CPU's gradients first.
 #pragma once
@@ -27,7 +27,7 @@ enum class PEKind : int { kNone = 0, kRope = 1, kPope = 2 };
 #define POPEBENCH_HOST_DEVICE
 #endif
 
-// Several runs batched as one model (models/cuda_backend.cu): every activation holds the runs'
+// Several runs batched as one model (models/cuda/cuda_backend.cuh): every activation holds the runs'
 // rows one run after another (run r owns rows [r * rows, (r + 1) * rows)), and every parameter
 // exists once per run, run r's copy `param_stride` floats after run r - 1's. A launcher that reads
 // or writes a parameter takes a RunStride to find each row's copy; the default is one run, so

@@ -1,0 +1,84 @@
+// CudaBackend's benchmark harness (popebench bench) and the tests' loss-and-gradient hook, and the
+// functions models/backend.hpp declares for them: each builds its own backend from a config, so
+// that no caller reaches into a Backend it was handed.
+// The class and what each file of it holds: models/cuda/cuda_backend.cuh.
+#include <algorithm>
+#include <functional>
+
+#include "common/files.hpp"
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/event_timer.hpp"
+#include "models/cuda/cuda_backend.cuh"
+
+namespace popebench {
+
+// For tests: the gradient of one batch's loss (no update), copied to the host (slot 0).
+double CudaBackend::loss_and_grad(const Batch& b, std::vector<float>& g) {
+  const Span sp{b.B, 0, 1};
+  stage_batch(train_host_, b, every_token_, 0);
+  upload_batch(train_host_, sp, every_token_);
+  forward(sp, true, every_token_);
+  backward(sp, every_token_);
+  g.resize(total_);
+  const int rows = train_rows(b.B);
+  CUDA_CHECK(cudaMemcpyAsync(h_loss_rows_, loss_rows_, rows * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+  CUDA_CHECK(cudaMemcpyAsync(h_correct_, correct_, rows * sizeof(int32_t), cudaMemcpyDeviceToHost, stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  CUDA_CHECK(cudaMemcpy(g.data(), grads_, total_ * sizeof(float), cudaMemcpyDeviceToHost));
+  int correct = 0;
+  return read_step_loss(0, b.B, correct);
+}
+
+// Benchmark (popebench bench): median milliseconds, CUDA events around each repetition, after
+// warm-up. The full step is the captured graph; the parts run eagerly on the same buffers.
+// Every slot trains on b (R = 1: the run alone; R > 1: the step of a batch of R runs).
+nlohmann::json CudaBackend::benchmark(const Batch& b, int warmup, int iters) {
+  for (int i = 0; i < std::max(warmup, 3); ++i) {  // builds the graph
+    for (int r = 0; r < R_; ++r) stage(r, &b, 1e-4, i + 1);
+    step_all();
+  }
+  const Span sp = all_runs();
+  auto time = [&](const std::function<void()>& f) { return cuda::median_event_ms(stream_, warmup, iters, f); };
+  nlohmann::json r;
+  r["runs"] = R_;
+  r["step_graph_ms"] = time([&] { CUDA_CHECK(cudaGraphLaunch(graph_exec_, stream_)); });
+  r["forward_ms"] = time([&] { forward(sp, true, every_token_); });
+  r["forward_backward_ms"] = time([&] { forward(sp, true, every_token_); backward(sp, every_token_); });
+  r["optimizer_ms"] = time([&] { optimizer_update(); });
+  r["gemms_ms"] = time([&] {  // every matrix product of one step, alone (values: whatever the
+    for (int l = 0; l < L_; ++l)  // buffers hold; only the time counts)
+      for (Product p : {Product::kQkv, Product::kOut, Product::kFc, Product::kProj}) layer_product_fwd(p, l, sp);
+    for (int l = L_ - 1; l >= 0; --l)
+      for (Product p : {Product::kProj, Product::kFc, Product::kOut, Product::kQkv}) layer_product_bwd(p, l, sp);
+  });
+  r["attention_ms"] = time([&] {  // fused attention forward and backward of every layer
+    for (int l = 0; l < L_; ++l) {
+      Layer& a = layers_[l];
+      cuda::attention_fwd(attn_args(sp, l), a.qkv, a.att, a.lse, stream_);
+      cuda::attention_bwd(attn_args(sp, l), a.qkv, a.att, datt_, a.lse, dqkv_,
+                          pe_ == cuda::PEKind::kPope ? ddelta_part_ : nullptr, stream_, dtemp_part_);
+    }
+  });
+  forward(sp, true, every_token_);  // leave consistent activations behind
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  return r;
+}
+
+nlohmann::json cuda_benchmark_step(const RunConfig& cfg, int runs, const Batch& b, int warmup, int iters) {
+  CudaBackend be(cfg, runs);
+  for (int r = 1; r < runs; ++r) {  // each slot its own seed, as a batch of a sweep's seeds
+    RunConfig c = cfg;
+    c.train.seed = cfg.train.seed + r;
+    be.init_run(r, c);
+  }
+  return be.benchmark(b, warmup, iters);
+}
+
+double cuda_loss_and_grad(const RunConfig& cfg, const std::vector<float>& params, const Batch& b, std::vector<float>& g) {
+  CudaBackend be(cfg);
+  std::vector<float> zero(params.size(), 0.f);
+  be.set_state(params, zero, zero);
+  return be.loss_and_grad(b, g);
+}
+
+}  // namespace popebench
