@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "cli/presets.hpp"
 #include "generators/task.hpp"
+#include "models/pe_registry.hpp"
 #include "models/config.hpp"
 
 namespace popebench::cli {
@@ -20,7 +21,8 @@ Runner register_list(CLI::App& app) {
       const Preset p = read_preset(name);
       out["presets"].push_back({{"name", name}, {"description", p.description}, {"seeds", p.seeds}, {"args", p.args}});
     }
-    for (const auto& k : pe_kinds()) out["positional_embeddings"].push_back({{"name", k.name}, {"help", k.help}});
+    for (const auto& k : pe_kinds())
+      out["positional_embeddings"].push_back({{"name", k.name}, {"help", k.help}, {"gpu", k.gpu != nullptr}});
     for (const auto& k : task_kinds()) out["tasks"].push_back({{"name", k.name}, {"help", k.help}});
     if (*as_json) {
       std::printf("%s\n", out.dump(2).c_str());
@@ -36,7 +38,8 @@ Runner register_list(CLI::App& app) {
                   p["description"].get<std::string>().c_str(), "", seeds.c_str(), args.empty() ? " none" : args.c_str());
     }
     std::printf("positional embeddings (--pe):\n");
-    for (const auto& k : pe_kinds()) std::printf("  %-19s %s\n", k.name, k.help);
+    for (const auto& k : pe_kinds())
+      std::printf("  %-19s %s%s\n", k.name.c_str(), k.help.c_str(), k.gpu ? "" : " (CPU only: no GPU kernel)");
     std::printf("tasks (--task; docs/tasks.md):\n");
     for (const auto& k : task_kinds()) std::printf("  %-19s %s\n", k.name, k.help);
     return 0;

@@ -17,6 +17,7 @@
 #include "cli/commands.hpp"
 #include "common/files.hpp"
 #include "generators/dataset_io.hpp"
+#include "models/pe_registry.hpp"
 #include "models/run_batch.hpp"
 #include "models/transformer.hpp"
 #include "kernels/device.hpp"

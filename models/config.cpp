@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "common/files.hpp"
+#include "models/pe_registry.hpp"
 
 namespace popebench {
 
@@ -69,49 +70,29 @@ double attention_scale(const ModelConfig& m, int qk_dim) {
   return std::stod(m.attn_scale);
 }
 
-const std::vector<PEKindInfo>& pe_kinds() {
-  static const std::vector<PEKindInfo> kinds = {
-      {"none", "no positional signal (NoPE): the causal mask alone"},
-      {"rope", "rotary: q and k rotated by angle t theta_c in pairs (half-split pairing), base 10,000"},
-      {"pope", "polar: softplus magnitudes of q and k, one frequency per component, a learned key phase delta "
-               "in [-2 pi, 0] (docs/spec.md)"},
-      {"rope-half", "RoPE on half of each head's channels, the other half unrotated (the paper's Table 9)"},
-      {"alibi", "a linear distance bias on the scores, one slope per head"},
-      {"alibi-half", "ALiBi on half the heads, the others without a positional signal (the paper's Table 9)"},
-      {"sinusoidal", "fixed sinusoidal absolute positions added to the token embedding"},
-      {"learned", "a learned absolute position table added to the token embedding"},
-  };
-  return kinds;
-}
-
-std::string pe_kind_list() {
-  std::string names;
-  for (const auto& k : pe_kinds()) names += (names.empty() ? "" : ", ") + std::string(k.name);
-  return names;
-}
-
 void PEConfig::validate() const {
-  const auto& kinds = pe_kinds();
-  if (std::none_of(kinds.begin(), kinds.end(), [&](const PEKindInfo& k) { return kind == k.name; }))
-    bad("unknown positional embedding '" + kind + "' (known: " + pe_kind_list() + ")");
+  const PEKindInfo& k = pe_kind(kind);  // an unknown kind: the error names the known ones
   if (!(base > 1) || !std::isfinite(base)) bad("PE base must be a finite number > 1");
   if (delta_init != "uniform" && delta_init != "zero")
     bad("unknown delta init '" + delta_init + "' (known: uniform, zero)");
   if (rope_scaling != "none" && rope_scaling != "pi" && rope_scaling != "ntk")
     bad("unknown RoPE scaling '" + rope_scaling + "' (known: none, pi, ntk)");
-  if (rope_scaling != "none" && kind != "rope" && kind != "rope-half")
-    bad("RoPE scaling " + rope_scaling + " applies to rope and rope-half only (the PE is " + kind + ")");
+  if (rope_scaling != "none" && !k.rope_scaling)
+    bad("RoPE scaling " + rope_scaling + " applies to " + pe_kind_list(&PEKindInfo::rope_scaling) + " only (the PE is " +
+        kind + ")");
   if (!(rope_factor >= 1.0) || rope_factor > 1e4) bad("RoPE scaling factor must be in [1, 10000]");
   if (freqs != "decreasing" && freqs != "increasing")
     bad("unknown frequency order '" + freqs + "' (known: decreasing, increasing)");
-  if (freqs != "decreasing" && kind != "rope" && kind != "rope-half" && kind != "pope")
-    bad("--pe-freqs applies to rope, rope-half and pope (the PE is " + kind + ")");
+  if (freqs != "decreasing" && !k.frequencies)
+    bad("--pe-freqs applies to " + pe_kind_list(&PEKindInfo::frequencies) + " (the PE is " + kind + ")");
   if (freqs != "decreasing" && rope_scaling != "none")
     bad("RoPE scaling " + rope_scaling + " is defined for decreasing frequencies only");
   if (delta_bound != "clamp" && delta_bound != "project")
     bad("unknown delta bound '" + delta_bound + "' (known: clamp, project)");
-  if (delta_bound != "clamp" && kind != "pope") bad("--delta-bound applies to pope only (the PE is " + kind + ")");
-  if (delta_shared && kind != "pope") bad("--delta-shared applies to pope only (the PE is " + kind + ")");
+  if (delta_bound != "clamp" && !k.delta)
+    bad("--delta-bound applies to " + pe_kind_list(&PEKindInfo::delta) + " only (the PE is " + kind + ")");
+  if (delta_shared && !k.delta)
+    bad("--delta-shared applies to " + pe_kind_list(&PEKindInfo::delta) + " only (the PE is " + kind + ")");
 }
 
 void OptimConfig::validate() const {

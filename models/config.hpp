@@ -47,7 +47,7 @@ struct ModelConfig {
 };
 
 struct PEConfig {
-  std::string kind = "pope";          // none | rope | pope | rope-half | alibi | alibi-half | sinusoidal | learned
+  std::string kind = "pope";          // a registered PE (models/pe_registry.hpp; `popebench list`)
   double base = 10000;                // frequency base for rope and pope
   std::string delta_init = "uniform"; // pope: uniform in [-2 pi, 0] (task default) or zero
   // Frequencies of rope, rope-half and pope: "decreasing" (SPEC: RoPE base^(-2c/d), PoPE
@@ -147,16 +147,6 @@ struct RunConfig {
   // Examples per optimizer step: batch * grad_accum.
   int64_t examples_per_step() const { return int64_t(train.batch) * train.grad_accum; }
 };
-
-// Every positional embedding `--pe` takes, with one line on what it is (`popebench list`, the
-// error for an unknown kind).
-struct PEKindInfo {
-  const char* name;
-  const char* help;
-};
-const std::vector<PEKindInfo>& pe_kinds();
-// Their names, comma-separated.
-std::string pe_kind_list();
 
 void to_json(nlohmann::json& j, const ModelConfig& c);
 void from_json(const nlohmann::json& j, ModelConfig& c);

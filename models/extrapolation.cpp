@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/files.hpp"
+#include "models/pe_registry.hpp"
 #include "common/rng.hpp"
 #include "models/backend.hpp"
 #include "models/summary.hpp"
@@ -90,7 +91,7 @@ PEConfig pe_from_label(const std::string& label, const PEConfig& base) {
 
 std::vector<std::string> scalings_for(const PEConfig& pe, const ExtrapolationConfig& e) {
   std::vector<std::string> s = {"none"};
-  if (pe.kind == "rope" || pe.kind == "rope-half") s.insert(s.end(), e.rope_variants.begin(), e.rope_variants.end());
+  if (pe_kind(pe.kind).rope_scaling) s.insert(s.end(), e.rope_variants.begin(), e.rope_variants.end());
   return s;
 }
 

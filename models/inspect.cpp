@@ -7,6 +7,7 @@
 #include <map>
 
 #include "common/files.hpp"
+#include "models/pe_registry.hpp"
 #include "generators/vocab.hpp"
 #include "kernels/cpu/pope.hpp"
 #include "models/batch.hpp"
@@ -175,7 +176,7 @@ nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& par
     qatt.push_back({{"layer", l}, {"heads", heads}});
   }
   nlohmann::json delta = nullptr;
-  if (cfg.pe.kind == "pope") {
+  if (pe_kind(cfg.pe.kind).delta) {  // PoPE's delta (the PEs with a learned key phase)
     // delta as the forward pass sees it (clamped), per layer: moments, the share at each bound,
     // the share outside the interval before the clamp, and a histogram of 8 bins over [-2 pi, 0].
     delta = nlohmann::json::array();

@@ -1,9 +1,8 @@
-// Positional embeddings behind one interface. A PE that acts on q and k (RoPE, PoPE) transforms
-// them before the attention op; one that biases scores (ALiBi) supplies slopes; one that adds to
-// the token embedding would add a hook here. On the CPU, a PE is one file (models/pe_*.hpp) with
-// its forward/backward, a line in make_positional_embedding and PEConfig's list of kinds; to run
-// on the GPU it also needs the CUDA backend's PE switch (models/cuda/buffers.cu) and the attention
-// kernels' dispatch (kernels/cuda/attention*.cu), and the tests' per-PE references know it by name.
+// Positional embeddings behind one interface, on the CPU. A PE that acts on q and k (RoPE, PoPE)
+// transforms them before the attention op; one that biases scores (ALiBi) supplies slopes; an
+// absolute one adds to the token embedding. Each PE is a class in models/pe_<name>.hpp and a
+// registration in models/pe_<name>.cpp (models/pe_registry.hpp: its name, options, CPU factory
+// and what the GPU kernels take for it).
 #pragma once
 #include <algorithm>
 #include <memory>
@@ -52,8 +51,5 @@ class PositionalEmbedding {
   // dep (max_len, C) accumulated from dx (B, T, C).
   virtual void embed_bwd(const T* /*dx*/, T* /*dep*/, int /*B*/, int /*T*/, int /*C*/) const {}
 };
-
-template <typename T>
-std::unique_ptr<PositionalEmbedding<T>> make_positional_embedding(const PEConfig& pe, const ModelConfig& m);
 
 }  // namespace popebench

@@ -10,6 +10,7 @@
 #include "kernels/cpu/linear.hpp"
 #include "kernels/cpu/rmsnorm.hpp"
 #include "common/files.hpp"
+#include "models/pe_registry.hpp"
 
 namespace popebench {
 

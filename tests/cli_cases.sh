@@ -161,7 +161,7 @@ assert c["task"]["params"]["pair_draw"] == "shift-first", c["task"]
 PY
 expect_error "attention scale 'x'" train --attn-scale x --out "$tmp/t.json"
 expect_error "unknown frequency order" train --pe-freqs up --out "$tmp/t.json"
-expect_error "applies to rope, rope-half and pope" train --pe alibi --pe-freqs increasing --out "$tmp/t.json"
+expect_error "applies to rope, pope and rope-half" train --pe alibi --pe-freqs increasing --out "$tmp/t.json"
 expect_error "unknown padding side" train --pad top --out "$tmp/t.json"
 expect_error "needs --pad left" train --pad-attention masked --out "$tmp/t.json"
 expect_error "unknown pad attention 'none'" train --pad left --pad-attention none --out "$tmp/t.json"
@@ -359,7 +359,10 @@ expect_ok list
 "$bin" list --json | /usr/bin/python3 -c "
 import json, sys; j = json.load(sys.stdin)
 assert [p['name'] for p in j['presets']] == ['extrapolation', 'paper', 'quick'], j['presets']
-assert len(j['positional_embeddings']) == 8 and len(j['tasks']) == 3" ||
+names = [p['name'] for p in j['positional_embeddings']]
+assert {'none', 'rope', 'pope', 'rope-half', 'alibi', 'alibi-half', 'sinusoidal', 'learned'} <= set(names), names
+assert len(set(names)) == len(names) and all(isinstance(p['gpu'], bool) for p in j['positional_embeddings'])
+assert len(j['tasks']) == 3" ||
   { echo "FAIL: list --json"; fails=$((fails+1)); }
 
 # train --preset: one run from a preset (shipped or a file), options on the command line over it

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "models/pe_registry.hpp"
 #include "models/transformer.hpp"
 #include "tests/gradcheck.hpp"
 
@@ -39,7 +40,9 @@ TEST_CASE("whole-model gradient matches finite differences for every PE", "[grad
   std::set<int> lens;
   for (int i : {0, 1, 2, 5}) lens.insert(d.input_length(i));
   REQUIRE(lens.size() > 1);  // the batch really is padded
-  for (std::string pe : {"none", "rope", "pope", "rope-half", "alibi", "alibi-half", "sinusoidal", "learned"}) {
+  REQUIRE(pe_kinds().size() >= 8);  // the registry found the paper's eight PEs at least (models/pe_*.cpp)
+  for (const PEKindInfo& kind : pe_kinds()) {  // every registered PE, a new one included
+    const std::string& pe = kind.name;
     PEConfig pc;
     pc.kind = pe;
     Transformer<double> model(tiny_model(task), pc);

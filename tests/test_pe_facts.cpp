@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <set>
 
 #include "kernels/cpu/pope.hpp"
 #include "kernels/cpu/rope.hpp"
@@ -10,6 +11,7 @@
 #include "models/pe_alibi.hpp"
 #include "models/pe_rope.hpp"
 #include "models/pe_rope_half.hpp"
+#include "models/pe_registry.hpp"
 #include "models/extrapolation.hpp"
 #include "kernels/cpu/attention.hpp"
 #include "tests/gradcheck.hpp"
@@ -142,6 +144,46 @@ TEST_CASE("RoPE on half the channels rotates the first half only", "[pe][spec]")
   const int t = 3;
   CHECK(qo[t * D + 0] == Approx(q[t * D] * std::cos(3.0) - q[t * D + 2] * std::sin(3.0)));
   CHECK(qo[t * D + 2] == Approx(q[t * D] * std::sin(3.0) + q[t * D + 2] * std::cos(3.0)));
+}
+
+TEST_CASE("every registered PE builds, takes the options it declares and refuses the others", "[pe][config]") {
+  ModelConfig m;
+  m.d_model = 32;
+  m.n_head = 2;
+  m.max_len = 20;
+  std::set<std::string> names;
+  for (const PEKindInfo& k : pe_kinds()) {
+    INFO("pe " << k.name);
+    CHECK(names.insert(k.name).second);
+    CHECK(!k.help.empty());
+    PEConfig pc;
+    pc.kind = k.name;
+    CHECK(make_positional_embedding<double>(pc, m) != nullptr);
+    CHECK(make_positional_embedding<float>(pc, m) != nullptr);
+    PEConfig f = pc;
+    f.freqs = "increasing";
+    if (k.frequencies) CHECK_NOTHROW(f.validate()); else CHECK_THROWS_WITH(f.validate(), Catch::Contains("--pe-freqs applies to"));
+    PEConfig r = pc;
+    r.rope_scaling = "ntk";
+    r.rope_factor = 2;
+    if (k.rope_scaling) CHECK_NOTHROW(r.validate()); else CHECK_THROWS_WITH(r.validate(), Catch::Contains("applies to"));
+    PEConfig d = pc;
+    d.delta_bound = "project";
+    if (k.delta) CHECK_NOTHROW(d.validate()); else CHECK_THROWS_WITH(d.validate(), Catch::Contains("--delta-bound applies to"));
+    if (!k.gpu) continue;
+    // What the GPU kernels take must fit the model: frequencies for the rotation's width, one
+    // slope per head, a (max_len, C) table.
+    const GpuPE g = k.gpu(pc, m);
+    const int D = m.head_dim();
+    if (g.attention == GpuPE::Attention::kRope) {
+      CHECK(g.n_rot > 0);
+      CHECK(g.n_rot <= D);
+      CHECK(g.thetas.size() == size_t(g.n_rot / 2));
+    }
+    if (g.attention == GpuPE::Attention::kPope) CHECK(g.thetas.size() == size_t(D));
+    if (!g.slopes.empty()) CHECK(g.slopes.size() == size_t(m.n_head));
+    if (!g.table.empty()) CHECK(g.table.size() == size_t(m.max_len) * m.d_model);
+  }
 }
 
 TEST_CASE("sinusoidal position embeddings follow Vaswani et al.", "[pe][spec]") {

@@ -9,10 +9,7 @@
 #include "common/files.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "models/cuda/cuda_backend.cuh"
-#include "models/pe_absolute.hpp"
-#include "models/pe_alibi.hpp"
-#include "models/pe_pope.hpp"
-#include "models/pe_rope.hpp"
+#include "models/pe_registry.hpp"
 
 namespace popebench {
 
@@ -43,14 +40,15 @@ CudaBackend::CudaBackend(const RunConfig& cfg, int runs)
   // The head's rows: the answer positions of the largest batch, or every position of the
   // training batches with the loss on every next token.
   head_rows_ = std::max(maxB_, every_token_ ? R_ * cfg.train.batch * T_ : 0);
-  // Every PE maps onto the one attention kernel: rope-half is rope on n_rot = D/2 channels,
-  // ALiBi is NoPE plus per-head slopes, the absolute embeddings are NoPE plus a table added in
-  // the embedding kernel.
-  const std::string& kind = cfg.pe.kind;
-  pe_ = kind == "pope" ? cuda::PEKind::kPope
-        : (kind == "rope" || kind == "rope-half") ? cuda::PEKind::kRope
-                                                  : cuda::PEKind::kNone;
-  n_rot_ = kind == "rope-half" ? D_ / 2 : D_;
+  // Every PE maps onto the one attention kernel as its registration describes it
+  // (models/pe_registry.hpp's GpuPE; cuda_backend_cannot_run refused those with none): e.g.
+  // rope-half is rope on n_rot = D/2 channels, ALiBi is NoPE plus per-head slopes, the absolute
+  // embeddings are NoPE plus a table added in the embedding kernel.
+  const GpuPE gpu_pe = pe_kind(cfg.pe.kind).gpu(cfg.pe, m);
+  pe_ = gpu_pe.attention == GpuPE::Attention::kPope   ? cuda::PEKind::kPope
+        : gpu_pe.attention == GpuPE::Attention::kRope ? cuda::PEKind::kRope
+                                                      : cuda::PEKind::kNone;
+  n_rot_ = pe_ == cuda::PEKind::kRope ? gpu_pe.n_rot : D_;
   const auto& lay = host_model_.layout();
   total_ = lay.total;
   P_ = run_stride(total_);
@@ -82,18 +80,19 @@ CudaBackend::CudaBackend(const RunConfig& cfg, int runs)
   group_ = mem_.device<uint8_t>(total_);
   CUDA_CHECK(cudaMemcpy(group_, group.data(), total_, cudaMemcpyHostToDevice));
 
-  std::vector<double> th = pe_ == cuda::PEKind::kPope ? pope_thetas(D_, cfg.pe) : rope_thetas(n_rot_, cfg.pe);
+  // The kernels read theta_ only in the kRope and kPope modes; one entry keeps the pointer valid.
+  const std::vector<double> th = gpu_pe.thetas.empty() ? std::vector<double>{0.0} : gpu_pe.thetas;
   theta_ = mem_.device<double>(th.size());
   CUDA_CHECK(cudaMemcpy(theta_, th.data(), th.size() * sizeof(double), cudaMemcpyHostToDevice));
-  if (kind == "alibi" || kind == "alibi-half") {
-    std::vector<double> sl = alibi_slopes(H_, kind == "alibi-half");
-    std::vector<float> slf(sl.begin(), sl.end());
+  if (!gpu_pe.slopes.empty()) {
+    if (gpu_pe.slopes.size() != size_t(H_)) throw std::logic_error("GpuPE: one slope per head expected");
+    std::vector<float> slf(gpu_pe.slopes.begin(), gpu_pe.slopes.end());
     slopes_ = mem_.device<float>(H_);
     CUDA_CHECK(cudaMemcpy(slopes_, slf.data(), H_ * sizeof(float), cudaMemcpyHostToDevice));
   }
-  if (kind == "sinusoidal") {  // fixed table (max_len, C), rounded to float as the CPU's float path does
-    std::vector<double> tab = sinusoidal_table(m.max_len, C_);
-    std::vector<float> tf(tab.begin(), tab.end());
+  if (!gpu_pe.table.empty()) {  // fixed table (max_len, C), rounded to float as the CPU's float path does
+    if (gpu_pe.table.size() != size_t(m.max_len) * C_) throw std::logic_error("GpuPE: a (max_len, C) table expected");
+    std::vector<float> tf(gpu_pe.table.begin(), gpu_pe.table.end());
     sin_table_ = mem_.device<float>(tf.size());
     CUDA_CHECK(cudaMemcpy(sin_table_, tf.data(), tf.size() * sizeof(float), cudaMemcpyHostToDevice));
   }

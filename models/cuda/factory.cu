@@ -3,12 +3,16 @@
 #include "common/files.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "models/cuda/cuda_backend.cuh"
+#include "models/pe_registry.hpp"
 
 namespace popebench {
 
-// What the kernels cover, declared next to them: every PE kind (mapped onto the one attention
-// kernel in the constructor, buffers.cu) at head dims 16, 32, 64 and 128 (attention.cu's instantiations).
+// What the kernels cover: every PE whose registration describes it for them (GpuPE, mapped onto
+// the one attention kernel in the constructor, buffers.cu) at head dims 16, 32, 64 and 128
+// (attention.cu's instantiations).
 std::string cuda_backend_cannot_run(const RunConfig& cfg) {
+  if (!pe_kind(cfg.pe.kind).gpu)
+    return "positional embedding " + cfg.pe.kind + " has no GPU kernel (GPU: " + pe_kind_list([](const PEKindInfo& k) { return k.gpu != nullptr; }) + ")";
   const int hd = cfg.model.head_dim();
   if (hd != 16 && hd != 32 && hd != 64 && hd != 128)
     return "head dim " + std::to_string(hd) + " has no GPU kernel (16, 32, 64 or 128)";
