@@ -161,7 +161,7 @@ assert c["task"]["params"]["pair_draw"] == "shift-first", c["task"]
 PY
 expect_error "attention scale 'x'" train --attn-scale x --out "$tmp/t.json"
 expect_error "unknown frequency order" train --pe-freqs up --out "$tmp/t.json"
-expect_error "applies to rope, pope and rope-half" train --pe alibi --pe-freqs increasing --out "$tmp/t.json"
+expect_error "applies to rope, rope-interleaved, pope and rope-half" train --pe alibi --pe-freqs increasing --out "$tmp/t.json"
 expect_error "unknown padding side" train --pad top --out "$tmp/t.json"
 expect_error "needs --pad left" train --pad-attention masked --out "$tmp/t.json"
 expect_error "unknown pad attention 'none'" train --pad left --pad-attention none --out "$tmp/t.json"

@@ -325,3 +325,16 @@ TEST_CASE("a head dim with no GPU kernel is refused on --device cuda and trains 
   c.model.n_head = 4;  // head dim 16: on the GPU
   CHECK(make_backend(c, "auto")->device_index() >= 0);
 }
+
+TEST_CASE("a PE with no GPU description is refused on --device cuda and trains on the CPU with auto", "[cuda][model]") {
+  int cpu_only = 0;
+  for (const PEKindInfo& kind : pe_kinds()) {
+    if (kind.gpu) continue;
+    ++cpu_only;
+    INFO("pe " << kind.name);
+    RunConfig c = tiny(kind.name, "fp32");
+    CHECK_THROWS_WITH(make_backend(c, "cuda"), Catch::Contains("positional embedding " + kind.name + " has no GPU kernel"));
+    CHECK(make_backend(c, "auto")->device_index() == -1);  // the CPU backend (after a notice on stderr)
+  }
+  CHECK(cpu_only >= 1);  // rope-interleaved (models/pe_rope_interleaved.cpp)
+}

@@ -11,6 +11,7 @@
 #include "models/pe_alibi.hpp"
 #include "models/pe_rope.hpp"
 #include "models/pe_rope_half.hpp"
+#include "models/pe_rope_interleaved.hpp"
 #include "models/pe_registry.hpp"
 #include "models/extrapolation.hpp"
 #include "kernels/cpu/attention.hpp"
@@ -146,6 +147,45 @@ TEST_CASE("RoPE on half the channels rotates the first half only", "[pe][spec]")
   CHECK(qo[t * D + 2] == Approx(q[t * D] * std::sin(3.0) + q[t * D + 2] * std::cos(3.0)));
 }
 
+TEST_CASE("RoPE with interleaved pairs is half-split RoPE on permuted channels, forward and backward", "[pe][spec]") {
+  // Interleaved channel 2c is half-split channel c, 2c + 1 is c + D/2: the same rotations.
+  const int D = 8, Tn = 37, BH = 3;
+  PEConfig pc;
+  pc.kind = "rope-interleaved";
+  pc.base = 500;  // not the default, so both read the config's frequencies
+  RoPEInterleaved<double> inter(D, pc);
+  RoPE<double> half(D, pc);
+  const PEShape s{1, BH, Tn, D};
+  const size_t n = size_t(BH) * Tn * D;
+  auto x = randn(n, 11), k = randn(n, 12);
+  auto permuted = [&](const std::vector<double>& v) {  // interleaved layout -> half-split layout
+    std::vector<double> p(v.size());
+    for (size_t r = 0; r < v.size() / D; ++r)
+      for (int c = 0; c < D / 2; ++c) {
+        p[r * D + c] = v[r * D + 2 * c];
+        p[r * D + c + D / 2] = v[r * D + 2 * c + 1];
+      }
+    return p;
+  };
+  std::vector<double> yi(n), ki(n), yh(n), kh(n);
+  inter.fwd(x.data(), k.data(), yi.data(), ki.data(), nullptr, s);
+  const auto xp = permuted(x), kp = permuted(k);
+  half.fwd(xp.data(), kp.data(), yh.data(), kh.data(), nullptr, s);
+  CHECK(permuted(yi) == yh);  // the same double operations in the same order: equal bits
+  CHECK(permuted(ki) == kh);
+  inter.bwd(x.data(), k.data(), nullptr, nullptr, nullptr, yi.data(), ki.data(), nullptr, s);
+  half.bwd(xp.data(), kp.data(), nullptr, nullptr, nullptr, yh.data(), kh.data(), nullptr, s);
+  CHECK(permuted(yi) == yh);
+  CHECK(permuted(ki) == kh);
+  // and so a relative PE: shifting both positions leaves a score unchanged
+  auto rope_i = [&](const double* in, double* out, int T, bool) {
+    inter.fwd(in, in, out, out, nullptr, PEShape{1, 1, T, D});
+  };
+  auto q1 = randn(D, 2), k1 = randn(D, 3);
+  CHECK(score(q1, k1, 2 + 40, 9 + 40, D, D, rope_i) == Approx(score(q1, k1, 2, 9, D, D, rope_i)).margin(1e-10));
+  CHECK(score(q1, k1, 2, 9, D, D, rope_i) != Approx(score(q1, k1, 2, 10, D, D, rope_i)).margin(1e-6));
+}
+
 TEST_CASE("every registered PE builds, takes the options it declares and refuses the others", "[pe][config]") {
   ModelConfig m;
   m.d_model = 32;
@@ -184,6 +224,7 @@ TEST_CASE("every registered PE builds, takes the options it declares and refuses
     if (!g.slopes.empty()) CHECK(g.slopes.size() == size_t(m.n_head));
     if (!g.table.empty()) CHECK(g.table.size() == size_t(m.max_len) * m.d_model);
   }
+  CHECK(names.count("rope-interleaved") == 1);
 }
 
 TEST_CASE("sinusoidal position embeddings follow Vaswani et al.", "[pe][spec]") {
@@ -244,7 +285,7 @@ TEST_CASE("RoPE scaling is refused for PEs it does not apply to", "[pe][config]"
   p.kind = "pope";
   p.rope_scaling = "pi";
   p.rope_factor = 2;
-  CHECK_THROWS_WITH(p.validate(), Catch::Contains("applies to rope and rope-half only"));
+  CHECK_THROWS_WITH(p.validate(), Catch::Contains("applies to rope, rope-interleaved and rope-half only"));
   p.kind = "rope";
   p.rope_factor = 0.5;
   CHECK_THROWS_WITH(p.validate(), Catch::Contains("factor must be in [1, 10000]"));

@@ -47,7 +47,7 @@ BASE = {
     "optim": {"warmup_steps": 1},
 }
 
-PES = ["none", "rope", "pope", "rope-half", "alibi", "alibi-half", "sinusoidal", "learned"]
+PES = ["none", "rope", "rope-interleaved", "pope", "rope-half", "alibi", "alibi-half", "sinusoidal", "learned"]
 
 # (name, config patch, perturbation): one case per PE as SPEC has it, then the options.
 CASES = [(pe, {"pe": {"kind": pe}}, 0.0) for pe in PES] + [
@@ -68,6 +68,8 @@ CASES = [(pe, {"pe": {"kind": pe}}, 0.0) for pe in PES] + [
     ("rope+increasing", {"pe": {"kind": "rope", "freqs": "increasing"}}, 0.0),
     ("rope+pi2", {"pe": {"kind": "rope", "rope_scaling": "pi", "rope_factor": 2}}, 0.0),
     ("rope-half+ntk3", {"pe": {"kind": "rope-half", "rope_scaling": "ntk", "rope_factor": 3}}, 0.0),
+    ("rope-interleaved+pi2+base500", {"pe": {"kind": "rope-interleaved", "rope_scaling": "pi", "rope_factor": 2,
+                                             "base": 500}}, 0.0),
     ("rope+abs_pos+scaled_embedding", {"pe": {"kind": "rope"}, "model": {"abs_pos": "learned",
                                                                         "init": "scaled-embedding"}}, 0.0),
     ("none+tied+loss_all", {"pe": {"kind": "none"}, "model": {"tied_embeddings": True},
@@ -94,6 +96,14 @@ def rotate(x, t, theta, n_rot):
     c, s = torch.cos(a), torch.sin(a)
     x1, x2, rest = x[..., :h], x[..., h:n_rot], x[..., n_rot:]
     return torch.cat([x1 * c - x2 * s, x1 * s + x2 * c, rest], -1)
+
+
+def rotate_interleaved(x, t, theta):
+    """RoPE pairing channels 2c and 2c+1 of x (..., T, D), as RoFormer writes it: each pair a
+    complex number, multiplied by exp(i t theta_c)."""
+    z = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2).contiguous())
+    a = t[:, None] * theta[None, :]  # (T, D/2)
+    return torch.view_as_real(z * torch.polar(torch.ones_like(a), a)).reshape(x.shape)
 
 
 def rope_theta(d, pe):
@@ -153,6 +163,9 @@ def torch_loss(d):
             n_rot = D if kind == "rope" else D // 2
             th = rope_theta(n_rot, pe)
             q, k = rotate(q, t, th, n_rot), rotate(k, t, th, n_rot)
+        elif kind == "rope-interleaved":
+            th = rope_theta(D, pe)
+            q, k = rotate_interleaved(q, t, th), rotate_interleaved(k, t, th)
         elif kind == "pope":
             sign = 1.0 if pe["freqs"] == "increasing" else -1.0
             th = pe["base"] ** (sign * torch.arange(D, dtype=torch.float64) / D)
