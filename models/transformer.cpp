@@ -61,38 +61,16 @@ void merge_heads(const T* in, T* out, int which, int B, int Tn, int H, int D, in
 
 template <typename T>
 Transformer<T>::Transformer(const ModelConfig& m, const PEConfig& pe)
-    : m_(m), pe_(make_positional_embedding<T>(pe, m)), a_(std::make_unique<Acts>()) {
-  m_.validate();
+    : m_(m), desc_(m, pe), pe_(make_positional_embedding<T>(pe, m)), a_(std::make_unique<Acts>()) {
   if (m_.abs_pos == "learned") abs_pos_ = std::make_unique<AbsolutePE<T>>(true, m_.max_len, m_.d_model);
   if (m_.init == "scaled-embedding") emb_scale_ = T(std::sqrt(double(m_.d_model)));
-  layout_ = ParamLayout::build(m_, pe_->params_per_layer(m_.n_head, m_.head_dim()),
-                               pe_->embed_params(m_.max_len, m_.d_model), pe.delta_shared);
 }
 template <typename T>
 Transformer<T>::~Transformer() = default;
 
 template <typename T>
 void Transformer<T>::init_params(T* p, uint64_t seed) const {
-  Pcg32 rng = make_stream(seed, Stream::kInit);
-  for (const auto& v : layout_.views) {
-    T* w = p + v.offset;
-    switch (v.kind) {
-      case ParamKind::kEmbedding:
-      case ParamKind::kMatrix:
-        for (size_t i = 0; i < v.size(); ++i) w[i] = T(v.init_std * rng.normal());
-        break;
-      case ParamKind::kNormGain:
-        std::fill(w, w + v.size(), T(1));
-        break;
-      case ParamKind::kBias:
-      case ParamKind::kAttnTemp:  // log-temperature 0: the fixed scale at init
-        std::fill(w, w + v.size(), T(0));
-        break;
-      case ParamKind::kPeParam:
-        pe_->init_layer_params(w, m_.n_head, m_.head_dim(), rng);
-        break;
-    }
-  }
+  desc_.template init_params<T>(p, seed);
 }
 
 template <typename T>
@@ -112,17 +90,17 @@ T Transformer<T>::forward(const T* P, const Batch& b, bool every_token) {
   x.resize(NC);
   qkv.resize(NC * 3);
   tmp.resize(NC);
-  cpu::embedding_fwd(b.tokens.data(), P + layout_.wte, x.data(), N, C, emb_scale_);
+  cpu::embedding_fwd(b.tokens.data(), P + layout().wte, x.data(), N, C, emb_scale_);
   if (Tn > m_.max_len) throw UserError("batch of length " + std::to_string(Tn) + " exceeds the model's max_len");
-  pe_->embed_fwd(x.data(), layout_.pos_size ? P + layout_.pos : nullptr, B, Tn, C);
-  if (abs_pos_) abs_pos_->embed_fwd(x.data(), P + layout_.pos, B, Tn, C);
+  pe_->embed_fwd(x.data(), layout().pos_size ? P + layout().pos : nullptr, B, Tn, C);
+  if (abs_pos_) abs_pos_->embed_fwd(x.data(), P + layout().pos, B, Tn, C);
   for (int l = 0; l < m_.n_layer; ++l) {
     auto& L = A.layers[l];
-    const auto& lp = layout_.layers[l];
+    const auto& lp = layout().layers[l];
     L.resid_in = x;
     L.ln1.resize(NC); L.ln1_rstd.resize(N);
     cpu::rmsnorm_fwd(x.data(), P + lp.ln1, L.ln1.data(), L.ln1_rstd.data(), N, C);
-    const bool bias = layout_.has_bias;
+    const bool bias = layout().has_bias;
     cpu::linear_fwd(L.ln1.data(), P + lp.w_qkv, qkv.data(), N, C, 3 * C);
     if (bias) cpu::bias_fwd(qkv.data(), P + lp.b_qkv, N, 3 * C);
     L.q.resize(heads * D); L.k.resize(heads * D); L.v.resize(heads * D);
@@ -135,7 +113,7 @@ T Transformer<T>::forward(const T* P, const Batch& b, bool every_token) {
     L.probs.resize(heads * Tn); L.atth.resize(heads * D); L.att.resize(NC);
     cpu::attention_fwd(L.qp.data(), L.kp.data(), L.v.data(), L.atth.data(), L.probs.data(), as, scale,
                        pe_->score_slopes(), b.key_start.empty() ? nullptr : b.key_start.data(),
-                       layout_.has_attn_temp ? P + lp.attn_temp : nullptr);
+                       layout().has_attn_temp ? P + lp.attn_temp : nullptr);
     merge_heads(L.atth.data(), L.att.data(), 0, B, Tn, H, D, C);
     cpu::linear_fwd(L.att.data(), P + lp.w_o, tmp.data(), N, C, C);
     if (bias) cpu::bias_fwd(tmp.data(), P + lp.b_o, N, C);
@@ -164,9 +142,9 @@ T Transformer<T>::forward(const T* P, const Batch& b, bool every_token) {
       std::copy(src, src + C, A.hf_in.data() + static_cast<size_t>(r) * C);
     }
   }
-  cpu::rmsnorm_fwd(A.hf_in.data(), P + layout_.lnf, A.hf.data(), A.lnf_rstd.data(), M, C);
+  cpu::rmsnorm_fwd(A.hf_in.data(), P + layout().lnf, A.hf.data(), A.lnf_rstd.data(), M, C);
   A.logits.resize(static_cast<size_t>(M) * V); A.probs.resize(A.logits.size()); A.row_correct.resize(M);
-  cpu::linear_fwd(A.hf.data(), P + layout_.w_head, A.logits.data(), M, C, V);
+  cpu::linear_fwd(A.hf.data(), P + layout().w_head, A.logits.data(), M, C, V);
   const int32_t* tg = every_token ? A.token_targets.targets.data() : b.targets.data();
   const T loss = cpu::cross_entropy_fwd(A.logits.data(), tg, A.probs.data(), A.row_correct.data(), M, V,
                                         every_token ? A.token_targets.weights.data() : nullptr);
@@ -196,8 +174,8 @@ void Transformer<T>::backward(const T* P, T* G) {
     cpu::cross_entropy_bwd(A.probs.data(), A.token_targets.targets.data(), dlogits.data(), M, V, A.token_targets.weights.data());
   else
     cpu::cross_entropy_bwd(A.probs.data(), b.targets.data(), dlogits.data(), M, V);
-  cpu::linear_bwd(dlogits.data(), A.hf.data(), P + layout_.w_head, dhf.data(), G + layout_.w_head, M, C, V);
-  cpu::rmsnorm_bwd(dhf.data(), A.hf_in.data(), P + layout_.lnf, A.lnf_rstd.data(), dhf_in.data(), G + layout_.lnf, M, C);
+  cpu::linear_bwd(dlogits.data(), A.hf.data(), P + layout().w_head, dhf.data(), G + layout().w_head, M, C, V);
+  cpu::rmsnorm_bwd(dhf.data(), A.hf_in.data(), P + layout().lnf, A.lnf_rstd.data(), dhf_in.data(), G + layout().lnf, M, C);
   auto& dx = A.dx;  // (B, T, C) gradient of the residual stream
   if (A.every_token) {
     dx = dhf_in;  // every row reached the head
@@ -222,8 +200,8 @@ void Transformer<T>::backward(const T* P, T* G) {
   dqkv.resize(NC * 3);                       // (B, T, 3C)
   for (int l = m_.n_layer - 1; l >= 0; --l) {
     auto& L = A.layers[l];
-    const auto& lp = layout_.layers[l];
-    const bool bias = layout_.has_bias;
+    const auto& lp = layout().layers[l];
+    const bool bias = layout().has_bias;
     if (bias) cpu::bias_bwd(dx.data(), G + lp.b_proj, N, C);
     cpu::linear_bwd(dx.data(), L.gelu.data(), P + lp.w_proj, dgelu.data(), G + lp.w_proj, N, F, C);
     cpu::gelu_bwd(dgelu.data(), L.fc.data(), dgelu.data(), dgelu.size());
@@ -234,8 +212,8 @@ void Transformer<T>::backward(const T* P, T* G) {
     cpu::linear_bwd(dx.data(), L.att.data(), P + lp.w_o, datt.data(), G + lp.w_o, N, C, C);
     split_heads(datt.data(), datth.data(), 0, B, Tn, H, D, C);
     cpu::attention_bwd(datth.data(), L.qp.data(), L.kp.data(), L.v.data(), L.probs.data(), dqp.data(), dkp.data(),
-                       dv.data(), as, scale, layout_.has_attn_temp ? P + lp.attn_temp : nullptr,
-                       layout_.has_attn_temp ? G + lp.attn_temp : nullptr);
+                       dv.data(), as, scale, layout().has_attn_temp ? P + lp.attn_temp : nullptr,
+                       layout().has_attn_temp ? G + lp.attn_temp : nullptr);
     const bool has_pe = pe_->params_per_layer(H, D) > 0;
     pe_->bwd(dqp.data(), dkp.data(), L.q.data(), L.k.data(), has_pe ? P + lp.pe : nullptr, dq.data(), dk.data(),
              has_pe ? G + lp.pe : nullptr, ps);
@@ -246,10 +224,10 @@ void Transformer<T>::backward(const T* P, T* G) {
     cpu::linear_bwd(dqkv.data(), L.ln1.data(), P + lp.w_qkv, dln.data(), G + lp.w_qkv, N, C, 3 * C);
     cpu::rmsnorm_bwd(dln.data(), L.resid_in.data(), P + lp.ln1, L.ln1_rstd.data(), dx.data(), G + lp.ln1, N, C);
   }
-  pe_->embed_bwd(dx.data(), layout_.pos_size ? G + layout_.pos : nullptr, B, Tn, C);
-  if (abs_pos_) abs_pos_->embed_bwd(dx.data(), G + layout_.pos, B, Tn, C);
+  pe_->embed_bwd(dx.data(), layout().pos_size ? G + layout().pos : nullptr, B, Tn, C);
+  if (abs_pos_) abs_pos_->embed_bwd(dx.data(), G + layout().pos, B, Tn, C);
   // Tied embeddings: the head's gradient is already in G + wte (linear_bwd accumulates); this adds the lookup's.
-  cpu::embedding_bwd(b.tokens.data(), dx.data(), G + layout_.wte, N, C, emb_scale_);
+  cpu::embedding_bwd(b.tokens.data(), dx.data(), G + layout().wte, N, C, emb_scale_);
 }
 
 template <typename T>

@@ -9,6 +9,7 @@
 #include "models/batch.hpp"
 #include "models/config.hpp"
 #include "models/params.hpp"
+#include "models/model_description.hpp"
 #include "models/positional.hpp"
 #include "models/pe_absolute.hpp"
 
@@ -20,7 +21,7 @@ class Transformer {
   Transformer(const ModelConfig& m, const PEConfig& pe);
   ~Transformer();
   const ModelConfig& config() const { return m_; }
-  const ParamLayout& layout() const { return layout_; }
+  const ParamLayout& layout() const { return desc_.layout(); }
   const PositionalEmbedding<T>& pe() const { return *pe_; }
 
   // Fills params (layout().total) from the seed: N(0, std) matrices, unit norm gains, PE init.
@@ -40,7 +41,7 @@ class Transformer {
  private:
   struct Acts;
   ModelConfig m_;
-  ParamLayout layout_;
+  ModelDescription desc_;  // the layout and the init, shared with the CUDA backend
   std::unique_ptr<PositionalEmbedding<T>> pe_;
   std::unique_ptr<PositionalEmbedding<T>> abs_pos_;  // ModelConfig::abs_pos "learned", else nullptr
   T emb_scale_ = T(1);                               // sqrt(d_model) with ModelConfig::init "scaled-embedding"

@@ -30,7 +30,7 @@ CudaBackend::CudaBackend(const RunConfig& cfg, int runs)
   V_ = m.vocab_size;
   L_ = m.n_layer;
   T_ = cfg.input_len();
-  attn_scale_ = float(attention_scale(m, host_model_.pe().qk_dim(D_)));
+  attn_scale_ = float(attention_scale(m, host_model_.qk_dim()));
   emb_scale_ = m.init == "scaled-embedding" ? float(std::sqrt(double(C_))) : 1.f;  // as the CPU model's
   // Examples the activations hold: every run's training batch, or one evaluation batch.
   maxB_ = std::max(R_ * cfg.train.batch, cfg.train.eval_batch);
@@ -185,7 +185,7 @@ CudaBackend::~CudaBackend() {  // then stream_ ends its work, then mem_ frees th
 void CudaBackend::init_run(int r, const RunConfig& cfg) {
   check_slot(r);
   std::vector<float> p(total_);
-  host_model_.init_params(p.data(), cfg.train.seed);
+  host_model_.init_params<float>(p.data(), cfg.train.seed);
   CUDA_CHECK(cudaStreamSynchronize(stream_));
   CUDA_CHECK(cudaMemcpy(params_ + r * P_, p.data(), total_ * sizeof(float), cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemset(m_ + r * P_, 0, total_ * sizeof(float)));

@@ -32,7 +32,7 @@
 #include "kernels/cuda/kernels.hpp"
 #include "models/backend.hpp"
 #include "models/run_batch.hpp"
-#include "models/transformer.hpp"
+#include "models/model_description.hpp"
 
 namespace popebench {
 
@@ -123,7 +123,7 @@ class CudaBackend final : public Backend, public BatchEngine {
 
   RunConfig cfg_;
   cuda::DeviceMemory mem_;  // owns every buffer below; declared first, so it is freed last
-  Transformer<float> host_model_;  // layout and init only; no activations are allocated
+  ModelDescription host_model_;  // the layout and initial weights (the CPU model's, without its ops)
   cuda::Gemm gemm_;
   cuda::PEKind pe_;
   std::string name_;
