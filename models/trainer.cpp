@@ -19,6 +19,7 @@
 #include "models/checkpoint.hpp"
 #include "models/run_json.hpp"
 #include "models/step_log.hpp"
+#include "models/training_state.hpp"
 #include "models/stop_signal.hpp"
 
 namespace popebench {
@@ -134,6 +135,125 @@ std::string kept_checkpoint_path(const std::string& checkpoint, int64_t step) {
   return checkpoint + ".step" + std::to_string(step);
 }
 
+namespace {
+
+// One run being trained: its options and config, data, backend and sampler, and the typed state
+// a checkpoint carries (models/training_state.hpp). train() below sets it up and drives the
+// steps; these are the parts the loop, a stop and the end share.
+class RunTraining {
+ public:
+  RunTraining(TrainOptions& opt, const Splits& data, std::unique_ptr<Backend> be, int threads)
+      : opt_(opt), cfg_(opt.cfg), cfg_json_(opt.cfg), data_(data), be_(std::move(be)), threads_(threads),
+        sampler_(cfg_.train.sampling, cfg_.train.seed, data.train.size()) {}
+
+  Backend& backend() { return *be_; }
+  BatchSampler& sampler() { return sampler_; }
+  TrainingState& state() { return st_; }
+  const nlohmann::json& config_json() const { return cfg_json_; }
+
+  // Continues from opt.checkpoint: weights, moments, sampler and state. Returns false when
+  // there is none.
+  bool resume() {
+    if (!file_exists(opt_.checkpoint)) return false;
+    if (!opt_.resume) throw UserError("checkpoint " + opt_.checkpoint + " exists: pass --resume to continue it, or remove it");
+    Checkpoint ck = load_checkpoint(opt_.checkpoint);
+    if (!same_config(ck.config, cfg_json_))
+      throw UserError("checkpoint " + opt_.checkpoint + " was made with a different config; refusing to resume");
+    if (ck.params.size() != be_->layout().total) throw UserError(opt_.checkpoint + ": parameter count does not match the model");
+    try {
+      st_ = TrainingState::from_checkpoint(ck.step, ck.extra);
+    } catch (const UserError& e) {
+      throw UserError(opt_.checkpoint + ": " + e.what());
+    }
+    be_->set_state(ck.params, ck.m, ck.v);
+    sampler_.set_stream_state(ck.rng_state, ck.rng_inc);
+    if (!st_.sampler.is_null()) sampler_.set_state(st_.sampler);
+    std::fprintf(stderr, "popebench: resuming %s at step %lld\n", opt_.checkpoint.c_str(), static_cast<long long>(st_.step));
+    return true;
+  }
+
+  // A checkpoint at `path` with the time so far (this session's train_s and eval_s added).
+  void save(double train_s, double eval_s, const std::string& path) {
+    Checkpoint ck;
+    ck.config = cfg_json_;
+    TrainingState s = st_;
+    s.train_s += train_s;
+    s.eval_s += eval_s;
+    s.sampler = sampler_.state();
+    ck.extra = s.checkpoint_extra();
+    ck.step = st_.step;
+    ck.rng_state = sampler_.stream_state();
+    ck.rng_inc = sampler_.stream_inc();
+    be_->get_state(ck.params, ck.m, ck.v);
+    save_checkpoint(path, ck);
+  }
+
+  // The fields every run JSON has (results/SCHEMA.md); status-specific ones are added to it.
+  nlohmann::json run_json(const char* status) const {
+    nlohmann::json j{{"schema", "popebench.run"}, {"schema_version", kRunSchemaVersion}, {"status", status},
+                     {"config", cfg_json_}, {"data", data_.source}, {"curve", st_.curve},
+                     {"environment", environment_json(be_->device_name(), threads_, opt_.command, be_->device_index())},
+                     {"checkpoint", opt_.checkpoint}};
+    if (opt_.step_log_every > 0) j["step_log"] = {{"file", step_log_path(opt_.out_json)}, {"every", opt_.step_log_every}};
+    if (nlohmann::json batch = be_->batch_info(); !batch.is_null()) j["environment"]["batch"] = batch;
+    return j;
+  }
+
+  // The curve's point at the current step from the running sums (none at step 0), then the sums
+  // reset. Throws EvalInterrupted from the evaluation, before the point is added and with the
+  // sums kept: the resumed run makes the point first, so the curve is the same. eval_s
+  // accumulates the evaluation time; train_s so far is for elapsed_s.
+  void curve_point(double train_s, double& eval_s) {
+    const auto t0 = Clock::now();
+    EvalResult v = evaluate(*be_, cfg_, data_.val, cfg_.train.eval_examples);
+    eval_s += seconds_since(t0);
+    CurvePoint p;
+    p.step = st_.step;
+    p.lr = lr_at(cfg_.optim, std::max<int64_t>(st_.step - 1, 0), cfg_.train.steps);
+    if (st_.step > 0) {
+      p.train_loss = st_.loss_sum / st_.loss_n;
+      p.train_acc = double(st_.hits) / (st_.loss_n * cfg_.examples_per_step());
+    }
+    p.val_loss = v.loss;
+    p.val_acc = v.acc;
+    p.val_n = int64_t(v.n);
+    p.elapsed_s = st_.train_s + train_s + st_.eval_s + eval_s;
+    st_.curve.push_back(p);
+    st_.loss_sum = 0;
+    st_.loss_n = st_.hits = 0;
+  }
+
+  bool out_of_time() const {
+    return opt_.deadline > 0 && std::chrono::duration<double>(Clock::now().time_since_epoch()).count() > opt_.deadline;
+  }
+
+  // Stops with a checkpoint and a partial run JSON (its curve so far, no final numbers).
+  [[noreturn]] void stop_here(double train_s, double eval_s, int64_t start_step) {
+    save(train_s, eval_s, opt_.checkpoint);
+    const int sig = stop_signal();
+    std::string why = sig ? "interrupted" : out_of_time() ? "time limit reached" : "stopped as asked (--stop-at)";
+    nlohmann::json part = run_json("partial");
+    part["steps_done"] = st_.step;
+    part["timing"] = {{"train_s", st_.train_s + train_s}, {"eval_s", st_.eval_s + eval_s},
+                      {"steps_per_s", (st_.step - start_step) / std::max(train_s, 1e-9)}};
+    write_file_atomic(opt_.out_json, part.dump(2) + "\n");
+    throw RunInterrupted(why + " at step " + std::to_string(st_.step) + "; checkpoint " + opt_.checkpoint + " saved: " +
+                         opt_.resume_hint);
+  }
+
+ private:
+  TrainOptions& opt_;
+  const RunConfig& cfg_;
+  const nlohmann::json cfg_json_;
+  const Splits& data_;
+  std::unique_ptr<Backend> be_;
+  const int threads_;
+  BatchSampler sampler_;
+  TrainingState st_;
+};
+
+}  // namespace
+
 nlohmann::json train(TrainOptions opt) {
   RunConfig& cfg = opt.cfg;
   if (opt.out_json.empty()) throw UserError("no output path for the run JSON (--out)");
@@ -161,218 +281,138 @@ nlohmann::json train(TrainOptions opt) {
     std::remove(probe.c_str());
   }
 
-  const nlohmann::json cfg_json = cfg;
-
   if (opt.skip_if_complete && file_exists(opt.out_json)) {
     auto done = nlohmann::json::parse(read_file(opt.out_json), nullptr, false);
-    if (!done.is_discarded() && done.value("status", "") == "complete" && same_config(done.value("config", nlohmann::json()), cfg_json)) {
+    if (!done.is_discarded() && done.value("status", "") == "complete" &&
+        same_config(done.value("config", nlohmann::json()), nlohmann::json(cfg))) {
       std::fprintf(stderr, "popebench: %s is complete; skipping\n", opt.out_json.c_str());
       return done;
     }
   }
 
-  auto be = opt.make_backend ? opt.make_backend(cfg) : make_backend(cfg, cfg.train.device);
+  RunTraining run(opt, data, opt.make_backend ? opt.make_backend(cfg) : make_backend(cfg, cfg.train.device), threads);
+  Backend& be = run.backend();
+  TrainingState& st = run.state();
   if (opt.log_every > 0) {  // what is about to train (--print-config gives the whole config)
     const std::string name = opt.label.empty() ? cfg.pe.kind + " seed " + std::to_string(cfg.train.seed) : opt.label;
     std::fprintf(stderr, "popebench: %s: %zu parameters (%d layers x %d, %d heads) on %s, %lld steps of %lld examples\n",
-                 name.c_str(), be->layout().n_params, cfg.model.n_layer, cfg.model.d_model, cfg.model.n_head,
-                 be->device_name().c_str(), static_cast<long long>(cfg.train.steps),
+                 name.c_str(), be.layout().n_params, cfg.model.n_layer, cfg.model.d_model, cfg.model.n_head,
+                 be.device_name().c_str(), static_cast<long long>(cfg.train.steps),
                  static_cast<long long>(cfg.examples_per_step()));
     // What sets this run apart from the suite's defaults (docs/spec.md), as config paths; the
     // whole config is in the run JSON and --print-config.
-    const std::string diff = config_differences(cfg_json, RunConfig{});
+    const std::string diff = config_differences(run.config_json(), RunConfig{});
     std::fprintf(stderr, "popebench: %s: config: %s\n", name.c_str(), diff.empty() ? "the defaults" : diff.c_str());
   }
-  BatchSampler sampler(cfg.train.sampling, cfg.train.seed, data.train.size());
-  int64_t step = 0;
-  nlohmann::json curve = nlohmann::json::array();
-  double prior_train_s = 0, prior_eval_s = 0;
-  nlohmann::json resumed = nullptr;
+  const bool resumed = run.resume();
+  const nlohmann::json resumed_from = resumed ? nlohmann::json(st.step) : nlohmann::json(nullptr);
 
-  double loss_sum = 0, last_loss = 0;
-  int64_t loss_n = 0, hits = 0;
-  auto save = [&](double train_s, double eval_s, const std::string& path) {
-    Checkpoint ck;
-    ck.config = cfg_json;
-    // The running train-loss sums go in too, so the next curve point is the same after a resume.
-    ck.extra = {{"curve", curve}, {"train_s", train_s}, {"eval_s", eval_s},
-                {"loss_sum", loss_sum}, {"loss_n", loss_n}, {"hits", hits}, {"sampler", sampler.state()}};
-    ck.step = step;
-    ck.rng_state = sampler.stream_state();
-    ck.rng_inc = sampler.stream_inc();
-    be->get_state(ck.params, ck.m, ck.v);
-    save_checkpoint(path, ck);
-  };
-
-  if (file_exists(opt.checkpoint)) {
-    if (!opt.resume)
-      throw UserError("checkpoint " + opt.checkpoint + " exists: pass --resume to continue it, or remove it");
-    Checkpoint ck = load_checkpoint(opt.checkpoint);
-    if (!same_config(ck.config, cfg_json))
-      throw UserError("checkpoint " + opt.checkpoint + " was made with a different config; refusing to resume");
-    if (ck.params.size() != be->layout().total) throw UserError(opt.checkpoint + ": parameter count does not match the model");
-    be->set_state(ck.params, ck.m, ck.v);
-    sampler.set_stream_state(ck.rng_state, ck.rng_inc);
-    if (ck.extra.contains("sampler")) sampler.set_state(ck.extra.at("sampler"));  // absent before shuffled epochs
-    step = ck.step;
-    curve = ck.extra.at("curve");
-    prior_train_s = ck.extra.at("train_s");
-    prior_eval_s = ck.extra.at("eval_s");
-    loss_sum = ck.extra.at("loss_sum");
-    loss_n = json_int<int64_t>(ck.extra, "loss_n");
-    hits = json_int<int64_t>(ck.extra, "hits");
-    resumed = step;
-    std::fprintf(stderr, "popebench: resuming %s at step %lld\n", opt.checkpoint.c_str(), static_cast<long long>(step));
-  }
-
-
-  StepLog step_log(step_log_path(opt.out_json), opt.step_log_every, resumed.is_null() ? -1 : step);
-
-  // The fields every run JSON has (results/SCHEMA.md); status-specific ones are added to it.
-  auto run_json = [&](const char* status) {
-    nlohmann::json j{{"schema", "popebench.run"}, {"schema_version", kRunSchemaVersion}, {"status", status},
-                     {"config", cfg_json}, {"data", data.source}, {"curve", curve},
-                     {"environment", environment_json(be->device_name(), threads, opt.command, be->device_index())},
-                     {"checkpoint", opt.checkpoint}};
-    if (opt.step_log_every > 0) j["step_log"] = {{"file", step_log_path(opt.out_json)}, {"every", opt.step_log_every}};
-    if (nlohmann::json batch = be->batch_info(); !batch.is_null()) j["environment"]["batch"] = batch;
-    return j;
-  };
+  StepLog step_log(step_log_path(opt.out_json), opt.step_log_every, resumed ? st.step : -1);
 
   const auto& T = cfg.train;
   const auto t_start = Clock::now();
-  double eval_s = 0, train_s = 0;
-  // train_loss/train_acc: means since the previous point; null at step 0 (nothing trained yet).
-  auto eval_point = [&](nlohmann::json train_loss, nlohmann::json train_acc) {
-    auto t0 = Clock::now();
-    EvalResult v = evaluate(*be, cfg, data.val, T.eval_examples);
-    eval_s += seconds_since(t0);
-    curve.push_back({{"step", step}, {"lr", lr_at(cfg.optim, std::max<int64_t>(step - 1, 0), T.steps)},
-                     {"train_loss", train_loss}, {"train_acc", train_acc}, {"val_loss", v.loss},
-                     {"val_acc", v.acc}, {"val_n", v.n}, {"elapsed_s", prior_train_s + train_s + prior_eval_s + eval_s}});
-    return v.acc;
-  };
+  double eval_s = 0, train_s = 0;  // this session's
 
   // SIGINT / SIGTERM: finish the current step, save a checkpoint, then stop. A sweep holds its
   // own scope around all its runs (models/stop_signal.hpp), so this one is then a no-op.
   StopSignalScope signals;
 
   Progress progress(T.steps, opt.log_every, opt.label);
-  double last_val_acc = curve.empty() ? -1.0 : curve.back()["val_acc"].get<double>();
-  const int64_t start_step = step;
-  auto out_of_time = [&] {
-    return opt.deadline > 0 && std::chrono::duration<double>(Clock::now().time_since_epoch()).count() > opt.deadline;
-  };
-  // Stops with a checkpoint and a partial run JSON (its curve so far, no final numbers).
-  auto stop_here = [&](double train_s_so_far) {
-    save(prior_train_s + train_s_so_far, prior_eval_s + eval_s, opt.checkpoint);
-    const int sig = stop_signal();
-    std::string why = sig ? "interrupted" : out_of_time() ? "time limit reached" : "stopped as asked (--stop-at)";
-    nlohmann::json part = run_json("partial");
-    part["steps_done"] = step;
-    part["timing"] = {{"train_s", prior_train_s + train_s_so_far}, {"eval_s", prior_eval_s + eval_s},
-                      {"steps_per_s", (step - start_step) / std::max(train_s_so_far, 1e-9)}};
-    write_file_atomic(opt.out_json, part.dump(2) + "\n");
-    throw RunInterrupted(why + " at step " + std::to_string(step) + "; checkpoint " + opt.checkpoint + " saved: " +
-                         opt.resume_hint);
-  };
-  // The curve's point at `step` and the reset of the running sums it reports. A stop during its
-  // evaluation stops the run before the point is added (EvalInterrupted), the sums kept in the
-  // checkpoint; the resumed run then makes the point first (below), so the curve is the same.
-  auto curve_point = [&](double train_s_so_far) {
+  const int64_t start_step = st.step;
+  auto last_val_acc = [&] { return st.curve.empty() ? -1.0 : st.curve.back().val_acc; };
+  // A point whose evaluation was interrupted stops the run (the checkpoint keeps the sums).
+  auto curve_point_or_stop = [&] {
     try {
-      if (step == 0)
-        last_val_acc = eval_point(nullptr, nullptr);  // nothing trained yet
-      else
-        last_val_acc = eval_point(loss_sum / loss_n, double(hits) / (loss_n * cfg.examples_per_step()));
+      run.curve_point(train_s, eval_s);
     } catch (const EvalInterrupted&) {
-      stop_here(train_s_so_far);
+      run.stop_here(train_s, eval_s, start_step);
     }
-    loss_sum = 0;
-    loss_n = hits = 0;
   };
-  const bool point_due = step == T.steps || (T.eval_every > 0 && step % T.eval_every == 0);
-  if (point_due && (curve.empty() || json_int<int64_t>(curve.back(), "step") != step) && (step == 0 || loss_n > 0))
-    curve_point(0);
+  const bool point_due = st.step == T.steps || (T.eval_every > 0 && st.step % T.eval_every == 0);
+  if (point_due && (st.curve.empty() || st.curve.back().step != st.step) && (st.step == 0 || st.loss_n > 0))
+    curve_point_or_stop();
   // A stop that came during loading or the first evaluation is honoured before any training.
-  if (step < T.steps && (stop_signal() || out_of_time())) stop_here(0);
+  if (st.step < T.steps && (stop_signal() || run.out_of_time())) run.stop_here(0, eval_s, start_step);
   std::vector<size_t> idx(T.batch);
   std::vector<Batch> micro(T.grad_accum);  // the optimizer step's micro-batches
-  const int row_len = batch_row_len(*be, cfg);
+  const int row_len = batch_row_len(be, cfg);
+  double last_loss = 0;
   auto t_train = Clock::now();
-  while (step < T.steps) {
+  auto pause_clock = [&] { train_s += seconds_since(t_train); };
+  auto resume_clock = [&] { t_train = Clock::now(); };
+  while (st.step < T.steps) {
     for (auto& b : micro) {
-      sampler.next(idx);
+      run.sampler().next(idx);
       b = make_batch(data.train, idx, row_len, cfg.input);
     }
-    double lr = lr_at(cfg.optim, step, T.steps);
-    StepResult r = be->train_step(micro, lr, static_cast<long>(step + 1));
+    double lr = lr_at(cfg.optim, st.step, T.steps);
+    StepResult r = be.train_step(micro, lr, static_cast<long>(st.step + 1));
     if (!std::isfinite(r.loss) || !std::isfinite(r.grad_norm)) {
-      nlohmann::json run = run_json("diverged");
-      run["diverged_at_step"] = step + 1;
-      write_file_atomic(opt.out_json, run.dump(2) + "\n");
+      nlohmann::json diverged = run.run_json("diverged");
+      diverged["diverged_at_step"] = st.step + 1;
+      write_file_atomic(opt.out_json, diverged.dump(2) + "\n");
       throw UserError("loss became " + std::string(std::isnan(r.loss) ? "NaN" : "infinite") + " at step " +
-                      std::to_string(step + 1) + "; " +
+                      std::to_string(st.step + 1) + "; " +
                       (file_exists(opt.checkpoint) ? "the last good checkpoint is kept at " + opt.checkpoint
                                                    : std::string("no checkpoint had been written yet")));
     }
-    ++step;
-    step_log.add(step, lr, r.loss, r.grad_norm, double(r.correct) / double(cfg.examples_per_step()));
-    loss_sum += r.loss;
+    ++st.step;
+    step_log.add(st.step, lr, r.loss, r.grad_norm, double(r.correct) / double(cfg.examples_per_step()));
+    st.loss_sum += r.loss;
     last_loss = r.loss;
-    hits += r.correct;
-    ++loss_n;
-    const bool last = step == T.steps;
-    if ((T.eval_every > 0 && step % T.eval_every == 0) || last) {
-      train_s += seconds_since(t_train);
-      curve_point(train_s);
-      t_train = Clock::now();
+    st.hits += r.correct;
+    ++st.loss_n;
+    const bool last = st.step == T.steps;
+    if ((T.eval_every > 0 && st.step % T.eval_every == 0) || last) {
+      pause_clock();
+      curve_point_or_stop();
+      resume_clock();
     }
-    const bool saved_now = T.checkpoint_every > 0 && step % T.checkpoint_every == 0 && !last;
+    const bool saved_now = T.checkpoint_every > 0 && st.step % T.checkpoint_every == 0 && !last;
     if (saved_now) {
-      train_s += seconds_since(t_train);
-      save(prior_train_s + train_s, prior_eval_s + eval_s, opt.checkpoint);
-      t_train = Clock::now();
+      pause_clock();
+      run.save(train_s, eval_s, opt.checkpoint);
+      resume_clock();
     }
-    if (opt.keep_every > 0 && step % opt.keep_every == 0) {
-      train_s += seconds_since(t_train);
+    if (opt.keep_every > 0 && st.step % opt.keep_every == 0) {
+      pause_clock();
       // The checkpoint just written is this step's: copy it rather than fetch and write the state again.
       if (saved_now)
-        copy_file_atomic(opt.checkpoint, kept_checkpoint_path(opt.checkpoint, step));
+        copy_file_atomic(opt.checkpoint, kept_checkpoint_path(opt.checkpoint, st.step));
       else
-        save(prior_train_s + train_s, prior_eval_s + eval_s, kept_checkpoint_path(opt.checkpoint, step));
-      t_train = Clock::now();
+        run.save(train_s, eval_s, kept_checkpoint_path(opt.checkpoint, st.step));
+      resume_clock();
     }
     double elapsed = train_s + seconds_since(t_train);
-    progress.update(step, last_loss, last_val_acc, elapsed > 0 ? (step - start_step) / elapsed : 0);
-    if (!last && (stop_signal() || out_of_time() || (opt.stop_at > 0 && step >= opt.stop_at))) {
-      train_s += seconds_since(t_train);
-      stop_here(train_s);
+    progress.update(st.step, last_loss, last_val_acc(), elapsed > 0 ? (st.step - start_step) / elapsed : 0);
+    if (!last && (stop_signal() || run.out_of_time() || (opt.stop_at > 0 && st.step >= opt.stop_at))) {
+      pause_clock();
+      run.stop_here(train_s, eval_s, start_step);
     }
   }
-  train_s += seconds_since(t_train);
+  pause_clock();
 
   auto t0 = Clock::now();
   EvalResult val, test;
   try {
-    val = evaluate(*be, cfg, data.val);
-    test = evaluate(*be, cfg, data.test);
+    val = evaluate(be, cfg, data.val);
+    test = evaluate(be, cfg, data.test);
   } catch (const EvalInterrupted&) {  // the last step's checkpoint and point are kept; a rerun evaluates
     eval_s += seconds_since(t0);
-    stop_here(train_s);
+    run.stop_here(train_s, eval_s, start_step);
   }
   eval_s += seconds_since(t0);
-  save(prior_train_s + train_s, prior_eval_s + eval_s, opt.checkpoint);
-  const double total_train = prior_train_s + train_s;
-  nlohmann::json run = run_json("complete");
-  run["final"] = {{"step", step}, {"val", val}, {"test", test}};
-  run["timing"] = {{"wall_s", seconds_since(t_start) + prior_train_s + prior_eval_s},
-                   {"train_s", total_train},
-                   {"eval_s", prior_eval_s + eval_s},
-                   {"steps_per_s", total_train > 0 ? T.steps / total_train : 0.0}};
-  run["resumed_from_step"] = resumed;
-  write_file_atomic(opt.out_json, run.dump(2) + "\n");
-  return run;
+  run.save(train_s, eval_s, opt.checkpoint);
+  const double total_train = st.train_s + train_s;
+  nlohmann::json result = run.run_json("complete");
+  result["final"] = {{"step", st.step}, {"val", val}, {"test", test}};
+  result["timing"] = {{"wall_s", seconds_since(t_start) + st.train_s + st.eval_s},
+                      {"train_s", total_train},
+                      {"eval_s", st.eval_s + eval_s},
+                      {"steps_per_s", total_train > 0 ? T.steps / total_train : 0.0}};
+  result["resumed_from_step"] = resumed_from;
+  write_file_atomic(opt.out_json, result.dump(2) + "\n");
+  return result;
 }
 
 }  // namespace popebench
