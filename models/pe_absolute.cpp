@@ -3,34 +3,19 @@
 #include "models/pe_registry.hpp"
 
 namespace popebench {
-namespace {
-template <typename T, bool kLearned>
-std::unique_ptr<PositionalEmbedding<T>> make(const PEConfig&, const ModelConfig& m) {
-  return std::make_unique<AbsolutePE<T>>(kLearned, m.max_len, m.d_model);
-}
-GpuPE sinusoidal_gpu(const PEConfig&, const ModelConfig& m) {  // a fixed table added in the embedding kernel
-  GpuPE g;
-  g.table = sinusoidal_table(m.max_len, m.d_model);
-  return g;
-}
-GpuPE learned_gpu(const PEConfig&, const ModelConfig&) { return {}; }  // the table is a parameter
-}  // namespace
 
 std::vector<PEKindInfo> pe_kinds_absolute() {
-  PEKindInfo s;
-  s.name = "sinusoidal";
-  s.help = "fixed sinusoidal absolute positions added to the token embedding";
-  s.rank = 60;
-  s.make_float = make<float, false>;
-  s.make_double = make<double, false>;
-  s.gpu = sinusoidal_gpu;
-  PEKindInfo l;
-  l.name = "learned";
-  l.help = "a learned absolute position table added to the token embedding";
-  l.rank = 70;
-  l.make_float = make<float, true>;
-  l.make_double = make<double, true>;
-  l.gpu = learned_gpu;
+  PEKindInfo s("sinusoidal", "fixed sinusoidal absolute positions added to the token embedding", 60);
+  s.cpu([](auto t, const PEConfig&, const ModelConfig& m) {
+    return std::make_unique<AbsolutePE<decltype(t)>>(false, m.max_len, m.d_model);
+  });
+  // a fixed table, added in the GPU's embedding kernel
+  s.gpu = [](const PEConfig&, const ModelConfig& m) { return GpuPE{GpuPE::Attention::kNone, 0, {}, {}, sinusoidal_table(m.max_len, m.d_model)}; };
+  PEKindInfo l("learned", "a learned absolute position table added to the token embedding", 70);
+  l.cpu([](auto t, const PEConfig&, const ModelConfig& m) {
+    return std::make_unique<AbsolutePE<decltype(t)>>(true, m.max_len, m.d_model);
+  });
+  l.gpu = [](const PEConfig&, const ModelConfig&) { return GpuPE{}; };  // the table is a model parameter
   return {s, l};
 }
 

@@ -3,22 +3,11 @@
 #include "models/pe_registry.hpp"
 
 namespace popebench {
-namespace {
-template <typename T>
-std::unique_ptr<PositionalEmbedding<T>> make(const PEConfig&, const ModelConfig&) {
-  return std::make_unique<NoPE<T>>();
-}
-GpuPE gpu(const PEConfig&, const ModelConfig&) { return {}; }
-}  // namespace
 
 std::vector<PEKindInfo> pe_kinds_none() {
-  PEKindInfo k;
-  k.name = "none";
-  k.help = "no positional signal (NoPE): the causal mask alone";
-  k.rank = 0;
-  k.make_float = make<float>;
-  k.make_double = make<double>;
-  k.gpu = gpu;
+  PEKindInfo k("none", "no positional signal (NoPE): the causal mask alone", 0);
+  k.cpu([](auto t, const PEConfig&, const ModelConfig&) { return std::make_unique<NoPE<decltype(t)>>(); });
+  k.gpu = [](const PEConfig&, const ModelConfig&) { return GpuPE{}; };
   return {k};
 }
 

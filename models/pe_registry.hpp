@@ -10,7 +10,9 @@
 // file. The tests loop over pe_kinds(), so a new PE is gradient-checked and, where it has a GPU
 // description, compared with the CPU on the GPU without a test change.
 #pragma once
+#include <functional>
 #include <memory>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -32,18 +34,33 @@ struct GpuPE {
 };
 
 template <typename T>
-using PEFactory = std::unique_ptr<PositionalEmbedding<T>> (*)(const PEConfig&, const ModelConfig&);
+using PEFactory = std::function<std::unique_ptr<PositionalEmbedding<T>>(const PEConfig&, const ModelConfig&)>;
 
 struct PEKindInfo {
+  PEKindInfo(std::string name_, std::string help_, int rank_)
+      : name(std::move(name_)), help(std::move(help_)), rank(rank_) {}
   std::string name, help;
   int rank = 0;  // listing order (`popebench list`, `--pe` help, errors): the paper's PEs first
   // The PEConfig options that apply (PEConfig::validate refuses the others for this PE):
   bool frequencies = false;   // --pe-base, --pe-freqs
   bool rope_scaling = false;  // --rope-scaling, --rope-factor
   bool delta = false;         // PoPE's delta: --delta-init, --delta-bound, --delta-shared
-  PEFactory<float> make_float = nullptr;
-  PEFactory<double> make_double = nullptr;
+  PEFactory<float> make_float;
+  PEFactory<double> make_double;
   GpuPE (*gpu)(const PEConfig&, const ModelConfig&) = nullptr;  // nullptr: no GPU kernel
+
+  // Both CPU factories from one generic one, called with a T{} that says the precision:
+  //   k.cpu([](auto t, const PEConfig& pe, const ModelConfig& m) {
+  //     return std::make_unique<RoPE<decltype(t)>>(m.head_dim(), pe); });
+  template <typename Make>
+  void cpu(Make make) {
+    make_float = [make](const PEConfig& pe, const ModelConfig& m) -> std::unique_ptr<PositionalEmbedding<float>> {
+      return make(float{}, pe, m);
+    };
+    make_double = [make](const PEConfig& pe, const ModelConfig& m) -> std::unique_ptr<PositionalEmbedding<double>> {
+      return make(double{}, pe, m);
+    };
+  }
 };
 
 // Every registered kind, in rank order.
