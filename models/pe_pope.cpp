@@ -14,10 +14,7 @@ std::vector<PEKindInfo> pe_kinds_pope() {
     return std::make_unique<PoPE<decltype(t)>>(m.head_dim(), pe);
   });
   k.gpu = [](const PEConfig& pe, const ModelConfig& m) {
-    GpuPE g;
-    g.attention = GpuPE::Attention::kPope;
-    g.thetas = pope_thetas(m.head_dim(), pe);
-    return g;
+    return GpuPE{GpuPE::Attention::kPope, 0, pope_thetas(m.head_dim(), pe), {}, {}};
   };
   return {k};
 }
