@@ -10,20 +10,16 @@
 // options), parsed and validated exactly as on the command line, over the preset, after the
 // plan's own args. Output: OUT/<cell>/<pe>_seed<k>.json and, once a cell's runs are complete,
 // OUT/<cell>/summary.json and summary.md. Finished runs are skipped and unfinished ones resume,
-// as in `reproduce`.
+// as in `reproduce` (both run through cli/cell_sweep.hpp).
 #include <algorithm>
-#include <cstdio>
-#include <mutex>
 #include <regex>
 #include <set>
 
+#include "cli/cell_sweep.hpp"
 #include "cli/commands.hpp"
-#include "cli/job_pool.hpp"
 #include "cli/presets.hpp"
 #include "cli/run_options.hpp"
 #include "common/files.hpp"
-#include "models/stop_signal.hpp"
-#include "models/summary.hpp"
 
 namespace popebench::cli {
 
@@ -127,7 +123,7 @@ std::vector<Cell> read_plan(const std::string& path, std::string& preset, std::s
 
 Runner register_sweep(CLI::App& app) {
   struct State {
-    std::string plan, out, only, only_pe;
+    std::string plan, out, only, only_pe, shard;
     SweepOptions sweep;
     int64_t keep_every = 0;
     bool print_config = false;
@@ -145,6 +141,9 @@ Runner register_sweep(CLI::App& app) {
   cmd->add_option("--gpus", st->sweep.gpus, "GPUs to spread the runs over (run k on GPU k % N)")
       ->default_val(1)->check(CLI::Range(1, 64));
   add_batch_runs_option(*cmd, st->sweep);
+  cmd->add_option("--shard", st->shard,
+                  "i/n: run only the i-th of n parts of the run list (cells in order, then PEs, then seeds); "
+                  "`popebench merge` combines the parts");
   cmd->add_option("--time-limit", st->sweep.time_limit,
                   "Seconds; then every unfinished run checkpoints and the command exits 75 (rerun to continue)")
       ->default_val(0)->check(number_in(0.0, 1e7));
@@ -188,65 +187,22 @@ Runner register_sweep(CLI::App& app) {
         c.pes = kept;  // may be empty: the cell has none of them
       }
     }
-    for (auto& c : cells) {
+    std::vector<SweepCell> sweep_cells;
+    for (size_t ci = 0; ci < cells.size(); ++ci) {
+      Cell& c = cells[ci];
       check_sweep_gpus(st->sweep, c.run.cfg);
       if (st->keep_every > 0) c.run.keep_every = st->keep_every;
+      SweepCell sc;
+      sc.name = c.name;
+      sc.run = c.run;
+      sc.pes = c.pes;
+      sc.seeds = c.seeds;
+      sc.planned_runs = cell_runs[ci];
+      sc.title = plan_name + ", cell " + c.name;
+      sc.summary_extra = {{"cell", c.name}, {"cell_args", c.args}, {"plan", st->plan}};
+      sweep_cells.push_back(std::move(sc));
     }
-    struct Job {
-      size_t cell;
-      std::string pe;
-      uint64_t seed;
-      TrainOptions opt;
-    };
-    std::vector<Job> jobs;
-    const double deadline = sweep_deadline(st->sweep);
-    for (size_t ci = 0; ci < cells.size(); ++ci) {
-      const Cell& c = cells[ci];
-      for (const auto& pe : c.pes)
-        for (uint64_t seed : c.seeds) {
-          RunConfig cfg = c.run.cfg;
-          cfg.pe.kind = pe;
-          cfg.train.seed = seed;
-          TrainOptions o = sweep_run_options(st->sweep, c.run, cfg,
-                                             st->out + "/" + c.name + "/" + pe + "_seed" + std::to_string(seed) + ".json",
-                                             c.name + "/" + pe + "/" + std::to_string(seed), deadline);
-          jobs.push_back({ci, pe, seed, o});
-        }
-    }
-    std::vector<TrainOptions> runs_to_train;
-    for (const auto& j : jobs) runs_to_train.push_back(j.opt);
-    if (st->print_config) {
-      print_run_configs(runs_to_train);
-      return 0;
-    }
-    std::vector<nlohmann::json> results;
-    const bool finished = run_training_jobs(runs_to_train, st->sweep.concurrent, st->sweep.gpus, results,
-                                            [&](size_t k) { return jobs[k].opt.label; }, st->sweep.batch_runs);
-    for (size_t ci = 0; ci < cells.size(); ++ci) {  // the summary of every cell whose runs all finished
-      std::vector<nlohmann::json> runs;
-      std::vector<std::string> files;
-      for (size_t k = 0; k < jobs.size(); ++k)
-        if (jobs[k].cell == ci && results[k].is_object()) {
-          runs.push_back(results[k]);
-          files.push_back(jobs[k].pe + "_seed" + std::to_string(jobs[k].seed) + ".json");
-        }
-      if (runs.size() != cell_runs[ci]) continue;  // unfinished, or --pe left some of its PEs out
-      auto summary = summarise_runs(runs, plan_name + ", cell " + cells[ci].name);
-      summary["cell"] = cells[ci].name;
-      summary["cell_args"] = cells[ci].args;
-      summary["plan"] = st->plan;
-      summary["command"] = g_command_line;
-      summary["runs"] = files;
-      const std::string dir = st->out + "/" + cells[ci].name;
-      write_file_atomic(dir + "/summary.json", summary.dump(2) + "\n");
-      write_file_atomic(dir + "/summary.md", summary_markdown(summary));
-      std::printf("%s\n", summary_markdown(summary).c_str());
-    }
-    if (!finished) {
-      std::fprintf(stderr, "popebench: stopped before every run finished; rerun the same command to continue\n");
-      return stopped_exit_code();
-    }
-    return 0;
+    return run_cell_sweep(sweep_cells, st->out, st->sweep, parse_shard(st->shard), st->print_config);
   };
 }
 

@@ -17,6 +17,7 @@
 #include "cli/commands.hpp"
 #include "common/files.hpp"
 #include "generators/dataset_io.hpp"
+#include "models/model_description.hpp"
 #include "models/pe_registry.hpp"
 #include "models/run_batch.hpp"
 #include "models/transformer.hpp"
@@ -359,7 +360,7 @@ void print_run_configs(const std::vector<TrainOptions>& runs) {
     RunConfig cfg = o.cfg;
     if (!o.data_dir.empty()) apply_dataset_manifest(cfg, open_dataset_dir(o.data_dir));  // as load_data does
     cfg.validate();
-    const Transformer<float> model(cfg.model, cfg.pe);  // the layout only: no activations
+    const ModelDescription model(cfg.model, cfg.pe);  // the layout only
     out.push_back({{"out", o.out_json}, {"parameters", model.layout().n_params}, {"config", cfg}});
   }
   std::printf("%s\n", out.dump(2).c_str());

@@ -190,6 +190,19 @@ expect_ok sweep "$tmp/plan.json" --out "$tmp/swp" --pe rope
 expect_ok sweep "$tmp/plan.json" --out "$tmp/swp" --cells base
 [[ -f "$tmp/swp/base/pope_seed0.json" && -f "$tmp/swp/base/summary.json" ]] ||
   { echo "FAIL: the rest of a --pe sweep did not complete the cell and its summary"; fails=$((fails+1)); }
+# --shard i/n: each run in exactly one part (cells, then PEs, then seeds); merge sums a cell up as
+# the unsharded sweep did (same runs, deterministic)
+expect_ok sweep "$tmp/plan.json" --out "$tmp/sws" --shard 0/2
+[[ -f "$tmp/sws/base/rope_seed0.json" && ! -e "$tmp/sws/base/pope_seed0.json" && -f "$tmp/sws/inc/pope_seed0.json" &&
+   ! -e "$tmp/sws/inc/pope_seed1.json" && ! -e "$tmp/sws/base/summary.json" ]] ||
+  { echo "FAIL: sweep --shard 0/2 trained the wrong runs or summarised a split cell"; fails=$((fails+1)); }
+expect_ok sweep "$tmp/plan.json" --out "$tmp/sws" --shard 1/2
+expect_ok merge "$tmp/sws/base" --out "$tmp/sws/base/summary.json"
+/usr/bin/python3 -c "
+import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert a['rows'] == b['rows'], (a['rows'], b['rows'])" "$tmp/sw/base/summary.json" "$tmp/sws/base/summary.json" ||
+  { echo "FAIL: the merged shards' summary differs from the unsharded sweep's"; fails=$((fails+1)); }
+expect_error "--shard must be i/n" sweep "$tmp/plan.json" --out "$tmp/swb" --shard 2/2
 expect_error "no chosen cell trains 'alibi'" sweep "$tmp/plan.json" --out "$tmp/swb" --pe alibi
 expect_error "--batch-runs needs the GPU" sweep "$tmp/plan.json" --out "$tmp/swb" --batch-runs 3
 [[ ! -e "$tmp/swb" ]] || { echo "FAIL: a refused --batch-runs left its output folder"; fails=$((fails+1)); }

@@ -1,0 +1,94 @@
+#include "cli/cell_sweep.hpp"
+
+#include <cstdio>
+
+#include "cli/job_pool.hpp"
+#include "common/files.hpp"
+#include "models/stop_signal.hpp"
+#include "models/summary.hpp"
+
+namespace popebench::cli {
+
+Shard parse_shard(const std::string& s) {
+  Shard sh;
+  if (s.empty()) return sh;
+  char extra;
+  if (std::sscanf(s.c_str(), "%d/%d%c", &sh.index, &sh.count, &extra) != 2 || sh.count < 1 || sh.index < 0 ||
+      sh.index >= sh.count)
+    throw UserError("--shard must be i/n with 0 <= i < n (got '" + s + "')");
+  return sh;
+}
+
+int run_cell_sweep(const std::vector<SweepCell>& cells, const std::string& out, const SweepOptions& sw,
+                   const Shard& shard, bool print_config) {
+  struct Job {
+    size_t cell;
+    std::string file;  // the run JSON's name in its cell's folder
+    TrainOptions opt;
+  };
+  auto cell_dir = [&](const SweepCell& c) { return c.name.empty() ? out : out + "/" + c.name; };
+  std::vector<Job> jobs;
+  const double deadline = sweep_deadline(sw);
+  size_t index = 0;
+  for (size_t ci = 0; ci < cells.size(); ++ci) {
+    const SweepCell& c = cells[ci];
+    for (const auto& pe : c.pes)
+      for (uint64_t seed : c.seeds) {
+        if (index++ % shard.count != static_cast<size_t>(shard.index)) continue;
+        RunConfig cfg = c.run.cfg;
+        cfg.pe.kind = pe;
+        cfg.train.seed = seed;
+        const std::string file = pe + "_seed" + std::to_string(seed) + ".json";
+        // A named cell's runs always say which cell they are; a lone cell's only when several
+        // runs share the terminal.
+        const std::string label = !c.name.empty()        ? c.name + "/" + pe + "/" + std::to_string(seed)
+                                  : sweep_runs_at_once(sw) ? pe + "/" + std::to_string(seed)
+                                                           : "";
+        jobs.push_back({ci, file, sweep_run_options(sw, c.run, cfg, cell_dir(c) + "/" + file, label, deadline)});
+      }
+  }
+  std::vector<TrainOptions> runs_to_train;
+  for (const auto& j : jobs) runs_to_train.push_back(j.opt);
+  if (print_config) {
+    print_run_configs(runs_to_train);
+    return 0;
+  }
+  std::vector<nlohmann::json> results;
+  const bool finished = run_training_jobs(
+      runs_to_train, sw.concurrent, sw.gpus, results,
+      [&](size_t k) {
+        const TrainOptions& o = jobs[k].opt;
+        return o.label.empty() ? o.cfg.pe.kind + " seed " + std::to_string(o.cfg.train.seed) : o.label;
+      },
+      sw.batch_runs);
+  for (size_t ci = 0; ci < cells.size(); ++ci) {  // the summary of every cell whose runs all finished
+    std::vector<nlohmann::json> runs;
+    std::vector<std::string> files;
+    for (size_t k = 0; k < jobs.size(); ++k)
+      if (jobs[k].cell == ci && results[k].is_object()) {
+        runs.push_back(results[k]);
+        files.push_back(jobs[k].file);
+      }
+    // Unfinished, in another shard, or left out by sweep --pe: `popebench merge` sums it up later.
+    if (runs.size() != cells[ci].planned_runs) continue;
+    auto summary = summarise_runs(runs, cells[ci].title);
+    for (const auto& [k, v] : cells[ci].summary_extra.items()) summary[k] = v;
+    summary["command"] = g_command_line;
+    summary["runs"] = files;
+    const std::string dir = cell_dir(cells[ci]);
+    write_file_atomic(dir + "/summary.json", summary.dump(2) + "\n");
+    const std::string md = summary_markdown(summary);
+    write_file_atomic(dir + "/summary.md", md);
+    std::printf("%s\nwrote %s/summary.json\n", md.c_str(), dir.c_str());
+  }
+  if (!finished) {
+    std::fprintf(stderr, "popebench: stopped before every run finished; rerun the same command to continue\n");
+    return stopped_exit_code();
+  }
+  if (shard.count > 1)
+    std::printf("shard %d/%d done: %zu runs in %s (combine the shards with `popebench merge %s`)\n", shard.index,
+                shard.count, jobs.size(), out.c_str(), out.c_str());
+  return 0;
+}
+
+}  // namespace popebench::cli
