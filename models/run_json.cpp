@@ -23,7 +23,6 @@ RunRecord read_run(const nlohmann::json& j, const std::string& what) {
       r.test_acc = f.at("test").at("acc");
       r.val_loss = f.at("val").at("loss");
       r.test_loss = f.at("test").at("loss");
-      r.steps_per_s = j.at("timing").at("steps_per_s");
     }
     r.raw = j;
     return r;

@@ -11,12 +11,11 @@ namespace popebench {
 constexpr int kRunSchemaVersion = 1;
 
 struct RunRecord {
-  std::string status;   // complete | diverged
+  std::string status;   // complete | partial | diverged
   std::string pe;
   uint64_t seed = 0;
   int64_t steps = 0;
   double val_acc = 0, test_acc = 0, val_loss = 0, test_loss = 0;  // final; 0 when not complete
-  double steps_per_s = 0;
   nlohmann::json raw;
 };
 

@@ -22,7 +22,6 @@ class Transformer {
   ~Transformer();
   const ModelConfig& config() const { return m_; }
   const ParamLayout& layout() const { return desc_.layout(); }
-  const PositionalEmbedding<T>& pe() const { return *pe_; }
 
   // Fills params (layout().total) from the seed: N(0, std) matrices, unit norm gains, PE init.
   void init_params(T* params, uint64_t seed) const;
