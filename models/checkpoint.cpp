@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "common/files.hpp"
-#include "models/transformer.hpp"
+#include "models/model_description.hpp"
 
 namespace popebench {
 
@@ -108,7 +108,7 @@ RunConfig checkpoint_run_config(const Checkpoint& ck, const std::string& path) {
   } catch (const UserError& e) {
     throw UserError(path + ": checkpoint config is invalid: " + e.what());
   }
-  const size_t expected = Transformer<float>(cfg.model, cfg.pe).layout().total;  // layout only
+  const size_t expected = ModelDescription(cfg.model, cfg.pe).layout().total;
   if (ck.params.size() != expected)
     throw UserError(path + ": holds " + std::to_string(ck.params.size()) + " parameters, its config needs " +
                     std::to_string(expected));
