@@ -167,7 +167,8 @@ class RunTraining {
     }
     be_->set_state(ck.params, ck.m, ck.v);
     sampler_.set_stream_state(ck.rng_state, ck.rng_inc);
-    if (!st_.sampler.is_null()) sampler_.set_state(st_.sampler);
+    const nlohmann::json sampler_state = TrainingState::sampler_state(ck.extra);
+    if (!sampler_state.is_null()) sampler_.set_state(sampler_state);
     std::fprintf(stderr, "popebench: resuming %s at step %lld\n", opt_.checkpoint.c_str(), static_cast<long long>(st_.step));
     return true;
   }
@@ -179,8 +180,7 @@ class RunTraining {
     TrainingState s = st_;
     s.train_s += train_s;
     s.eval_s += eval_s;
-    s.sampler = sampler_.state();
-    ck.extra = s.checkpoint_extra();
+    ck.extra = s.checkpoint_extra(sampler_.state());
     ck.step = st_.step;
     ck.rng_state = sampler_.stream_state();
     ck.rng_inc = sampler_.stream_inc();

@@ -45,10 +45,10 @@ void from_json(const nlohmann::json& j, CurvePoint& p) {
   p.elapsed_s = number(j, "elapsed_s");
 }
 
-nlohmann::json TrainingState::checkpoint_extra() const {
+nlohmann::json TrainingState::checkpoint_extra(const nlohmann::json& sampler_state) const {
   // The running train-loss sums go in too, so the next curve point is the same after a resume.
   return {{"curve", curve}, {"train_s", train_s}, {"eval_s", eval_s}, {"loss_sum", loss_sum},
-          {"loss_n", loss_n}, {"hits", hits}, {"sampler", sampler}};
+          {"loss_n", loss_n}, {"hits", hits}, {"sampler", sampler_state}};
 }
 
 TrainingState TrainingState::from_checkpoint(int64_t step, const nlohmann::json& extra) {
@@ -61,8 +61,11 @@ TrainingState TrainingState::from_checkpoint(int64_t step, const nlohmann::json&
   s.loss_sum = number(extra, "loss_sum");
   s.loss_n = integer(extra, "loss_n");
   s.hits = integer(extra, "hits");
-  s.sampler = extra.value("sampler", nlohmann::json());  // absent before shuffled epochs
   return s;
+}
+
+nlohmann::json TrainingState::sampler_state(const nlohmann::json& extra) {
+  return extra.value("sampler", nlohmann::json());  // absent before shuffled epochs
 }
 
 }  // namespace popebench

@@ -31,13 +31,14 @@ struct TrainingState {
   double loss_sum = 0;             // sum of the training steps' losses since the last point
   int64_t loss_n = 0;              // steps in that sum
   int64_t hits = 0;                // their correct answers
-  nlohmann::json sampler;          // the batch sampler's state (BatchSampler::state), or null
 
-  // Checkpoint::extra: every field but the step, which the checkpoint holds itself.
-  nlohmann::json checkpoint_extra() const;
-  // Reads what checkpoint_extra wrote (a sampler state is absent in checkpoints made before
-  // shuffled epochs). Throws UserError on a missing or mistyped field.
+  // Checkpoint::extra: every field but the step, which the checkpoint holds itself, and beside
+  // them the batch sampler's state (BatchSampler::state) taken when the checkpoint is made.
+  nlohmann::json checkpoint_extra(const nlohmann::json& sampler_state) const;
+  // Reads what checkpoint_extra wrote. Throws UserError on a missing or mistyped field.
   static TrainingState from_checkpoint(int64_t step, const nlohmann::json& extra);
+  // The sampler state checkpoint_extra stored; null in checkpoints made before shuffled epochs.
+  static nlohmann::json sampler_state(const nlohmann::json& extra);
 };
 
 }  // namespace popebench
