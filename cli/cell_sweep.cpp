@@ -1,9 +1,11 @@
 #include "cli/cell_sweep.hpp"
 
 #include <cstdio>
+#include <filesystem>
 
 #include "cli/job_pool.hpp"
 #include "common/files.hpp"
+#include "models/extrapolation.hpp"
 #include "models/stop_signal.hpp"
 #include "models/summary.hpp"
 
@@ -19,15 +21,11 @@ Shard parse_shard(const std::string& s) {
   return sh;
 }
 
-int run_cell_sweep(const std::vector<SweepCell>& cells, const std::string& out, const SweepOptions& sw,
-                   const Shard& shard, bool print_config) {
-  struct Job {
-    size_t cell;
-    std::string file;  // the run JSON's name in its cell's folder
-    TrainOptions opt;
-  };
-  auto cell_dir = [&](const SweepCell& c) { return c.name.empty() ? out : out + "/" + c.name; };
-  std::vector<Job> jobs;
+static std::string cell_dir(const SweepCell& c, const std::string& out) { return c.name.empty() ? out : out + "/" + c.name; }
+
+std::vector<SweepRun> sweep_runs(const std::vector<SweepCell>& cells, const std::string& out, const SweepOptions& sw,
+                                 const Shard& shard) {
+  std::vector<SweepRun> runs;
   const double deadline = sweep_deadline(sw);
   size_t index = 0;
   for (size_t ci = 0; ci < cells.size(); ++ci) {
@@ -36,7 +34,7 @@ int run_cell_sweep(const std::vector<SweepCell>& cells, const std::string& out, 
       for (uint64_t seed : c.seeds) {
         if (index++ % shard.count != static_cast<size_t>(shard.index)) continue;
         RunConfig cfg = c.run.cfg;
-        cfg.pe.kind = pe;
+        cfg.pe = pe_from_label(pe, c.run.cfg.pe);
         cfg.train.seed = seed;
         const std::string file = pe + "_seed" + std::to_string(seed) + ".json";
         // A named cell's runs always say which cell they are; a lone cell's only when several
@@ -44,9 +42,15 @@ int run_cell_sweep(const std::vector<SweepCell>& cells, const std::string& out, 
         const std::string label = !c.name.empty()        ? c.name + "/" + pe + "/" + std::to_string(seed)
                                   : sweep_runs_at_once(sw) ? pe + "/" + std::to_string(seed)
                                                            : "";
-        jobs.push_back({ci, file, sweep_run_options(sw, c.run, cfg, cell_dir(c) + "/" + file, label, deadline)});
+        runs.push_back({ci, pe, seed, sweep_run_options(sw, c.run, cfg, cell_dir(c, out) + "/" + file, label, deadline)});
       }
   }
+  return runs;
+}
+
+int run_cell_sweep(const std::vector<SweepCell>& cells, const std::string& out, const SweepOptions& sw,
+                   const Shard& shard, bool print_config, const AfterRun& after_run) {
+  const std::vector<SweepRun> jobs = sweep_runs(cells, out, sw, shard);
   std::vector<TrainOptions> runs_to_train;
   for (const auto& j : jobs) runs_to_train.push_back(j.opt);
   if (print_config) {
@@ -57,25 +61,25 @@ int run_cell_sweep(const std::vector<SweepCell>& cells, const std::string& out, 
   const bool finished = run_training_jobs(
       runs_to_train, sw.concurrent, sw.gpus, results,
       [&](size_t k) {
-        const TrainOptions& o = jobs[k].opt;
-        return o.label.empty() ? o.cfg.pe.kind + " seed " + std::to_string(o.cfg.train.seed) : o.label;
+        const SweepRun& j = jobs[k];
+        return j.opt.label.empty() ? j.pe + " seed " + std::to_string(j.seed) : j.opt.label;
       },
-      sw.batch_runs);
+      sw.batch_runs, after_run ? [&](size_t k, const nlohmann::json& run) { after_run(jobs[k], run); } : AfterJob());
   for (size_t ci = 0; ci < cells.size(); ++ci) {  // the summary of every cell whose runs all finished
     std::vector<nlohmann::json> runs;
     std::vector<std::string> files;
     for (size_t k = 0; k < jobs.size(); ++k)
       if (jobs[k].cell == ci && results[k].is_object()) {
         runs.push_back(results[k]);
-        files.push_back(jobs[k].file);
+        files.push_back(std::filesystem::path(jobs[k].opt.out_json).filename().string());
       }
     // Unfinished, in another shard, or left out by sweep --pe: `popebench merge` sums it up later.
-    if (runs.size() != cells[ci].planned_runs) continue;
+    if (!cells[ci].summarise || runs.size() != cells[ci].planned_runs) continue;
     auto summary = summarise_runs(runs, cells[ci].title);
     for (const auto& [k, v] : cells[ci].summary_extra.items()) summary[k] = v;
     summary["command"] = g_command_line;
     summary["runs"] = files;
-    const std::string dir = cell_dir(cells[ci]);
+    const std::string dir = cell_dir(cells[ci], out);
     write_file_atomic(dir + "/summary.json", summary.dump(2) + "\n");
     const std::string md = summary_markdown(summary);
     write_file_atomic(dir + "/summary.md", md);

@@ -1,17 +1,18 @@
-// popebench extrapolate: trains each (PE, seed) at the training lengths, then evaluates it with no
-// fine-tuning on length buckets up to 10x (models/extrapolation.hpp), RoPE runs also with
-// position interpolation and NTK scaling. Every finished run and every finished evaluation is a
-// file in --out, so a stopped job reruns only what is missing.
+// popebench extrapolate: trains each (PE, seed) at the training lengths (the sweep engine,
+// cli/cell_sweep.hpp: one cell), then evaluates each finished run with no fine-tuning on length
+// buckets up to 10x (models/extrapolation.hpp), RoPE runs also with position interpolation and
+// NTK scaling. Every finished run and every finished evaluation is a file in --out, so a stopped
+// job reruns only what is missing.
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <mutex>
 
+#include "cli/cell_sweep.hpp"
 #include "cli/commands.hpp"
-#include "cli/job_pool.hpp"
 #include "cli/presets.hpp"
 #include "cli/run_options.hpp"
 #include "common/files.hpp"
-#include "models/stop_signal.hpp"
 #include "common/version.hpp"
 #include "models/checkpoint.hpp"
 #include "models/extrapolation.hpp"
@@ -38,6 +39,7 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
   cmd->add_option("--out", st->out, "Output directory")->required()->check(non_empty());
   add_sweep_options(*cmd, st->sweep, st->run, "extrapolation", preset,
                     "extrapolation (small model, minutes on a GPU), quick or paper");
+  add_batch_runs_option(*cmd, st->sweep);
   return [st]() {
     std::vector<uint64_t> seeds = sweep_seeds(st->sweep);
     if (!st->factors.empty()) st->ex.factors = parse_int_list(st->factors, "--factors");
@@ -59,88 +61,68 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
     base.size_model_for_task();
     auto buckets = make_buckets(base.task, base.train.data_seed, st->ex);
     base.model.max_len = longest_input(buckets) + 1;  // built for the longest bucket, not the training length
-    std::vector<PEConfig> pes;
-    for (const auto& name : parse_distinct_list(st->pes, "--pe")) pes.push_back(pe_from_label(name, base.pe));
+    const std::vector<std::string> pes = parse_distinct_list(st->pes, "--pe");
+    for (const auto& name : pes) pe_from_label(name, base.pe);  // each label valid before anything runs
     if (pes.empty() || seeds.empty()) throw UserError("nothing to run: --pe and --seeds must not be empty");
-    const double deadline = sweep_deadline(st->sweep);
-    // One run's options: what --print-config lists is what the job below trains.
-    auto run_options = [&](const PEConfig& pe, uint64_t seed) {
-      const std::string name = pe_label(pe) + "_seed" + std::to_string(seed);
-      RunConfig cfg = base;
-      cfg.pe = pe;
-      cfg.train.seed = seed;
-      return sweep_run_options(st->sweep, st->run, cfg, st->out + "/runs/" + name + ".json",
-                               sweep_runs_at_once(st->sweep) ? name : "", deadline);
-    };
-    if (st->run.print_config) {
-      std::vector<TrainOptions> runs;
-      for (const auto& pe : pes)
-        for (uint64_t s : seeds) runs.push_back(run_options(pe, s));
-      print_run_configs(runs);
-      return 0;
-    }
-    make_dirs(st->out + "/runs");
+    // One cell: the PEs and seeds at the training lengths, runs in OUT/runs, no summary of their
+    // own (the table below is the command's).
+    SweepCell cell;
+    cell.run = st->run;
+    cell.pes = pes;
+    cell.seeds = seeds;
+    cell.planned_runs = pes.size() * seeds.size();
+    cell.summarise = false;
+    const std::string runs_dir = st->out + "/runs";
+    if (st->run.print_config) return run_cell_sweep({cell}, runs_dir, st->sweep, Shard{}, true);
+    make_dirs(runs_dir);
     make_dirs(st->out + "/eval");
 
-    struct Job {
-      PEConfig pe;
-      uint64_t seed;
-    };
-    std::vector<Job> jobs;
-    for (const auto& pe : pes)
-      for (uint64_t s : seeds) jobs.push_back({pe, s});
-    std::vector<std::vector<nlohmann::json>> rows(jobs.size());
-    std::mutex log_mu;
+    // Each run's evaluations, in the order of its scalings; key: the run's index in the run list.
+    std::map<std::pair<std::string, uint64_t>, std::vector<nlohmann::json>> rows;
+    std::mutex rows_mu;
     std::string device;  // as the runs report it
-    auto label = [&](size_t k) { return pe_label(jobs[k].pe) + " seed " + std::to_string(jobs[k].seed); };
-    StopSignalScope signals;  // for the whole sweep: a signal stops it, not just the run in flight
-    const bool finished = run_jobs(
-        jobs.size(), st->sweep.concurrent, st->sweep.gpus,
-        [&](size_t k) {
-          const Job& j = jobs[k];
-          const TrainOptions o = run_options(j.pe, j.seed);
-          nlohmann::json run = train(o);
-          std::vector<float> params;  // loaded when an evaluation has to run (finished ones are files)
-          for (const auto& scaling : scalings_for(j.pe, st->ex)) {
-            PEConfig pl = j.pe;
-            pl.rope_scaling = scaling;
-            const std::string file = st->out + "/eval/" + pe_label(pl) + "_seed" + std::to_string(j.seed) + ".json";
-            // What this evaluation depends on; an existing file made from the same is reused.
-            const nlohmann::json key = {{"run_config", run.at("config")}, {"extrapolation", st->ex}, {"scaling", scaling}};
-            nlohmann::json row;
-            if (file_exists(file)) {
-              auto old = nlohmann::json::parse(read_file(file), nullptr, false);
-              if (!old.is_discarded() && old.value("key", nlohmann::json()) == key) row = old;
-            }
-            if (row.is_null()) {
-              if (params.empty()) params = load_checkpoint(run.at("checkpoint").get<std::string>()).params;
-              row = evaluate_buckets(o.cfg, params, buckets, scaling, base.train.device);
-              row["seed"] = j.seed;
-              row["key"] = key;
-              row["run"] = "runs/" + std::filesystem::path(o.out_json).filename().string();
-              row["train_test_acc"] = run["final"]["test"]["acc"];
-              write_file_atomic(file, row.dump(2) + "\n");
-            }
-            std::lock_guard<std::mutex> g(log_mu);
-            device = run["environment"].value("device", "");
-            std::string accs;
-            for (const auto& a : row["acc"]) accs += " " + std::to_string(int(100 * a.get<double>() + 0.5));
-            std::fprintf(stderr, "popebench: %s seed %llu acc %% by bucket:%s\n", row["label"].get<std::string>().c_str(),
-                         static_cast<unsigned long long>(j.seed), accs.c_str());
-            rows[k].push_back(row);
-          }
-        },
-        label);
-    if (!finished) {
-      std::fprintf(stderr, "popebench: stopped before every run finished; rerun the same command to continue\n");
-      return stopped_exit_code();
-    }
-    std::vector<nlohmann::json> all;
-    for (auto& r : rows)
-      for (auto& x : r) {
-        x.erase("key");
-        all.push_back(x);
+    auto evaluate_run = [&](const SweepRun& j, const nlohmann::json& run) {
+      std::vector<float> params;  // loaded when an evaluation has to run (finished ones are files)
+      std::vector<nlohmann::json> mine;
+      for (const auto& scaling : scalings_for(j.opt.cfg.pe, st->ex)) {
+        PEConfig pl = j.opt.cfg.pe;
+        pl.rope_scaling = scaling;
+        const std::string file = st->out + "/eval/" + pe_label(pl) + "_seed" + std::to_string(j.seed) + ".json";
+        // What this evaluation depends on; an existing file made from the same is reused.
+        const nlohmann::json key = {{"run_config", run.at("config")}, {"extrapolation", st->ex}, {"scaling", scaling}};
+        nlohmann::json row;
+        if (file_exists(file)) {
+          auto old = nlohmann::json::parse(read_file(file), nullptr, false);
+          if (!old.is_discarded() && old.value("key", nlohmann::json()) == key) row = old;
+        }
+        if (row.is_null()) {
+          if (params.empty()) params = load_checkpoint(run.at("checkpoint").get<std::string>()).params;
+          row = evaluate_buckets(j.opt.cfg, params, buckets, scaling, base.train.device);
+          row["seed"] = j.seed;
+          row["key"] = key;
+          row["run"] = "runs/" + std::filesystem::path(j.opt.out_json).filename().string();
+          row["train_test_acc"] = run["final"]["test"]["acc"];
+          write_file_atomic(file, row.dump(2) + "\n");
+        }
+        std::string accs;
+        for (const auto& a : row["acc"]) accs += " " + std::to_string(int(100 * a.get<double>() + 0.5));
+        std::fprintf(stderr, "popebench: %s seed %llu acc %% by bucket:%s\n", row["label"].get<std::string>().c_str(),
+                     static_cast<unsigned long long>(j.seed), accs.c_str());
+        mine.push_back(std::move(row));
       }
+      std::lock_guard<std::mutex> g(rows_mu);
+      device = run["environment"].value("device", "");
+      rows[{j.pe, j.seed}] = std::move(mine);
+    };
+    const int rc = run_cell_sweep({cell}, runs_dir, st->sweep, Shard{}, false, evaluate_run);
+    if (rc != 0) return rc;
+    std::vector<nlohmann::json> all;  // in the run list's order: PEs as listed, then seeds
+    for (const auto& pe : pes)
+      for (uint64_t seed : seeds)
+        for (auto& x : rows.at({pe, seed})) {
+          x.erase("key");
+          all.push_back(x);
+        }
     nlohmann::json table = summarise_extrapolation(all);
     nlohmann::json out = {{"schema", "popebench.extrapolation"},
                           {"schema_version", 1},

@@ -126,9 +126,14 @@ inline std::vector<std::vector<size_t>> form_run_batches(const std::vector<Train
 // each GPU, batch b on GPU b % gpus; each run of a batch on a thread of its own, as a member of
 // the batch. A run that stops early or fails leaves its batch and is reported as above; the
 // others of its batch go on.
+//
+// after(k, run), if given, is called with each run that finished, on the thread that trained it
+// (for a member of a batch, once it has left its batch, so that the batch does not wait on it);
+// what it throws is that job's failure, as a training error would be.
+using AfterJob = std::function<void(size_t, const nlohmann::json&)>;
 inline bool run_training_jobs(const std::vector<TrainOptions>& jobs, int concurrent, int gpus,
                               std::vector<nlohmann::json>& results, const std::function<std::string(size_t)>& label,
-                              int batch_runs = 1) {
+                              int batch_runs = 1, const AfterJob& after = nullptr) {
   results.assign(jobs.size(), nullptr);
   std::mutex log_mu;
   StopSignalScope signals;
@@ -171,8 +176,17 @@ inline bool run_training_jobs(const std::vector<TrainOptions>& jobs, int concurr
                      left.c_str());
         results[k] = std::move(run);
   };
+  auto after_one = [&](size_t k) {  // results[k] is this thread's to read: only train_one(k) wrote it
+    if (after && results[k].is_object()) after(k, results[k]);
+  };
   if (batch_runs <= 1)
-    return run_jobs(jobs.size(), concurrent, gpus, [&](size_t k) { train_one(k, jobs[k]); }, label);
+    return run_jobs(
+        jobs.size(), concurrent, gpus,
+        [&](size_t k) {
+          train_one(k, jobs[k]);
+          after_one(k);
+        },
+        label);
 
   for (const auto& j : jobs) require_batch_device(j.cfg);  // before any run starts
   const std::vector<std::vector<size_t>> batches = form_run_batches(jobs, batch_runs);
@@ -182,7 +196,10 @@ inline bool run_training_jobs(const std::vector<TrainOptions>& jobs, int concurr
   };
   auto train_batch = [&](size_t b) {
     const std::vector<size_t>& members = batches[b];
-    if (members.size() == 1) return train_one(members[0], jobs[members[0]]);
+    if (members.size() == 1) {
+      train_one(members[0], jobs[members[0]]);
+      return after_one(members[0]);
+    }
     RunBatch batch(static_cast<int>(members.size()), make_batch_engine);
     std::vector<std::exception_ptr> errors(members.size());
     std::vector<std::thread> threads;
@@ -202,6 +219,16 @@ inline bool run_training_jobs(const std::vector<TrainOptions>& jobs, int concurr
           errors[i] = std::current_exception();
         }
         batch.leave(static_cast<int>(i));  // whatever the way the run ended: the others go on
+        if (errors[i]) return;
+        try {
+          after_one(k);
+        } catch (const RunInterrupted& e) {
+          member_stopped = true;
+          std::lock_guard<std::mutex> g(log_mu);
+          std::fprintf(stderr, "popebench: %s: %s\n", label(k).c_str(), e.what());
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
       });
     for (auto& t : threads) t.join();
     for (size_t i = 0; i < members.size(); ++i)

@@ -53,7 +53,7 @@ struct SweepOptions {
 // (a preset's args over the defaults, a plan cell's over its preset), finished and validated.
 // where: prefixes every error ("preset quick", "cell x").
 RunOptions parse_run_args(const std::vector<std::string>& args, const RunConfig& base, const std::string& where);
-// Registers --batch-runs (SweepOptions::batch_runs): reproduce and sweep.
+// Registers --batch-runs (SweepOptions::batch_runs): reproduce, sweep and extrapolate.
 void add_batch_runs_option(CLI::App& cmd, SweepOptions& sw);
 // Registers --preset --seeds --concurrent --gpus --time-limit and the run options, then applies the
 // preset named on the command line (`preset`, found before parsing; empty: default_preset) to

@@ -5,9 +5,14 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <map>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "cli/job_pool.hpp"
+#include "test_configs.hpp"
+#include "test_util.hpp"
 
 using popebench::cli::run_jobs;
 
@@ -66,4 +71,49 @@ TEST_CASE("run_jobs reports interrupted runs as unfinished without failing", "[j
       [](size_t k) { return std::to_string(k); });
   CHECK_FALSE(finished);
   CHECK(ran == 4);
+}
+
+TEST_CASE("run_training_jobs hands each finished run to after on its own thread; a throw there fails that job",
+          "[jobs]") {
+  using namespace popebench;
+  const std::string dir = test::fresh_tmpdir("job_pool_after");
+  std::vector<TrainOptions> jobs;
+  for (uint64_t seed : {0, 1, 2}) {
+    RunConfig c = test::small_run_config("rope", {5, 8, 2, 10}, /*d_model=*/16, /*n_head=*/2, /*n_train=*/100);
+    c.task.n_val = 8;
+    c.task.n_test = 8;
+    c.optim.warmup_steps = 1;
+    c.train.steps = 3;
+    c.train.batch = 4;
+    c.train.eval_every = 0;
+    c.train.device = "cpu";
+    c.train.seed = seed;
+    jobs.push_back(test::quiet_run(c, dir + "/run" + std::to_string(seed) + ".json"));
+  }
+  std::mutex mu;
+  std::map<size_t, nlohmann::json> seen;  // job -> the run JSON after was given
+  std::map<size_t, std::thread::id> threads;
+  auto after = [&](size_t k, const nlohmann::json& run) {
+    {
+      std::lock_guard<std::mutex> g(mu);
+      CHECK(seen.count(k) == 0);
+      seen[k] = run;
+      threads[k] = std::this_thread::get_id();
+    }
+    if (k == 1) throw UserError("its evaluation failed");
+  };
+  std::vector<nlohmann::json> results;
+  try {
+    cli::run_training_jobs(jobs, 2, 1, results, [](size_t k) { return "job " + std::to_string(k); }, 1, after);
+    FAIL("no exception");
+  } catch (const UserError& e) {
+    CHECK(std::string(e.what()) == "job 1: its evaluation failed");
+  }
+  REQUIRE(seen.size() == 3);
+  for (size_t k = 0; k < 3; ++k) {
+    INFO("job " << k);
+    CHECK(seen[k] == results[k]);  // the run JSON the pool returns, handed over once
+    CHECK(seen[k]["config"]["train"]["seed"] == k);
+    CHECK(threads[k] != std::this_thread::get_id());  // a worker's, not the caller's
+  }
 }
