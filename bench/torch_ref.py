@@ -254,6 +254,8 @@ def main():
     ap.add_argument("--replicas", type=int, nargs="*", default=[],
                     help="also time R runs at once, vmapped (stacked parameters) and as R processes")
     ap.add_argument("--process-steps", type=int, default=300, help="steps each process times (--replicas)")
+    ap.add_argument("--replica-pes", nargs="*", default=["rope", "pope"], choices=["rope", "pope"],
+                    help="the PEs --replicas times (each R and PE compiles anew: about a minute or two)")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--worker-steps", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--ready-file", help=argparse.SUPPRESS)
@@ -294,7 +296,7 @@ def main():
     if a.replicas:
         out["replicas"] = []
     for R in a.replicas:
-        for pe in ["rope", "pope"]:
+        for pe in a.replica_pes:
             rec = {"pe": pe, "runs": R}
             try:
                 step = make_vmapped_step(pe, R, True, dev)
