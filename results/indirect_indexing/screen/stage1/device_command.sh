@@ -115,3 +115,18 @@ setsid nohup .devbin/popebench sweep results/indirect_indexing/screen/screen.jso
 # times). Then inspect on each run's final checkpoint with 1,000 test examples (the device time
 # left allowed no more), into ../inspect/base_100/at100k/ (renamed RUN.step100000.inspect.json):
 bash results/indirect_indexing/screen/inspect_runs.sh /tmp/screen /tmp/inspect 3 1000 '*.json.ckpt'
+
+# --- Ninth session (2026-12-03, from 10:31 UTC), binary built from commit beb095c (the plan change
+# putting pad_left and loss_all next), carried as above with libgomp.so.1. Call 1 started the
+# sweep in its own session and ran the GPU tests beside it (all 23 test cases, 7845 assertions:
+# results/bench/h200_cuda_tests_beb095c.log):
+(cd .devbin && ./popebench_cuda_tests)
+setsid nohup .devbin/popebench sweep results/indirect_indexing/screen/screen.json --out /tmp/screen \
+  --cells pad_left,loss_all --stop-at 40000 --concurrent 8 --keep-checkpoints 20000 --time-limit 1200 \
+  > /tmp/screen.log 2>&1 < /dev/null &
+# (eight runs at once, 37.0-38.9 steps/s each). NOTHING OF THESE RUNS IS KEPT: the next call,
+# which was to wait for the 40,000-step stop and bring the runs back, reached the machine only
+# after it had been given back idle, and the runs with it. Their log to step 21,000 (first call's
+# end) is sweep_pad_left_loss_all_lost.log: every run's validation accuracy at 20,000 steps is
+# 4.41-4.80 %, on the plateau, which decides nothing (no baseline run escapes before 46,000).
+# The two cells stay next in the plan's order.
