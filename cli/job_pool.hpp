@@ -202,33 +202,31 @@ inline bool run_training_jobs(const std::vector<TrainOptions>& jobs, int concurr
     }
     RunBatch batch(static_cast<int>(members.size()), make_batch_engine);
     std::vector<std::exception_ptr> errors(members.size());
+    // Runs fn for member i: a stop on purpose is reported and leaves the others going, any other
+    // error is the member's, rethrown below.
+    auto guarded = [&](size_t i, const std::function<void()>& fn) {
+      try {
+        fn();
+      } catch (const RunInterrupted& e) {
+        member_stopped = true;
+        std::lock_guard<std::mutex> g(log_mu);
+        std::fprintf(stderr, "popebench: %s: %s\n", label(members[i]).c_str(), e.what());
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    };
     std::vector<std::thread> threads;
     for (size_t i = 0; i < members.size(); ++i)
       threads.emplace_back([&, i] {
         const size_t k = members[i];
-        try {
+        guarded(i, [&] {
           if (gpus > 1) use_device(static_cast<int>(b % size_t(gpus)));  // the batch's GPU, as run_jobs chose it
           TrainOptions opt = jobs[k];
           opt.make_backend = [&batch, i](const RunConfig& cfg) { return batch.join(static_cast<int>(i), cfg); };
           train_one(k, opt);
-        } catch (const RunInterrupted& e) {
-          member_stopped = true;
-          std::lock_guard<std::mutex> g(log_mu);
-          std::fprintf(stderr, "popebench: %s: %s\n", label(k).c_str(), e.what());
-        } catch (...) {
-          errors[i] = std::current_exception();
-        }
+        });
         batch.leave(static_cast<int>(i));  // whatever the way the run ended: the others go on
-        if (errors[i]) return;
-        try {
-          after_one(k);
-        } catch (const RunInterrupted& e) {
-          member_stopped = true;
-          std::lock_guard<std::mutex> g(log_mu);
-          std::fprintf(stderr, "popebench: %s: %s\n", label(k).c_str(), e.what());
-        } catch (...) {
-          errors[i] = std::current_exception();
-        }
+        if (!errors[i]) guarded(i, [&] { after_one(k); });
       });
     for (auto& t : threads) t.join();
     for (size_t i = 0; i < members.size(); ++i)
