@@ -73,7 +73,7 @@ TEST_CASE("run_jobs reports interrupted runs as unfinished without failing", "[j
   CHECK(ran == 4);
 }
 
-TEST_CASE("run_training_jobs hands each finished run to after on its own thread; a throw there fails that job",
+TEST_CASE("run_training_jobs hands each finished run to after on its own thread, and a throw there fails that job",
           "[jobs]") {
   using namespace popebench;
   const std::string dir = test::fresh_tmpdir("job_pool_after");
