@@ -77,7 +77,7 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
     make_dirs(runs_dir);
     make_dirs(st->out + "/eval");
 
-    // Each run's evaluations, in the order of its scalings; key: the run's index in the run list.
+    // Each run's evaluations, in the order of its scalings, by (PE label, seed).
     std::map<std::pair<std::string, uint64_t>, std::vector<nlohmann::json>> rows;
     std::mutex rows_mu;
     std::string device;  // as the runs report it
