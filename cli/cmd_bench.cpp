@@ -25,6 +25,7 @@ Runner register_bench(CLI::App& app) {
     std::string matmul = "bf16";  // TrainConfig's default
     std::vector<int> lengths = {48, 512, 1024, 4096};
     std::vector<int> batch_runs;  // R of the batched steps to time (--batch-runs); empty: none
+    std::vector<int> stream_runs;  // R of the runs on streams to time (--stream-runs); empty: none
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("bench", "Time the training step and the attention kernels on the GPU (JSON out)");
@@ -35,6 +36,10 @@ Runner register_bench(CLI::App& app) {
   cmd->add_option("--attention-lengths", st->lengths, "Sequence lengths for the attention benchmark")->default_val(st->lengths);
   cmd->add_option("--batch-runs", st->batch_runs,
                   "Also time the step of R runs batched as one model (sweep --batch-runs), for each R listed, e.g. 1,2,4,8")
+      ->delimiter(',')->check(CLI::Range(1, 64));
+  cmd->add_option("--stream-runs", st->stream_runs,
+                  "Also time R runs trained alone at once, each on its own CUDA stream (sweep --concurrent R), "
+                  "for each R listed: what --batch-runs R is compared with")
       ->delimiter(',')->check(CLI::Range(1, 64));
   return [st]() -> int {  // explicit: in a CPU-only build the body is a throw alone
 #ifndef POPEBENCH_HAVE_CUDA_BACKEND
@@ -103,6 +108,26 @@ Runner register_bench(CLI::App& app) {
                     R, pe.c_str(), ms, r["run_steps_per_s"].get<double>(), 100 * r["floor_share"].get<double>(),
                     r["forward_ms"].get<double>(), r["gemms_ms"].get<double>(), r["attention_ms"].get<double>(),
                     r["optimizer_ms"].get<double>());
+      }
+    // The same R runs trained apart, each on its own stream, as sweep --concurrent R trains them
+    // without --batch-runs; counted as the batches are. Graph replays only, like the batch's
+    // step_graph_ms: neither includes the host's batch assembly.
+    for (int R : st->stream_runs)
+      for (const auto& pe : {std::string("rope"), std::string("pope")}) {
+        RunConfig c = base;
+        c.pe.kind = pe;
+        c.train.device = "cuda";
+        std::vector<size_t> idx;
+        for (int i = 0; i < B; ++i) idx.push_back(i);
+        Batch b = make_batch(d, idx, c.input_len());
+        nlohmann::json r = cuda_benchmark_streams(c, R, b, st->warmup, st->iters);
+        const double ms = r["ms_per_step_of_all_runs"].get<double>();
+        r["pe"] = pe;
+        r["run_steps_per_s"] = R * 1e3 / ms;
+        r["floor_share"] = R * step_flops / 790e12 * 1e3 / ms;
+        out["streams"].push_back(r);
+        std::printf("%2d runs on streams %-4s step of all %.3f ms  %.1f run-steps/s  %.1f%% of the bf16 floor\n", R,
+                    pe.c_str(), ms, r["run_steps_per_s"].get<double>(), 100 * r["floor_share"].get<double>());
       }
     for (int Tl : st->lengths) {
       int Bl = Tl <= 48 ? 64 : std::max(1, 32768 / Tl);

@@ -53,6 +53,9 @@ namespace popebench {
 // Benchmark hook (CUDA builds, models/cuda/hooks.cu): median ms of the graph-captured step and of
 // its parts, for a backend of `runs` runs of cfg (seeds cfg's, +1, ...; 1: a run alone), each on b.
 nlohmann::json cuda_benchmark_step(const RunConfig& cfg, int runs, const Batch& b, int warmup, int iters);
+// Benchmark hook (CUDA builds): `runs` runs of cfg trained alone at once, each its own backend on
+// its own stream (sweep --concurrent without --batch-runs): median ms of one step of all of them.
+nlohmann::json cuda_benchmark_streams(const RunConfig& cfg, int runs, const Batch& b, int warmup, int iters);
 // Test hook (CUDA builds): one batch's loss and gradient at the given parameters on the CUDA
 // backend, no update.
 double cuda_loss_and_grad(const RunConfig& cfg, const std::vector<float>& params, const Batch& b,

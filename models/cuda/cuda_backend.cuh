@@ -70,6 +70,11 @@ class CudaBackend final : public Backend, public BatchEngine {
   // and gradient in slot 0 with no update.
   nlohmann::json benchmark(const Batch& b, int warmup, int iters);
   double loss_and_grad(const Batch& b, std::vector<float>& g);
+  // For the comparison with runs on streams (cuda_benchmark_streams): steps every slot on b until
+  // the step's graph exists, then replays it on the backend's own stream, unsynchronised.
+  void build_step_graph(const Batch& b, int steps);
+  void launch_step_graph();
+  cudaStream_t stream() const { return stream_; }
 
  private:
   // Which runs a pass computes: `runs` slots from slot `first`, B examples each, their rows one

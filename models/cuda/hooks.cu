@@ -4,6 +4,7 @@
 // The class and what each file of it holds: models/cuda/cuda_backend.cuh.
 #include <algorithm>
 #include <functional>
+#include <memory>
 
 #include "common/files.hpp"
 #include "kernels/cuda/cuda_check.cuh"
@@ -32,11 +33,20 @@ double CudaBackend::loss_and_grad(const Batch& b, std::vector<float>& g) {
 // Benchmark (popebench bench): median milliseconds, CUDA events around each repetition, after
 // warm-up. The full step is the captured graph; the parts run eagerly on the same buffers.
 // Every slot trains on b (R = 1: the run alone; R > 1: the step of a batch of R runs).
-nlohmann::json CudaBackend::benchmark(const Batch& b, int warmup, int iters) {
-  for (int i = 0; i < std::max(warmup, 3); ++i) {  // builds the graph
+void CudaBackend::build_step_graph(const Batch& b, int steps) {
+  for (int i = 0; i < std::max(steps, 3); ++i) {  // the first step is eager, the second captures
     for (int r = 0; r < R_; ++r) stage(r, &b, 1e-4, i + 1);
     step_all();
   }
+}
+
+void CudaBackend::launch_step_graph() {
+  if (!graph_exec_) throw std::logic_error("CUDA backend: launch_step_graph before build_step_graph");
+  CUDA_CHECK(cudaGraphLaunch(graph_exec_, stream_));
+}
+
+nlohmann::json CudaBackend::benchmark(const Batch& b, int warmup, int iters) {
+  build_step_graph(b, warmup);
   const Span sp = all_runs();
   auto time = [&](const std::function<void()>& f) { return cuda::median_event_ms(stream_, warmup, iters, f); };
   nlohmann::json r;
@@ -72,6 +82,35 @@ nlohmann::json cuda_benchmark_step(const RunConfig& cfg, int runs, const Batch& 
     be.init_run(r, c);
   }
   return be.benchmark(b, warmup, iters);
+}
+
+nlohmann::json cuda_benchmark_streams(const RunConfig& cfg, int runs, const Batch& b, int warmup, int iters) {
+  std::vector<std::unique_ptr<CudaBackend>> alone;  // (runs) one backend of one run each
+  for (int r = 0; r < runs; ++r) {
+    RunConfig c = cfg;
+    c.train.seed = cfg.train.seed + r;
+    alone.push_back(std::make_unique<CudaBackend>(c, 1));
+    alone.back()->build_step_graph(b, warmup);
+  }
+  cuda::OwnedStream timing;
+  std::vector<cudaEvent_t> done(runs + 1);  // done[0]: the fork; done[1 + r]: run r's last step
+  for (auto& e : done) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  // One repetition is kStepsPerRep steps of every run: a fork and join per step would stall the
+  // streams at every step boundary, which runs trained apart never do; the steps are launched
+  // round-robin so that every stream has work queued from the start.
+  constexpr int kStepsPerRep = 10;
+  const double ms = cuda::median_event_ms(timing, warmup > 0 ? 1 : 0, iters, [&] {
+    CUDA_CHECK(cudaEventRecord(done[0], timing));
+    for (auto& be : alone) CUDA_CHECK(cudaStreamWaitEvent(be->stream(), done[0], 0));
+    for (int k = 0; k < kStepsPerRep; ++k)
+      for (auto& be : alone) be->launch_step_graph();
+    for (int r = 0; r < runs; ++r) {
+      CUDA_CHECK(cudaEventRecord(done[1 + r], alone[r]->stream()));
+      CUDA_CHECK(cudaStreamWaitEvent(timing, done[1 + r], 0));
+    }
+  });
+  for (auto& e : done) cudaEventDestroy(e);
+  return {{"runs", runs}, {"steps_per_repetition", kStepsPerRep}, {"ms_per_step_of_all_runs", ms / kStepsPerRep}};
 }
 
 double cuda_loss_and_grad(const RunConfig& cfg, const std::vector<float>& params, const Batch& b, std::vector<float>& g) {
