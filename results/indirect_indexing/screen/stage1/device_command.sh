@@ -130,3 +130,16 @@ setsid nohup .devbin/popebench sweep results/indirect_indexing/screen/screen.jso
 # end) is sweep_pad_left_loss_all_lost.log: every run's validation accuracy at 20,000 steps is
 # 4.41-4.80 %, on the plateau, which decides nothing (no baseline run escapes before 46,000).
 # The two cells stay next in the plan's order.
+
+# --- Tenth session (2026-12-03, 13:45-14:08 UTC), binary built from commit cf13662 (the run JSONs'
+# git_commit; the sweep's code is that of beb095c's plan change), carried as above with
+# libgomp.so.1, copied to /tmp/pb_sweep so that later calls could carry a new .devbin. Three calls
+# of one script (.devbin/s10.sh: start the sweep, wait, pack, inspect, then the batch-vs-streams
+# benchmark of results/bench/): no GPU tests this time (no kernel changed since beb095c, whose
+# GPU tests all passed).
+setsid nohup /tmp/pb_sweep sweep results/indirect_indexing/screen/screen.json --out /tmp/screen \
+  --cells pad_left,loss_all --stop-at 40000 --concurrent 8 --keep-checkpoints 20000 --time-limit 1260 \
+  > /tmp/screen.log 2>&1 < /dev/null &
+# (eight runs at once, 38.5-39.5 steps/s each over the run, 40,000 steps in 17.3 minutes; log
+# sweep_pad_left_loss_all.log). Then inspect on each run's 40k checkpoint, 1,000 test examples:
+POPEBENCH=/tmp/pb_sweep bash results/indirect_indexing/screen/inspect_runs.sh /tmp/screen /tmp/inspect 8 1000 '*.json.ckpt'
