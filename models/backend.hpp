@@ -52,7 +52,10 @@ std::unique_ptr<Backend> make_backend(const RunConfig& cfg, const std::string& d
 namespace popebench {
 // Benchmark hook (CUDA builds, models/cuda/hooks.cu): median ms of the graph-captured step and of
 // its parts, for a backend of `runs` runs of cfg (seeds cfg's, +1, ...; 1: a run alone), each on b.
-nlohmann::json cuda_benchmark_step(const RunConfig& cfg, int runs, const Batch& b, int warmup, int iters);
+// batch_heuristic_products: the batched products take cuBLASLt's choice for the batch instead of
+// a run alone's algorithm (kernels/cuda/gemm.hpp, Gemm::pin_batched_to_single).
+nlohmann::json cuda_benchmark_step(const RunConfig& cfg, int runs, const Batch& b, int warmup, int iters,
+                                   bool batch_heuristic_products = false);
 // Benchmark hook (CUDA builds): `runs` runs of cfg trained alone at once, each its own backend on
 // its own stream (sweep --concurrent without --batch-runs): median ms of one step of all of them.
 nlohmann::json cuda_benchmark_streams(const RunConfig& cfg, int runs, const Batch& b, int warmup, int iters);

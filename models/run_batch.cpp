@@ -40,7 +40,12 @@ class RunBatchMember final : public Backend {
     std::lock_guard<std::mutex> lk(batch_.mu_);
     return batch_.engine_->eval_batch(slot_, b, correct);
   }
-  nlohmann::json batch_info() const override { return {{"runs", batch_.runs()}, {"slot", slot_}}; }
+  nlohmann::json batch_info() const override {
+    nlohmann::json j = {{"runs", batch_.runs()}, {"slot", slot_}};
+    std::lock_guard<std::mutex> lk(batch_.mu_);
+    if (batch_.engine_) j.update(batch_.engine_->describe());
+    return j;
+  }
 
  private:
   RunBatch& batch_;

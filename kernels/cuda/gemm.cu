@@ -2,6 +2,9 @@
 
 #include <cublasLt.h>
 
+#include <memory>
+#include <type_traits>
+
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/kernels.hpp"
 
@@ -66,6 +69,38 @@ Gemm::Plan& Gemm::plan(bool ta, bool tb, int M, int N, int K, const GemmBatch& b
   lt_check(cublasLtMatrixLayoutCreate(&p->a, in_t, tb ? K : N, tb ? N : K, tb ? K : N), "layout B");
   lt_check(cublasLtMatrixLayoutCreate(&p->b, in_t, ta ? M : K, ta ? K : M, ta ? M : K), "layout A");
   lt_check(cublasLtMatrixLayoutCreate(&p->c, CUDA_R_32F, N, M, N), "layout C");
+  cublasLtMatmulPreference_t pref_raw;
+  lt_check(cublasLtMatmulPreferenceCreate(&pref_raw), "PreferenceCreate");
+  const std::unique_ptr<std::remove_pointer_t<cublasLtMatmulPreference_t>, decltype(&cublasLtMatmulPreferenceDestroy)>
+      pref(pref_raw, &cublasLtMatmulPreferenceDestroy);
+  lt_check(cublasLtMatmulPreferenceSetAttribute(pref.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes_,
+                                                sizeof ws_bytes_),
+           "pref workspace");
+  if (bf16) {
+    // operand() hands over only 16-byte-aligned bf16 pointers; say so, so that no algorithm
+    // needing more is picked (the default assumption is 256 bytes).
+    uint32_t align = 16;
+    for (auto attr : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
+      lt_check(cublasLtMatmulPreferenceSetAttribute(pref.get(), attr, &align, sizeof align), "pref alignment");
+  }
+  // The heuristic's algorithm for the layouts as they are when it is called.
+  auto heuristic = [&]() {
+    cublasLtMatmulHeuristicResult_t res;
+    int n = 0;
+    lt_check(cublasLtMatmulAlgoGetHeuristic(static_cast<cublasLtHandle_t>(handle_), p->op, p->a, p->b, p->c, p->c,
+                                            pref.get(), 1, &res, &n),
+             "AlgoGetHeuristic");
+    if (n == 0)
+      throw CudaError("cuBLASLt found no algorithm for a " + std::to_string(M) + "x" + std::to_string(N) + "x" +
+                      std::to_string(K) + " product");
+    return res.algo;
+  };
+  // Before the batch attributes: the algorithm a run alone gets for this product (see
+  // pin_batched_to_single), the same query with the same preference as its own plan makes.
+  cublasLtMatmulAlgo_t single{};
+  const bool pin = batched && pin_batched_;
+  if (pin) single = heuristic();
   if (batched) {  // the swapped operands: layout a is row-major B, layout b is row-major A
     const int32_t count = batch.count;
     const std::pair<cublasLtMatrixLayout_t, int64_t> strided[] = {{p->a, batch.stride_b}, {p->b, batch.stride_a},
@@ -78,29 +113,23 @@ Gemm::Plan& Gemm::plan(bool ta, bool tb, int M, int N, int K, const GemmBatch& b
                "batch stride");
     }
   }
-  cublasLtMatmulPreference_t pref;
-  lt_check(cublasLtMatmulPreferenceCreate(&pref), "PreferenceCreate");
-  lt_check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes_, sizeof ws_bytes_),
-           "pref workspace");
-  if (bf16) {
-    // operand() hands over only 16-byte-aligned bf16 pointers; say so, so that no algorithm
-    // needing more is picked (the default assumption is 256 bytes).
-    uint32_t align = 16;
-    for (auto attr : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
-                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
-      lt_check(cublasLtMatmulPreferenceSetAttribute(pref, attr, &align, sizeof align), "pref alignment");
+  bool pinned = false;
+  if (pin) {
+    cublasLtMatmulHeuristicResult_t check{};
+    pinned = cublasLtMatmulAlgoCheck(static_cast<cublasLtHandle_t>(handle_), p->op, p->a, p->b, p->c, p->c, &single,
+                                     &check) == CUBLAS_STATUS_SUCCESS &&
+             check.workspaceSize <= ws_bytes_;
   }
-  cublasLtMatmulHeuristicResult_t res;
-  int n = 0;
-  cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(static_cast<cublasLtHandle_t>(handle_), p->op, p->a, p->b, p->c,
-                                                      p->c, pref, 1, &res, &n);
-  cublasLtMatmulPreferenceDestroy(pref);
-  lt_check(st, "AlgoGetHeuristic");
-  if (n == 0) throw CudaError("cuBLASLt found no algorithm for a " + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K) + " product");
-  p->algo = res.algo;
+  p->algo = pinned ? single : heuristic();
+  if (batched) ++(pinned ? batched_plans_.pinned : batched_plans_.heuristic);
   auto& ref = *p;
   plans_.emplace(key, std::move(p));
   return ref;
+}
+
+void Gemm::pin_batched_to_single(bool on) {
+  if (!plans_.empty()) throw CudaError("Gemm::pin_batched_to_single after the first product was planned");
+  pin_batched_ = on;
 }
 
 void Gemm::set_bf16_shadow(const float* base, size_t n) {

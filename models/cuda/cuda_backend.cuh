@@ -65,6 +65,7 @@ class CudaBackend final : public Backend, public BatchEngine {
   void step_all() override;
   StepResult result(int r) const override { return results_.at(r); }
   double eval_batch(int r, const Batch& b, std::vector<int32_t>& correct) override;
+  nlohmann::json describe() const override;
 
   // hooks.cu: the benchmark harness (every slot trains on b) and, for tests, one batch's loss
   // and gradient in slot 0 with no update.
@@ -75,6 +76,9 @@ class CudaBackend final : public Backend, public BatchEngine {
   void build_step_graph(const Batch& b, int steps);
   void launch_step_graph();
   cudaStream_t stream() const { return stream_; }
+  // For the benchmark's comparison: the batched products take cuBLASLt's heuristic choice for
+  // the batch instead of a run alone's algorithm (Gemm::pin_batched_to_single); before any step.
+  void use_batch_heuristic_products() { gemm_.pin_batched_to_single(false); }
 
  private:
   // Which runs a pass computes: `runs` slots from slot `first`, B examples each, their rows one

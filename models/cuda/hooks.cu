@@ -74,14 +74,18 @@ nlohmann::json CudaBackend::benchmark(const Batch& b, int warmup, int iters) {
   return r;
 }
 
-nlohmann::json cuda_benchmark_step(const RunConfig& cfg, int runs, const Batch& b, int warmup, int iters) {
+nlohmann::json cuda_benchmark_step(const RunConfig& cfg, int runs, const Batch& b, int warmup, int iters,
+                                   bool batch_heuristic_products) {
   CudaBackend be(cfg, runs);
+  if (batch_heuristic_products) be.use_batch_heuristic_products();
   for (int r = 1; r < runs; ++r) {  // each slot its own seed, as a batch of a sweep's seeds
     RunConfig c = cfg;
     c.train.seed = cfg.train.seed + r;
     be.init_run(r, c);
   }
-  return be.benchmark(b, warmup, iters);
+  nlohmann::json r = be.benchmark(b, warmup, iters);
+  r.update(be.describe());
+  return r;
 }
 
 nlohmann::json cuda_benchmark_streams(const RunConfig& cfg, int runs, const Batch& b, int warmup, int iters) {
