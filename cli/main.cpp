@@ -11,6 +11,9 @@
 
 int main(int argc, char** argv) {
   using namespace popebench;
+  // Line by line even into a file or pipe: a job killed by a time limit (or a signal that ends
+  // it before exit flushes) leaves every line it finished in its log.
+  std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   CLI::App app{"popebench: positional-embedding benchmarks (PoPE vs RoPE and friends)"};
   app.set_version_flag("--version", std::string(kPopebenchVersion) + " (" + git_commit() + ")");
   app.require_subcommand(1);

@@ -1,6 +1,7 @@
 // Helpers for the GPU tests: device buffers poisoned with NaN before every kernel writes them,
 // so an element a kernel forgets to write fails the comparison.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -31,6 +32,14 @@ struct DevBuf {
     return h;
   }
 };
+
+// Elements whose bits differ (a size mismatch counts every element of the longer): a count, so
+// that a failing check says how many without printing the vectors.
+inline size_t count_differing_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  size_t n = a.size() == b.size() ? 0 : std::max(a.size(), b.size());
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) n += std::memcmp(&a[i], &b[i], sizeof(float)) != 0;
+  return n;
+}
 
 // ||got - ref|| / ||ref||; any NaN in got gives +inf.
 template <typename A, typename B>

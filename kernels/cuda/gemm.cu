@@ -25,6 +25,7 @@ struct Gemm::Plan {
   cublasLtMatmulDesc_t op = nullptr;
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
   cublasLtMatmulAlgo_t algo{};
+  bool loop = false;  // a batch computed one product at a time (pin_batched_to_single)
   ~Plan() {
     if (a) cublasLtMatrixLayoutDestroy(a);
     if (b) cublasLtMatrixLayoutDestroy(b);
@@ -120,8 +121,16 @@ Gemm::Plan& Gemm::plan(bool ta, bool tb, int M, int N, int K, const GemmBatch& b
                                      &check) == CUBLAS_STATUS_SUCCESS &&
              check.workspaceSize <= ws_bytes_;
   }
-  p->algo = pinned ? single : heuristic();
-  if (batched) ++(pinned ? batched_plans_.pinned : batched_plans_.heuristic);
+  if (pinned) {
+    p->algo = single;
+    ++batched_plans_.pinned;
+  } else if (pin) {
+    p->loop = true;  // run() calls the single product's own plan once per product
+    ++batched_plans_.looped;
+  } else {
+    p->algo = heuristic();
+    if (batched) ++batched_plans_.heuristic;
+  }
   auto& ref = *p;
   plans_.emplace(key, std::move(p));
   return ref;
@@ -204,6 +213,15 @@ void Gemm::linear_bwd(const float* dy, const float* x, const float* W, float* dx
 void Gemm::run(bool ta, bool tb, int M, int N, int K, const void* A, const void* B, float* C, const float* cin,
                float beta, cudaStream_t s, const GemmBatch& batch) {
   Plan& p = plan(ta, tb, M, N, K, batch);
+  if (p.loop) {
+    // Operands are bf16 in bf16 mode, else fp32; C and cin always fp32. Strides count elements.
+    const size_t in_bytes = mode_ == MatmulMode::kBf16 ? 2 : 4;
+    for (int i = 0; i < batch.count; ++i)
+      run(ta, tb, M, N, K, static_cast<const char*>(A) + i * batch.stride_a * in_bytes,
+          static_cast<const char*>(B) + i * batch.stride_b * in_bytes, C + i * batch.stride_c,
+          cin ? cin + i * batch.stride_c : nullptr, beta, s, GemmBatch{});
+    return;
+  }
   const float alpha = 1.f;
   lt_check(cublasLtMatmul(static_cast<cublasLtHandle_t>(handle_), p.op, &alpha, B, p.a, A, p.b, &beta,
                           cin ? cin : C, p.c, C, p.c, &p.algo, workspace_, ws_bytes_, s),

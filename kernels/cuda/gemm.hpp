@@ -40,18 +40,20 @@ class Gemm {
   void matmul(bool trans_a, bool trans_b, int M, int N, int K, const float* A, const float* B, float* C,
               const float* cin, float beta, cudaStream_t s, const void* a_bf16 = nullptr, GemmBatch batch = {});
   MatmulMode mode() const { return mode_; }
-  // Batched products (GemmBatch::count > 1) run, by default, the algorithm cuBLASLt's heuristic
-  // picks for the same product alone (count 1), when cuBLASLt accepts it for the batch
-  // (cublasLtMatmulAlgoCheck, within the workspace): each run's product is then computed as a
-  // run trained alone computes it, tile for tile, so that a batched run can repeat the run alone
-  // bit for bit. The heuristic's choice for the batch may be another tiling or split of K, which
-  // sums in another order. pin_batched_to_single(false), before the first product, takes the
-  // heuristic's choice for every batch (the benchmark times both).
+  // Batched products (GemmBatch::count > 1) are computed, by default, as each product alone is:
+  // one strided-batched call on the algorithm cuBLASLt's heuristic picks for the product alone
+  // (count 1) when cuBLASLt accepts that algorithm for the batch (cublasLtMatmulAlgoCheck, within
+  // the workspace), else one call per product on its own plan (a loop inside the same graph). So
+  // that a batched run can repeat the run alone bit for bit: the heuristic's choice for the batch
+  // may be another tiling or split of K, which sums in another order. pin_batched_to_single(false),
+  // before the first product, takes the heuristic's choice for every batch (the benchmark times
+  // both).
   void pin_batched_to_single(bool on);
-  // How the batched plans made so far chose their algorithm: pinned to the single product's, or
-  // the heuristic's for the batch (pinning off, or the single product's not accepted).
+  // How the batched plans made so far are computed: one batched call on the single product's
+  // algorithm, one call per product, or one batched call on the heuristic's choice for the batch
+  // (pinning off).
   struct BatchedPlans {
-    int pinned = 0, heuristic = 0;
+    int pinned = 0, looped = 0, heuristic = 0;
   };
   BatchedPlans batched_plans() const { return batched_plans_; }
   // bf16 mode: operands inside [base, base + n) are read from a bf16 copy of that range, made by

@@ -32,11 +32,12 @@ void CudaBackend::stage(int r, const Batch* b, double lr, long step) {
   h_hyper_[r] = cuda::AdamWHyper{static_cast<float>(lr), static_cast<float>(b ? step : 1), 0.f, b ? 1.f : 0.f};
 }
 
-// The batched products' algorithms (kernels/cuda/gemm.hpp): all pinned to a run alone's means the
-// batch computes each run's products as that run alone would.
+// How the batched products are computed (kernels/cuda/gemm.hpp, Gemm::pin_batched_to_single): with
+// no batch_heuristic among them, the batch computes each run's products as that run alone would.
 nlohmann::json CudaBackend::describe() const {
   const cuda::Gemm::BatchedPlans n = gemm_.batched_plans();
-  return {{"gemm_algorithms", {{"as_run_alone", n.pinned}, {"batch_heuristic", n.heuristic}}}};
+  return {{"gemm_algorithms",
+           {{"batched_on_single_algorithm", n.pinned}, {"one_call_per_run", n.looped}, {"batch_heuristic", n.heuristic}}}};
 }
 
 double CudaBackend::eval_batch(int r, const Batch& b, std::vector<int32_t>& correct) {
