@@ -14,7 +14,7 @@ With --replicas R...: PyTorch's two ways of training R seeds of one model at onc
 with its own gradient-norm clipping as it would have alone; and R separate processes, each a
 compiled single run, started together on one GPU (aggregate run-steps/s over the common window).
 
-  python3 bench/torch_ref.py --out torch.json [--iters 50] [--steps 0] [--replicas 1 2 4 8]
+  python3 bench/torch_ref.py --out torch.json [--iters 50] [--steps 0] [--replicas 1 2 4 8] [--profile-vmap]
 """
 import argparse
 import copy
@@ -231,6 +231,26 @@ def run_processes(pe, R, steps, warmup, tmpdir):
     return {"runs": R, "steps_each": steps, "wall_s": wall, "run_steps_per_s": R * steps / wall}
 
 
+def profile_kernels(fn, steps=5, top=25):
+    """The GPU kernels of `steps` calls of fn, by total device time: what a step is made of."""
+    from torch.profiler import ProfilerActivity, profile
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(steps):
+            fn()
+        torch.cuda.synchronize()
+    rows = []
+    for e in prof.key_averages():
+        us = getattr(e, "device_time_total", None)
+        if us is None:  # torch before 2.4 names it after CUDA
+            us = getattr(e, "cuda_time_total", 0.0)
+        if us > 0:
+            rows.append({"kernel": e.key[:160], "calls_per_step": e.count / steps, "ms_per_step": us / 1e3 / steps})
+    rows.sort(key=lambda r: -r["ms_per_step"])
+    return {"steps": steps, "total_ms_per_step": sum(r["ms_per_step"] for r in rows), "top": rows[:top]}
+
+
 def save(out, path):
     """Writes the results so far, whole or not at all (through a temporary file)."""
     with open(path + ".tmp", "w") as fh:
@@ -267,6 +287,8 @@ def main():
     ap.add_argument("--process-steps", type=int, default=300, help="steps each process times (--replicas)")
     ap.add_argument("--replica-pes", nargs="*", default=["rope", "pope"], choices=["rope", "pope"],
                     help="the PEs --replicas times (each R and PE compiles anew: about a minute or two)")
+    ap.add_argument("--profile-vmap", action="store_true",
+                    help="also record the vmapped step's GPU kernels by device time (torch.profiler)")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--worker-steps", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--ready-file", help=argparse.SUPPRESS)
@@ -316,6 +338,8 @@ def main():
                 tg = torch.randint(14, V, (R, B), device=dev)
                 ms = median_ms(lambda: step(tk, an, tg), a.warmup, a.iters)
                 rec["vmap_compile"] = {"step_ms": ms, "run_steps_per_s": R * 1e3 / ms, "attention": "explicit"}
+                if a.profile_vmap:
+                    rec["vmap_compile"]["profile"] = profile_kernels(lambda: step(tk, an, tg))
                 del step
             except Exception as e:  # record why, and go on with the processes
                 rec["vmap_compile"] = {"error": f"{type(e).__name__}: {e}"[:500]}
