@@ -63,6 +63,25 @@ Runner register_bench(CLI::App& app) {
     out["model"] = {{"params_matmul", matmul_w}, {"tokens_per_step", tokens}, {"flops_per_step", step_flops},
                     {"floor_ms_at_790_tflops", step_flops / 790e12 * 1e3}};
     Dataset d = generate_split(base.task, 0, Split::kTrain);
+    // The paper model with one PE on the GPU, and the first B training examples padded to its
+    // static length: what every timed step below trains on.
+    auto config_for = [&](const std::string& pe) {
+      RunConfig c = base;
+      c.pe.kind = pe;
+      c.train.device = "cuda";
+      return c;
+    };
+    auto first_batch = [&](const RunConfig& c) {
+      std::vector<size_t> idx;
+      for (int i = 0; i < B; ++i) idx.push_back(i);
+      return make_batch(d, idx, c.input_len());  // the backend's static length
+    };
+    // R runs' steps in `ms`: aggregate run-steps/s and the share of the bf16 FLOP floor (R x the
+    // one-run FLOPs in the measured time).
+    auto add_rates = [&](nlohmann::json& r, int R, double ms) {
+      r["run_steps_per_s"] = R * 1e3 / ms;
+      r["floor_share"] = R * step_flops / 790e12 * 1e3 / ms;
+    };
     for (const auto& pe : {std::string("rope"), std::string("pope")}) {
       RunConfig c = base;
       c.pe.kind = pe;
@@ -88,26 +107,19 @@ Runner register_bench(CLI::App& app) {
                   r["forward_ms"].get<double>(), r["forward_backward_ms"].get<double>(), r["gemms_ms"].get<double>(),
                   r["attention_ms"].get<double>(), r["optimizer_ms"].get<double>());
     }
-    // Batches of runs: one step trains R runs; run-steps/s and the share of the FLOP floor count
-    // all R (R x the one-run FLOPs in the measured time). Each R > 1 twice: the batched products
+    // Batches of runs: one step trains R runs. Each R > 1 twice: the batched products
     // on a run alone's algorithms (what training uses: a batched run can then repeat the run
     // alone bit for bit), and on cuBLASLt's choice for the batch (kernels/cuda/gemm.hpp).
     for (int R : st->batch_runs)
       for (const auto& pe : {std::string("rope"), std::string("pope")})
         for (bool heuristic : {false, true}) {
           if (heuristic && R == 1) continue;  // a single product has no batch to choose for
-          RunConfig c = base;
-          c.pe.kind = pe;
-          c.train.device = "cuda";
-          std::vector<size_t> idx;
-          for (int i = 0; i < B; ++i) idx.push_back(i);
-          Batch b = make_batch(d, idx, c.input_len());  // the backend's static length
-          nlohmann::json r = cuda_benchmark_step(c, R, b, st->warmup, st->iters, heuristic);
+          const RunConfig c = config_for(pe);
+          nlohmann::json r = cuda_benchmark_step(c, R, first_batch(c), st->warmup, st->iters, heuristic);
           const double ms = r["step_graph_ms"].get<double>();
           r["pe"] = pe;
           r["products"] = heuristic ? "batch_heuristic" : "as_run_alone";
-          r["run_steps_per_s"] = R * 1e3 / ms;
-          r["floor_share"] = R * step_flops / 790e12 * 1e3 / ms;
+          add_rates(r, R, ms);
           out["batched"].push_back(r);
           std::printf("batch of %2d %-4s %-15s step %.3f ms  %.1f run-steps/s  %.1f%% of the bf16 floor  (fwd %.3f, gemms %.3f, attention %.3f, optimizer %.3f)\n",
                       R, pe.c_str(), heuristic ? "batch heuristic" : "as run alone", ms,
@@ -120,17 +132,11 @@ Runner register_bench(CLI::App& app) {
     // step_graph_ms: neither includes the host's batch assembly.
     for (int R : st->stream_runs)
       for (const auto& pe : {std::string("rope"), std::string("pope")}) {
-        RunConfig c = base;
-        c.pe.kind = pe;
-        c.train.device = "cuda";
-        std::vector<size_t> idx;
-        for (int i = 0; i < B; ++i) idx.push_back(i);
-        Batch b = make_batch(d, idx, c.input_len());
-        nlohmann::json r = cuda_benchmark_streams(c, R, b, st->warmup, st->iters);
+        const RunConfig c = config_for(pe);
+        nlohmann::json r = cuda_benchmark_streams(c, R, first_batch(c), st->warmup, st->iters);
         const double ms = r["ms_per_step_of_all_runs"].get<double>();
         r["pe"] = pe;
-        r["run_steps_per_s"] = R * 1e3 / ms;
-        r["floor_share"] = R * step_flops / 790e12 * 1e3 / ms;
+        add_rates(r, R, ms);
         out["streams"].push_back(r);
         std::printf("%2d runs on streams %-4s step of all %.3f ms  %.1f run-steps/s  %.1f%% of the bf16 floor\n", R,
                     pe.c_str(), ms, r["run_steps_per_s"].get<double>(), 100 * r["floor_share"].get<double>());
