@@ -143,3 +143,24 @@ setsid nohup /tmp/pb_sweep sweep results/indirect_indexing/screen/screen.json --
 # (eight runs at once, 38.5-39.5 steps/s each over the run, 40,000 steps in 17.3 minutes; log
 # sweep_pad_left_loss_all.log). Then inspect on each run's 40k checkpoint, 1,000 test examples:
 POPEBENCH=/tmp/pb_sweep bash results/indirect_indexing/screen/inspect_runs.sh /tmp/screen /tmp/inspect 8 1000 '*.json.ckpt'
+
+# --- Eleventh session (2026-12-03, 17:12-17:32 UTC), binary built from commit 04dd0b9 (the run
+# JSONs' git_commit; the plan change of 9703331 committed before these runs), carried as above with
+# libgomp.so.1, copied to /tmp/pb_sweep. Three calls of one script (start the sweep, then inspect
+# each kept checkpoint as it appears, pack at the end). Call 1 ran the batch GPU tests beside the
+# sweep (all passed: 2109 assertions in 7 test cases, batched runs and products bit for bit equal
+# to runs alone; results/bench/h200_cuda_batch_tests_04dd0b9.log):
+(cd .devbin && ./popebench_cuda_tests "[batch],[gemm]")
+setsid nohup /tmp/pb_sweep sweep results/indirect_indexing/screen/screen.json --out /tmp/screen \
+  --cells loss_all --pe pope --concurrent 3 --keep-checkpoints 20000 --time-limit 1320 \
+  > /tmp/screen.log 2>&1 < /dev/null &
+# (three runs at once, 89.6-91.0 steps/s each, 100,000 steps in 19.2 minutes; log
+# sweep_loss_all_pope_100k.log). The curves and step logs to 40,000 steps are bit for bit those of
+# the tenth session's runs of seeds 0 and 1 (binary cf13662; every curve point and steps.csv row
+# but the elapsed times). Inspect on each kept checkpoint (20k, 40k, 60k, 80k, 100k) with 1,000
+# test examples as it appeared, into ../inspect/loss_all/along/:
+/tmp/pb_sweep inspect /tmp/screen/loss_all/RUN.json.ckpt.stepN --split test --examples 1000 --show 30 \
+  --threads 6 --out ../inspect/loss_all/along/RUN.stepN.inspect.json
+# (the script also inspected each run's last checkpoint, identical in result to its step-100000
+# one, and once a periodic checkpoint at 35,000 steps caught under its temporary name; neither
+# is kept).
