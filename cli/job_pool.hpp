@@ -1,14 +1,17 @@
-// The run lists of `reproduce` and `extrapolate`: jobs run by `concurrent` threads per GPU (on a
-// GPU each run has its own stream, graph and buffers, so runs overlap on the device).
+// The run lists of `reproduce`, `extrapolate` and `sweep`: jobs run by `concurrent` threads per
+// GPU (on a GPU each run, or each batch of runs, has its own stream, graph and buffers, so they
+// overlap on the device).
 #pragma once
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <exception>
 #include <new>
 #include <stdexcept>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -90,20 +93,56 @@ inline bool run_jobs(size_t n, int concurrent, int gpus, const std::function<voi
   return !interrupted;
 }
 
-// Batches of runs (`--batch-runs N`, models/run_batch.hpp): the jobs in list order, each joining
-// the first open batch of jobs whose configs differ only in their seeds (batch_key), up to N a
-// batch; a job that cannot be batched (gradient accumulation) is a batch of its own, trained as
-// before. Returns each batch's job indices.
-inline std::vector<std::vector<size_t>> form_run_batches(const std::vector<TrainOptions>& jobs, int batch_runs) {
+// How a job list is batched (`--batch-runs`, models/run_batch.hpp); SweepOptions says which
+// (cli/run_options.hpp, batching_for).
+struct Batching {
+  // Runs in a batch at most; 1: every run alone (on a GPU, on its own stream).
+  int max_runs = 1;
+  // true (--batch-runs auto): only the jobs that train on a GPU are batched (the others train
+  // alone), and `concurrent` counts runs in flight on each GPU, a batch of R taking R of them, so
+  // that batching changes how the runs at once are computed, not how many there are. false
+  // (--batch-runs N): batching was asked for, so a job without a GPU is an error, and
+  // `concurrent` counts batches.
+  bool automatic = false;
+  // Which jobs may share a batch (jobs with gradient accumulation never do). Null: automatic,
+  // runs_batch_on_gpu; asked for, every job, and a job without a GPU is refused before any run
+  // starts. Tests put their own, with a stand-in engine.
+  std::function<bool(const RunConfig&)> eligible;
+  BatchEngineFactory make_engine = make_batch_engine;
+  // --batch-runs N.
+  static Batching up_to(int runs) {
+    Batching b;
+    b.max_runs = runs;
+    return b;
+  }
+  // --batch-runs auto with --concurrent N.
+  static Batching automatic_at(int concurrent) {
+    Batching b;
+    b.automatic = true;
+    b.max_runs = concurrent;
+    return b;
+  }
+  bool may_batch(const RunConfig& c) const {
+    if (max_runs <= 1 || c.train.grad_accum != 1) return false;
+    if (eligible) return eligible(c);
+    return !automatic || runs_batch_on_gpu(c);
+  }
+};
+
+// The batches: the jobs in list order, each joining the first open batch of jobs whose configs
+// differ only in their seeds (batch_key), up to max_runs a batch; a job that cannot be batched
+// (not eligible, gradient accumulation) is a batch of its own, trained as before. Returns each
+// batch's job indices.
+inline std::vector<std::vector<size_t>> form_run_batches(const std::vector<TrainOptions>& jobs, const Batching& batching) {
   std::vector<std::vector<size_t>> batches;
   std::vector<std::string> keys;  // of each batch
   for (size_t k = 0; k < jobs.size(); ++k) {
     const RunConfig& c = jobs[k].cfg;
-    const bool batchable = batch_runs > 1 && c.train.grad_accum == 1;
+    const bool batchable = batching.may_batch(c);
     const std::string key = batchable ? batch_key(c) : std::string();
     size_t b = 0;
     if (batchable)
-      while (b < batches.size() && !(keys[b] == key && batches[b].size() < size_t(batch_runs))) ++b;
+      while (b < batches.size() && !(keys[b] == key && batches[b].size() < size_t(batching.max_runs))) ++b;
     else
       b = batches.size();
     if (b == batches.size()) {
@@ -115,6 +154,35 @@ inline std::vector<std::vector<size_t>> form_run_batches(const std::vector<Train
   return batches;
 }
 
+// Run slots of one GPU (Batching::automatic): a batch of R runs takes R of them
+// before it starts and gives them back when it ends. take() returns false, taking nothing, once a
+// stop was asked for (SIGINT, SIGTERM) while it waited: no run starts after a stop.
+class RunSlots {
+ public:
+  explicit RunSlots(int slots) : free_(slots) {}
+  bool take(int n) {
+    std::unique_lock<std::mutex> lk(mu_);
+    while (free_ < n) {
+      if (stop_signal()) return false;
+      cv_.wait_for(lk, std::chrono::milliseconds(100));  // a signal handler cannot notify: poll it
+    }
+    free_ -= n;
+    return true;
+  }
+  void give(int n) {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      free_ += n;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int free_;
+};
+
 // The runs of `reproduce` and `sweep`: each job's run trained by train(), with a line when it
 // starts and one with its test accuracy and the time left for the whole command when it ends
 // (the unfinished runs' steps at the finished runs' mean speed, `concurrent` at once on each
@@ -122,10 +190,11 @@ inline std::vector<std::vector<size_t>> form_run_batches(const std::vector<Train
 // list (a signal stops the sweep, not only the run in flight). results[k]: job k's run JSON, or
 // null when it stopped early. Returns what run_jobs returns.
 //
-// batch_runs > 1: the runs train in batches (form_run_batches), `concurrent` batches at once on
-// each GPU, batch b on GPU b % gpus; each run of a batch on a thread of its own, as a member of
-// the batch. A run that stops early or fails leaves its batch and is reported as above; the
-// others of its batch go on.
+// batching.max_runs > 1: the runs train in batches (form_run_batches), batch b on GPU b % gpus,
+// `concurrent` batches at once on each GPU, or (automatic) as many batches as fit in
+// `concurrent` runs; each run of a batch on a thread of its own, as a member of the batch. A run
+// that stops early or fails leaves its batch and is reported as above; the others of its batch
+// go on.
 //
 // after(k, run), if given, is called with each run that finished, on the thread that trained it
 // (for a member of a batch, once it has left its batch, so that the batch does not wait on it);
@@ -133,7 +202,7 @@ inline std::vector<std::vector<size_t>> form_run_batches(const std::vector<Train
 using AfterJob = std::function<void(size_t, const nlohmann::json&)>;
 inline bool run_training_jobs(const std::vector<TrainOptions>& jobs, int concurrent, int gpus,
                               std::vector<nlohmann::json>& results, const std::function<std::string(size_t)>& label,
-                              int batch_runs = 1, const AfterJob& after = nullptr) {
+                              const Batching& batching = {}, const AfterJob& after = nullptr) {
   results.assign(jobs.size(), nullptr);
   std::mutex log_mu;
   StopSignalScope signals;
@@ -142,7 +211,8 @@ inline bool run_training_jobs(const std::vector<TrainOptions>& jobs, int concurr
   std::vector<char> done(jobs.size(), 0);
   double speed_sum = 0;  // steps/s of the finished runs
   // Runs in flight at once: the time-left estimate's divisor.
-  const size_t in_flight = size_t(concurrent) * size_t(std::max(1, gpus)) * size_t(std::max(1, batch_runs));
+  const size_t in_flight = size_t(concurrent) * size_t(std::max(1, gpus)) *
+                           size_t(batching.automatic ? 1 : std::max(1, batching.max_runs));
   auto train_one = [&](size_t k, const TrainOptions& opt) {
         {
           std::lock_guard<std::mutex> g(log_mu);
@@ -179,7 +249,7 @@ inline bool run_training_jobs(const std::vector<TrainOptions>& jobs, int concurr
   auto after_one = [&](size_t k) {  // results[k] is this thread's to read: only train_one(k) wrote it
     if (after && results[k].is_object()) after(k, results[k]);
   };
-  if (batch_runs <= 1)
+  if (batching.max_runs <= 1)
     return run_jobs(
         jobs.size(), concurrent, gpus,
         [&](size_t k) {
@@ -188,19 +258,34 @@ inline bool run_training_jobs(const std::vector<TrainOptions>& jobs, int concurr
         },
         label);
 
-  for (const auto& j : jobs) require_batch_device(j.cfg);  // before any run starts
-  const std::vector<std::vector<size_t>> batches = form_run_batches(jobs, batch_runs);
+  if (!batching.automatic && !batching.eligible)  // asked for: no GPU is an error, before any run starts
+    for (const auto& j : jobs) require_batch_device(j.cfg);
+  const std::vector<std::vector<size_t>> batches = form_run_batches(jobs, batching);
+  std::vector<std::unique_ptr<RunSlots>> slots;  // per GPU, when `concurrent` counts runs
+  if (batching.automatic)
+    for (int g = 0; g < std::max(1, gpus); ++g) slots.push_back(std::make_unique<RunSlots>(concurrent));
   std::atomic<bool> member_stopped{false};
   auto batch_label = [&](size_t b) {
     return batches[b].size() == 1 ? label(batches[b][0]) : "batch of " + std::to_string(batches[b].size()) + " runs";
   };
   auto train_batch = [&](size_t b) {
     const std::vector<size_t>& members = batches[b];
+    // A batch never needs more slots than there are (form_run_batches caps it at max_runs).
+    const int need = std::min(static_cast<int>(members.size()), concurrent);
+    RunSlots* gpu_slots = slots.empty() ? nullptr : slots[b % slots.size()].get();
+    if (gpu_slots && !gpu_slots->take(need)) throw RunInterrupted("stopped before it started");
+    struct GiveBack {
+      RunSlots* s;
+      int n;
+      ~GiveBack() {
+        if (s) s->give(n);
+      }
+    } give_back{gpu_slots, need};
     if (members.size() == 1) {
       train_one(members[0], jobs[members[0]]);
       return after_one(members[0]);
     }
-    RunBatch batch(static_cast<int>(members.size()), make_batch_engine);
+    RunBatch batch(static_cast<int>(members.size()), batching.make_engine);
     std::vector<std::exception_ptr> errors(members.size());
     // Runs fn for member i: a stop on purpose is reported and leaves the others going, any other
     // error is the member's, rethrown below.

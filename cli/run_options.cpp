@@ -150,10 +150,21 @@ RunOptions parse_run_args(const std::vector<std::string>& args, const RunConfig&
 }
 
 void add_batch_runs_option(CLI::App& cmd, SweepOptions& sw) {
-  cmd.add_option("--batch-runs", sw.batch_runs,
-                 "GPU: train up to N runs that differ only in their seeds as one batched model (one product per layer "
-                 "for all of them); --concurrent then counts batches. 1: every run alone")
-      ->default_val(1)->check(CLI::Range(1, 64));
+  const CLI::Validator auto_or_count(
+      [](std::string& v) -> std::string {
+        if (v == "auto") return "";
+        const std::string e = integer_in(1, 64)(v);
+        return e.empty() ? "" : "auto or a count of runs from 1 to 64, not '" + v + "'";
+      },
+      "auto|1..64");
+  cmd.add_option_function<std::string>(
+         "--batch-runs", [&sw](const std::string& v) { sw.batch_runs = v == "auto" ? 0 : std::stoi(v); },
+         "GPU: runs that differ only in their seeds train as one batched model (one product per layer for all "
+         "of them; each run computes exactly what it computes alone). auto: the runs that --concurrent trains "
+         "at once on a GPU, --concurrent still counting runs; N: up to N a batch, --concurrent then counting "
+         "batches; 1: every run alone")
+      ->default_str("auto")
+      ->check(auto_or_count);
 }
 
 void add_sweep_options(CLI::App& cmd, SweepOptions& sw, RunOptions& r, const std::string& default_preset,
@@ -164,7 +175,8 @@ void add_sweep_options(CLI::App& cmd, SweepOptions& sw, RunOptions& r, const std
       ->default_val(default_preset);
   cmd.add_option("--seeds", sw.seeds, "Comma-separated seeds (default: the preset's)")
       ->check(non_empty())->each([&sw](const std::string&) { sw.seeds_given = true; });
-  cmd.add_option("--concurrent", sw.concurrent, "Runs trained at once on each GPU or on the CPU (threads; on a GPU each has its own stream)")
+  cmd.add_option("--concurrent", sw.concurrent, "Runs trained at once on each GPU or on the CPU (threads; on a GPU those that differ only in their seeds "
+                 "train as one batch, see --batch-runs, the others each on its own stream)")
       ->default_val(1)->check(CLI::Range(1, 64));
   cmd.add_option("--gpus", sw.gpus, "GPUs to spread the runs over (run k on GPU k % N), --concurrent runs on each")
       ->default_val(1)->check(CLI::Range(1, 64));

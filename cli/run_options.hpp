@@ -43,9 +43,11 @@ struct SweepOptions {
   std::vector<uint64_t> preset_seeds;
   int concurrent = 1;  // runs at once on each GPU (or on the CPU)
   int gpus = 1;        // GPUs 0..gpus-1 share the run list (run k on GPU k % gpus)
-  // > 1: runs whose configs differ only in their seeds train as one batched model on a GPU, up
-  // to this many a batch (models/run_batch.hpp); `concurrent` is then batches at once per GPU.
-  int batch_runs = 1;
+  // --batch-runs. 0 (auto, the default): on a GPU, runs that differ only in their seeds and
+  // would train at once (`concurrent`) train as one batched model, `concurrent` still counting
+  // runs. > 1: up to this many a batch (models/run_batch.hpp), `concurrent` counting batches.
+  // 1: every run alone. cell_sweep.cpp turns it into the job pool's Batching.
+  int batch_runs = 0;
   double time_limit = 0;
   int64_t stop_at = 0;  // > 0: every run checkpoints and stops after this step (e.g. a pre-registered early stop)
 };

@@ -44,6 +44,17 @@ void require_batch_device(const RunConfig& cfg) {
   if (!info.cuda_built || info.cuda_devices == 0) throw UserError("--batch-runs needs a usable GPU (" + info.error + ")");
 }
 
+bool runs_batch_on_gpu(const RunConfig& cfg) {
+  if (cfg.train.device == "cpu") return false;
+  const DeviceInfo info = query_device();
+  if (!info.cuda_built || info.cuda_devices == 0) return false;
+#ifdef POPEBENCH_HAVE_CUDA_BACKEND
+  return cuda_backend_cannot_run(cfg).empty();
+#else
+  return false;
+#endif
+}
+
 std::unique_ptr<BatchEngine> make_batch_engine(const RunConfig& cfg, int runs) {
   require_batch_device(cfg);
 #ifdef POPEBENCH_HAVE_CUDA_BACKEND

@@ -64,6 +64,9 @@ using BatchEngineFactory = std::function<std::unique_ptr<BatchEngine>(const RunC
 std::unique_ptr<BatchEngine> make_batch_engine(const RunConfig& cfg, int runs);
 // A UserError, saying why, when runs of cfg cannot be batched on this machine (no GPU, --device cpu).
 void require_batch_device(const RunConfig& cfg);
+// Whether a run of cfg trains on the GPU here (what make_backend would choose: --device cuda or
+// auto, a usable GPU, kernels that cover the config): what --batch-runs auto batches.
+bool runs_batch_on_gpu(const RunConfig& cfg);
 
 // The runs of a batch must differ only in what the engine keeps per slot: their seeds. This is
 // the config with those removed; runs with equal keys may share a batch.

@@ -52,7 +52,8 @@ expect_error "--shard" reproduce indirect-indexing --preset quick --shard 3/2 --
 # batches of runs need a GPU: refused before anything is written
 expect_error "--batch-runs needs the GPU" reproduce indirect-indexing --preset quick --batch-runs 2 --device cpu --out "$tmp/qb"
 [[ ! -e "$tmp/qb" ]] || { echo "FAIL: a refused --batch-runs left its output folder"; fails=$((fails+1)); }
-expect_error "--batch-runs" reproduce indirect-indexing --preset quick --batch-runs 0 --out "$tmp/qb"
+expect_error "auto or a count of runs from 1 to 64, not '0'" reproduce indirect-indexing --preset quick --batch-runs 0 --out "$tmp/qb"
+expect_error "auto or a count of runs from 1 to 64, not 'two'" reproduce indirect-indexing --preset quick --batch-runs two --out "$tmp/qb"
 expect_error "needs --device cuda or auto" reproduce indirect-indexing --preset quick --gpus 2 --device cpu --out "$tmp/q3"
 expect_error "--gpus" reproduce indirect-indexing --preset quick --gpus 0 --out "$tmp/q3"
 expect_error "--gpus 64: " reproduce indirect-indexing --preset quick --gpus 64 --out "$tmp/q3"

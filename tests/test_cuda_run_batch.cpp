@@ -11,6 +11,7 @@
 #include "models/run_batch.hpp"
 #include "tests/cuda_testing.hpp"
 #include "tests/test_configs.hpp"
+#include "tests/test_util.hpp"
 
 using namespace popebench;
 using namespace popebench::test;
@@ -166,7 +167,7 @@ TEST_CASE("runs trained in a batch through the job pool equal the same runs alon
   const fs::path dir = fs::temp_directory_path() / "popebench_batch_test";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  std::vector<TrainOptions> solo, batched;
+  std::vector<TrainOptions> solo, batched, automatic;
   for (uint64_t seed : {0, 1, 2}) {
     RunConfig c = tiny_batchable("pope", "fp32");
     c.train.seed = seed;
@@ -179,11 +180,16 @@ TEST_CASE("runs trained in a batch through the job pool equal the same runs alon
     solo.push_back(o);
     o.out_json = (dir / ("batched_" + std::to_string(seed) + ".json")).string();
     batched.push_back(o);
+    o.out_json = (dir / ("auto_" + std::to_string(seed) + ".json")).string();
+    automatic.push_back(o);
   }
-  std::vector<nlohmann::json> rs, rb;
+  std::vector<nlohmann::json> rs, rb, ra;
   auto label = [](size_t k) { return "seed " + std::to_string(k); };
   REQUIRE(cli::run_training_jobs(solo, 1, 1, rs, label));
-  REQUIRE(cli::run_training_jobs(batched, 1, 1, rb, label, /*batch_runs=*/3));
+  REQUIRE(cli::run_training_jobs(batched, 1, 1, rb, label, cli::Batching::up_to(3)));
+  // --batch-runs auto, --concurrent 3 (sweep's default batching): the three runs go on the GPU as
+  // one batch of three.
+  REQUIRE(cli::run_training_jobs(automatic, 3, 1, ra, label, cli::Batching::automatic_at(3)));
   for (size_t k = 0; k < 3; ++k) {
     INFO("seed " << k);
     CHECK(rs[k]["environment"].contains("batch") == false);
@@ -202,6 +208,8 @@ TEST_CASE("runs trained in a batch through the job pool equal the same runs alon
       }
     }
     CHECK(rb[k]["final"] == rs[k]["final"]);
+    CHECK(ra[k]["environment"]["batch"]["runs"] == 3);
+    CHECK(test::run_numbers(ra[k]) == test::run_numbers(rs[k]));
   }
   fs::remove_all(dir);
 }

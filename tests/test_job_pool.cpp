@@ -104,7 +104,7 @@ TEST_CASE("run_training_jobs hands each finished run to after on its own thread,
   };
   std::vector<nlohmann::json> results;
   try {
-    cli::run_training_jobs(jobs, 2, 1, results, [](size_t k) { return "job " + std::to_string(k); }, 1, after);
+    cli::run_training_jobs(jobs, 2, 1, results, [](size_t k) { return "job " + std::to_string(k); }, cli::Batching{}, after);
     FAIL("no exception");
   } catch (const UserError& e) {
     CHECK(std::string(e.what()) == "job 1: its evaluation failed");

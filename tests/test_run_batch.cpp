@@ -8,11 +8,14 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <thread>
 
 #include "cli/job_pool.hpp"
 #include "models/run_batch.hpp"
+#include "models/stop_signal.hpp"
 #include "models/trainer.hpp"
 #include "tests/test_configs.hpp"
 #include "tests/test_util.hpp"
@@ -23,7 +26,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // R CPU backends behind the BatchEngine interface. fail_at_step > 0: step_all throws there.
-class CpuBatchEngine final : public BatchEngine {
+class CpuBatchEngine : public BatchEngine {
  public:
   CpuBatchEngine(int runs, long fail_at_step = 0) : slots_(runs), fail_at_(fail_at_step) {}
   std::string device_name() const override { return "cpu"; }
@@ -200,9 +203,9 @@ TEST_CASE("only runs that differ in their seeds share a batch", "[batch]") {
   acc.train.grad_accum = 2;
   jobs.push_back(opts(acc, ""));
   using B = std::vector<std::vector<size_t>>;
-  CHECK(cli::form_run_batches(jobs, 2) == B{{0, 2}, {1}, {3, 5}, {4}, {6}});
-  CHECK(cli::form_run_batches(jobs, 8) == B{{0, 2, 3, 5}, {1}, {4}, {6}});
-  CHECK(cli::form_run_batches(jobs, 1) == B{{0}, {1}, {2}, {3}, {4}, {5}, {6}});
+  CHECK(cli::form_run_batches(jobs, cli::Batching::up_to(2)) == B{{0, 2}, {1}, {3, 5}, {4}, {6}});
+  CHECK(cli::form_run_batches(jobs, cli::Batching::up_to(8)) == B{{0, 2, 3, 5}, {1}, {4}, {6}});
+  CHECK(cli::form_run_batches(jobs, cli::Batching::up_to(1)) == B{{0}, {1}, {2}, {3}, {4}, {5}, {6}});
 }
 
 TEST_CASE("batched runs without a GPU are refused with the reason", "[batch]") {
@@ -210,10 +213,89 @@ TEST_CASE("batched runs without a GPU are refused with the reason", "[batch]") {
   std::vector<TrainOptions> jobs = {opts(tiny(0), dir + "/a.json"), opts(tiny(1), dir + "/b.json")};
   std::vector<nlohmann::json> results;
   try {
-    cli::run_training_jobs(jobs, 1, 1, results, [](size_t k) { return "run " + std::to_string(k); }, 2);
+    cli::run_training_jobs(jobs, 1, 1, results, [](size_t k) { return "run " + std::to_string(k); }, cli::Batching::up_to(2));
     FAIL("no error");
   } catch (const UserError& e) {
     CHECK_THAT(e.what(), Catch::Contains("--batch-runs needs the GPU"));
   }
   fs::remove_all(dir);
+}
+
+namespace {
+
+// A CpuBatchEngine that counts the runs of every engine alive at once (max_in_flight) and takes
+// its time over each step, so that batches trained at once overlap.
+struct CountedEngine : CpuBatchEngine {
+  static inline std::atomic<int> in_flight{0}, max_in_flight{0};
+  explicit CountedEngine(int runs) : CpuBatchEngine(runs), runs_(runs) {
+    const int now = in_flight += runs_;
+    for (int m = max_in_flight; now > m && !max_in_flight.compare_exchange_weak(m, now);) {
+    }
+  }
+  ~CountedEngine() override { in_flight -= runs_; }
+  void step_all() override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    CpuBatchEngine::step_all();
+  }
+  int runs_;
+};
+
+}  // namespace
+
+TEST_CASE("--batch-runs auto batches the runs that train at once and --concurrent still counts runs", "[batch]") {
+  const std::string dir = test::fresh_tmpdir("run_batch_auto");
+  std::vector<TrainOptions> jobs;
+  std::vector<nlohmann::json> alone;
+  for (uint64_t seed : {0, 1, 2, 3}) {
+    jobs.push_back(opts(tiny(seed), dir + "/run" + std::to_string(seed) + ".json"));
+    alone.push_back(train(opts(tiny(seed), dir + "/alone" + std::to_string(seed) + ".json")));
+  }
+  auto label = [](size_t k) { return "run " + std::to_string(k); };
+
+  // What auto batches: only runs that train on a GPU. These are CPU runs, so on any machine each
+  // trains alone; the default engine is never asked for.
+  cli::Batching automatic = cli::Batching::automatic_at(2);
+  using B = std::vector<std::vector<size_t>>;
+  CHECK(cli::form_run_batches(jobs, automatic) == B{{0}, {1}, {2}, {3}});
+
+  // The pool under auto, with the CPU stand-in for the GPU: four runs, --concurrent 2. The runs
+  // go as two batches of two, one batch at a time (it takes both run slots), each run equal to
+  // itself alone; asked for explicitly (--batch-runs 2), --concurrent 2 counts batches, and both
+  // batches train at once.
+  automatic.eligible = [](const RunConfig&) { return true; };
+  automatic.make_engine = [](const RunConfig&, int runs) { return std::make_unique<CountedEngine>(runs); };
+  CHECK(cli::form_run_batches(jobs, automatic) == B{{0, 1}, {2, 3}});
+  std::vector<nlohmann::json> results;
+  CountedEngine::max_in_flight = 0;
+  REQUIRE(cli::run_training_jobs(jobs, 2, 1, results, label, automatic));
+  CHECK(CountedEngine::max_in_flight == 2);
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    INFO("run " << k);
+    CHECK(numbers(results[k]) == numbers(alone[k]));
+    CHECK(results[k]["environment"]["batch"]["runs"] == 2);
+  }
+
+  for (auto& j : jobs) j.out_json = j.out_json + ".explicit.json";
+  cli::Batching asked = automatic;
+  asked.automatic = false;
+  CountedEngine::max_in_flight = 0;
+  REQUIRE(cli::run_training_jobs(jobs, 2, 1, results, label, asked));
+  CHECK(CountedEngine::max_in_flight == 4);
+  for (size_t k = 0; k < jobs.size(); ++k) CHECK(numbers(results[k]) == numbers(alone[k]));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a batch waiting for run slots does not start after a stop", "[batch]") {
+  cli::RunSlots slots(2);
+  REQUIRE(slots.take(2));
+  slots.give(1);
+  {
+    StopSignalScope scope;
+    CHECK(slots.take(1));  // free: taken at once
+    std::raise(SIGINT);    // the scope's handler records it; nothing ends the process
+    // None free and a stop asked for: gives up (after one poll at most) instead of waiting.
+    CHECK_FALSE(slots.take(1));
+  }
+  slots.give(2);
+  CHECK(slots.take(2));  // nothing was taken by the refused call
 }
