@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """The screen's table (PLAN.md, "What is measured"), from the run JSONs: for each cell and PE,
 how many runs escaped the plateau (validation accuracy >= 6 %) and when, validation accuracy at
-40,000 steps, and for runs that reached 100,000 steps their test accuracy. The baseline row is the
+40,000 steps, training accuracy (on the answer, the training batches of the last logged steps) at
+each run's last evaluation, and for runs that reached 100,000 steps their test accuracy, with the
+mean and sample standard deviation when every run of the row did. The baseline row is the
 committed Table 1 runs (../paper_100k/).
 
   /usr/bin/python3 results/indirect_indexing/screen/screen_table.py [SCREEN_DIR]
@@ -12,6 +14,7 @@ is the --out folder of a `popebench sweep` of the plan (one folder per cell).
 import glob
 import json
 import os
+import statistics
 import sys
 
 ESCAPE = 0.06  # PLAN.md: the plateau is 4.65 %; no baseline run is above 5.4 % before it escapes
@@ -31,7 +34,7 @@ def row(name, files):
         runs = sorted(by_pe.get(pe, []), key=lambda r: r["config"]["train"]["seed"])
         if not runs:
             continue
-        seeds, escapes, v40, test = [], [], [], []
+        seeds, escapes, v40, test, train_end = [], [], [], [], []
         for r in runs:
             seeds.append(str(r["config"]["train"]["seed"]))
             curve = r["curve"]
@@ -40,19 +43,25 @@ def row(name, files):
             at40 = [p["val_acc"] for p in curve if p["step"] == 40000]
             v40.append(f"{100 * at40[0]:.2f}" if at40 else "-")
             test.append(f"{100 * r['final']['test']['acc']:.2f}" if r.get("status") == "complete" else "-")
+            last_train = next((p["train_acc"] for p in reversed(curve) if p.get("train_acc") is not None), None)
+            train_end.append("-" if last_train is None else f"{100 * last_train:.1f}")
         n_esc = sum(e is not None for e in escapes)
         # a run stopped early (the plan's stop at 40k) did not escape "by" its last step; a finished one "never"
         esc_s = " / ".join((f"not by {r.get('steps_done', 0) // 1000}k" if r.get("status") != "complete" else "never")
                            if e is None else f"{e // 1000}k" for e, r in zip(escapes, runs))
         steps = max(r.get("steps_done", r["config"]["train"]["steps"]) if r.get("status") != "complete"
                     else r["config"]["train"]["steps"] for r in runs)
+        done = [r["final"]["test"]["acc"] for r in runs if r.get("status") == "complete"]
+        mean = (f"{100 * statistics.mean(done):.2f} ± {100 * statistics.stdev(done):.2f}"
+                if len(done) == len(runs) and len(done) >= 2 else "-")
         out.append(f"| {name} | {pe} | {'/'.join(seeds)} | {steps // 1000}k | {n_esc} of {len(runs)} | {esc_s} | "
-                   f"{' / '.join(v40)} | {' / '.join(test)} |")
+                   f"{' / '.join(v40)} | {' / '.join(train_end)} | {' / '.join(test)} | {mean} |")
     return out
 
 
-print("| cell | PE | seeds | trained to | escaped (val acc >= 6 %) | escape step | val acc % at 40k | test acc % |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+print("| cell | PE | seeds | trained to | escaped (val acc >= 6 %) | escape step | val acc % at 40k | "
+      "train acc % at the end | test acc % | test mean ± std |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 base = [f for f in glob.glob(os.path.join(here, "..", "paper_100k", "*_seed*.json"))
         if os.path.basename(f).split("_seed")[0] in ("rope", "pope")]
 for line in row("baseline (paper_100k)", base):
