@@ -154,6 +154,35 @@ inline std::vector<std::vector<size_t>> form_run_batches(const std::vector<Train
   return batches;
 }
 
+// The batches in the order the job pool deals them (batch b on GPU b % gpus). Asked for
+// (--batch-runs N): form_run_batches' batches in turn. Automatic with gpus > 1: each GPU gets the
+// runs it gets without batching (run k on GPU k % gpus), batched among themselves, so that
+// batching never moves a run to a GPU whose run slots are taken; a GPU with fewer batches than
+// another gets empty ones (nothing to train) to keep the dealing in step.
+inline std::vector<std::vector<size_t>> deal_run_batches(const std::vector<TrainOptions>& jobs, const Batching& batching,
+                                                         int gpus) {
+  if (!batching.automatic || gpus <= 1) return form_run_batches(jobs, batching);
+  std::vector<std::vector<std::vector<size_t>>> per_gpu(static_cast<size_t>(gpus));
+  for (int g = 0; g < gpus; ++g) {
+    std::vector<TrainOptions> mine;
+    std::vector<size_t> index;  // mine[i] is jobs[index[i]]
+    for (size_t k = size_t(g); k < jobs.size(); k += size_t(gpus)) {
+      mine.push_back(jobs[k]);
+      index.push_back(k);
+    }
+    for (auto batch : form_run_batches(mine, batching)) {
+      for (size_t& i : batch) i = index[i];
+      per_gpu[size_t(g)].push_back(std::move(batch));
+    }
+  }
+  std::vector<std::vector<size_t>> dealt;
+  size_t longest = 0;
+  for (const auto& b : per_gpu) longest = std::max(longest, b.size());
+  for (size_t i = 0; i < longest; ++i)
+    for (int g = 0; g < gpus; ++g) dealt.push_back(i < per_gpu[size_t(g)].size() ? per_gpu[size_t(g)][i] : std::vector<size_t>{});
+  return dealt;
+}
+
 // Run slots of one GPU (Batching::automatic): a batch of R runs takes R of them
 // before it starts and gives them back when it ends. take() returns false, taking nothing, once a
 // stop was asked for (SIGINT, SIGTERM) while it waited: no run starts after a stop.
@@ -260,7 +289,7 @@ inline bool run_training_jobs(const std::vector<TrainOptions>& jobs, int concurr
 
   if (!batching.automatic && !batching.eligible)  // asked for: no GPU is an error, before any run starts
     for (const auto& j : jobs) require_batch_device(j.cfg);
-  const std::vector<std::vector<size_t>> batches = form_run_batches(jobs, batching);
+  const std::vector<std::vector<size_t>> batches = deal_run_batches(jobs, batching, gpus);
   std::vector<std::unique_ptr<RunSlots>> slots;  // per GPU, when `concurrent` counts runs
   if (batching.automatic)
     for (int g = 0; g < std::max(1, gpus); ++g) slots.push_back(std::make_unique<RunSlots>(concurrent));
@@ -270,6 +299,7 @@ inline bool run_training_jobs(const std::vector<TrainOptions>& jobs, int concurr
   };
   auto train_batch = [&](size_t b) {
     const std::vector<size_t>& members = batches[b];
+    if (members.empty()) return;  // deal_run_batches' filler
     // A batch never needs more slots than there are (form_run_batches caps it at max_runs).
     const int need = std::min(static_cast<int>(members.size()), concurrent);
     RunSlots* gpu_slots = slots.empty() ? nullptr : slots[b % slots.size()].get();

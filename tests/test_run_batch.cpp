@@ -285,6 +285,45 @@ TEST_CASE("--batch-runs auto batches the runs that train at once and --concurren
   fs::remove_all(dir);
 }
 
+TEST_CASE("--batch-runs auto on several GPUs batches each GPU's runs among themselves", "[batch]") {
+  // Without batching run k trains on GPU k % gpus; auto keeps every run there, so that no GPU gets
+  // more runs than --concurrent can hold at once while another idles.
+  std::vector<TrainOptions> jobs;
+  for (const char* pe : {"rope", "pope"})
+    for (uint64_t seed : {0, 1, 2}) {
+      RunConfig c = tiny(seed);
+      c.pe.kind = pe;
+      jobs.push_back(opts(c, ""));
+    }
+  jobs.push_back(opts(tiny(7), ""));  // a seventh, PoPE: one GPU gets one run more
+  cli::Batching automatic = cli::Batching::automatic_at(3);
+  automatic.eligible = [](const RunConfig&) { return true; };
+  using B = std::vector<std::vector<size_t>>;
+  // One GPU: the seeds of each PE together.
+  CHECK(cli::deal_run_batches(jobs, automatic, 1) == B{{0, 1, 2}, {3, 4, 5}, {6}});
+  // Two: GPU 0 has runs 0, 2, 4, 6 (rope 0 and 2, pope 1 and the seventh), GPU 1 runs 1, 3, 5.
+  CHECK(cli::deal_run_batches(jobs, automatic, 2) == B{{0, 2}, {1}, {4, 6}, {3, 5}});
+  // Three, --concurrent 2: GPU 0 runs 0, 3, 6; GPU 1 runs 1, 4; GPU 2 runs 2, 5. An empty batch
+  // keeps batch b on GPU b % 3.
+  cli::Batching two = cli::Batching::automatic_at(2);
+  two.eligible = automatic.eligible;
+  const B three = cli::deal_run_batches(jobs, two, 3);
+  CHECK(three == B{{0}, {1}, {2}, {3, 6}, {4}, {5}});
+  for (int gpus : {2, 3, 4})
+    for (const cli::Batching& b : {automatic, two}) {
+      const B dealt = cli::deal_run_batches(jobs, b, gpus);
+      std::vector<int> seen(jobs.size(), 0);
+      for (size_t i = 0; i < dealt.size(); ++i)
+        for (size_t k : dealt[i]) {
+          CHECK(k % size_t(gpus) == i % size_t(gpus));
+          ++seen[k];
+        }
+      CHECK(seen == std::vector<int>(jobs.size(), 1));
+    }
+  // Asked for (--batch-runs 3): the batches in turn, batch b on GPU b % gpus, as documented.
+  CHECK(cli::deal_run_batches(jobs, cli::Batching::up_to(3), 2) == cli::form_run_batches(jobs, cli::Batching::up_to(3)));
+}
+
 TEST_CASE("a batch waiting for run slots does not start after a stop", "[batch]") {
   cli::RunSlots slots(2);
   REQUIRE(slots.take(2));
