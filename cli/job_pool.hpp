@@ -93,8 +93,8 @@ inline bool run_jobs(size_t n, int concurrent, int gpus, const std::function<voi
   return !interrupted;
 }
 
-// How a job list is batched (`--batch-runs`, models/run_batch.hpp); SweepOptions says which
-// (cli/run_options.hpp, batching_for).
+// How a job list is batched (`--batch-runs`, models/run_batch.hpp); cli/cell_sweep.cpp's
+// batching_for makes it from SweepOptions::batch_runs.
 struct Batching {
   // Runs in a batch at most; 1: every run alone (on a GPU, on its own stream).
   int max_runs = 1;
