@@ -223,10 +223,13 @@ TEST_CASE("batched runs without a GPU are refused with the reason", "[batch]") {
 
 namespace {
 
-// A CpuBatchEngine that counts the runs of every engine alive at once (max_in_flight) and takes
-// its time over each step, so that batches trained at once overlap.
+// A CpuBatchEngine that counts the runs of every engine alive at once (max_in_flight). Before
+// its first step it waits, up to wait_ms, until engines holding `rendezvous` runs are alive: so
+// batches that the pool lets train at once do overlap, however loaded the machine, and a pool
+// that holds a batch back shows it as a maximum below `rendezvous`.
 struct CountedEngine : CpuBatchEngine {
   static inline std::atomic<int> in_flight{0}, max_in_flight{0};
+  static inline int rendezvous = 0, wait_ms = 0;
   explicit CountedEngine(int runs) : CpuBatchEngine(runs), runs_(runs) {
     const int now = in_flight += runs_;
     for (int m = max_in_flight; now > m && !max_in_flight.compare_exchange_weak(m, now);) {
@@ -234,15 +237,19 @@ struct CountedEngine : CpuBatchEngine {
   }
   ~CountedEngine() override { in_flight -= runs_; }
   void step_all() override {
-    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+    while (first_ && in_flight < rendezvous && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    first_ = false;
     CpuBatchEngine::step_all();
   }
   int runs_;
+  bool first_ = true;
 };
 
 }  // namespace
 
-TEST_CASE("--batch-runs auto batches the runs that train at once and --concurrent still counts runs", "[batch]") {
+TEST_CASE("auto batching trains the runs at once as batches and --concurrent still counts runs", "[batch]") {
   const std::string dir = test::fresh_tmpdir("run_batch_auto");
   std::vector<TrainOptions> jobs;
   std::vector<nlohmann::json> alone;
@@ -267,6 +274,8 @@ TEST_CASE("--batch-runs auto batches the runs that train at once and --concurren
   CHECK(cli::form_run_batches(jobs, automatic) == B{{0, 1}, {2, 3}});
   std::vector<nlohmann::json> results;
   CountedEngine::max_in_flight = 0;
+  CountedEngine::rendezvous = 4;  // never reached under auto: the second batch waits for run slots
+  CountedEngine::wait_ms = 500;
   REQUIRE(cli::run_training_jobs(jobs, 2, 1, results, label, automatic));
   CHECK(CountedEngine::max_in_flight == 2);
   for (size_t k = 0; k < jobs.size(); ++k) {
@@ -279,13 +288,14 @@ TEST_CASE("--batch-runs auto batches the runs that train at once and --concurren
   cli::Batching asked = automatic;
   asked.automatic = false;
   CountedEngine::max_in_flight = 0;
+  CountedEngine::wait_ms = 20000;  // reached at once when both batches start together, as they must
   REQUIRE(cli::run_training_jobs(jobs, 2, 1, results, label, asked));
   CHECK(CountedEngine::max_in_flight == 4);
   for (size_t k = 0; k < jobs.size(); ++k) CHECK(numbers(results[k]) == numbers(alone[k]));
   fs::remove_all(dir);
 }
 
-TEST_CASE("--batch-runs auto on several GPUs batches each GPU's runs among themselves", "[batch]") {
+TEST_CASE("auto batching on several GPUs batches the runs of each GPU among themselves", "[batch]") {
   // Without batching run k trains on GPU k % gpus; auto keeps every run there, so that no GPU gets
   // more runs than --concurrent can hold at once while another idles.
   std::vector<TrainOptions> jobs;
