@@ -38,7 +38,7 @@ Runner register_bench(CLI::App& app) {
                   "Also time the step of R runs batched as one model (sweep --batch-runs), for each R listed, e.g. 1,2,4,8")
       ->delimiter(',')->check(CLI::Range(1, 64));
   cmd->add_option("--stream-runs", st->stream_runs,
-                  "Also time R runs trained alone at once, each on its own CUDA stream (sweep --concurrent R), "
+                  "Also time R runs trained alone at once, each on its own CUDA stream (sweep --concurrent R --batch-runs 1), "
                   "for each R listed: what --batch-runs R is compared with")
       ->delimiter(',')->check(CLI::Range(1, 64));
   return [st]() -> int {  // explicit: in a CPU-only build the body is a throw alone
@@ -127,7 +127,7 @@ Runner register_bench(CLI::App& app) {
                       r["forward_ms"].get<double>(), r["gemms_ms"].get<double>(), r["attention_ms"].get<double>(),
                       r["optimizer_ms"].get<double>());
         }
-    // The same R runs trained apart, each on its own stream, as sweep --concurrent R trains them
+    // The same R runs trained apart, each on its own stream, as sweep --concurrent R --batch-runs 1 trains them
     // without --batch-runs; counted as the batches are. Graph replays only, like the batch's
     // step_graph_ms: neither includes the host's batch assembly.
     for (int R : st->stream_runs)
