@@ -83,17 +83,14 @@ Runner register_bench(CLI::App& app) {
       r["floor_share"] = R * step_flops / 790e12 * 1e3 / ms;
     };
     for (const auto& pe : {std::string("rope"), std::string("pope")}) {
-      RunConfig c = base;
-      c.pe.kind = pe;
+      const RunConfig c = config_for(pe);
       auto be = make_backend(c, "cuda");
-      std::vector<size_t> idx;
-      for (int i = 0; i < B; ++i) idx.push_back(i);
-      Batch b = make_batch(d, idx, be->static_len());
-      nlohmann::json r = cuda_benchmark_step(c, 1, b, st->warmup, st->iters);
+      nlohmann::json r = cuda_benchmark_step(c, 1, first_batch(c), st->warmup, st->iters);
       // End to end as the trainer runs it: batch assembly, upload, graph, sync, readback.
       Pcg32 sampler(0, 0);
       auto t0 = std::chrono::steady_clock::now();
       const int n = std::max(st->iters, 100);
+      std::vector<size_t> idx(static_cast<size_t>(B));
       for (int i = 0; i < n; ++i) {
         for (auto& x : idx) x = sampler.bounded(static_cast<uint32_t>(d.size()));
         be->train_step(make_batch(d, idx, be->static_len()), 1e-4, 100 + i);

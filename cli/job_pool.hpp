@@ -300,8 +300,8 @@ inline bool run_training_jobs(const std::vector<TrainOptions>& jobs, int concurr
   auto train_batch = [&](size_t b) {
     const std::vector<size_t>& members = batches[b];
     if (members.empty()) return;  // deal_run_batches' filler
-    // A batch never needs more slots than there are (form_run_batches caps it at max_runs).
-    const int need = std::min(static_cast<int>(members.size()), concurrent);
+    // Under auto max_runs is `concurrent`, so a batch never needs more slots than there are.
+    const int need = static_cast<int>(members.size());
     RunSlots* gpu_slots = slots.empty() ? nullptr : slots[b % slots.size()].get();
     if (gpu_slots && !gpu_slots->take(need)) throw RunInterrupted("stopped before it started");
     struct GiveBack {
