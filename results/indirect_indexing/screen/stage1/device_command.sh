@@ -164,3 +164,25 @@ setsid nohup /tmp/pb_sweep sweep results/indirect_indexing/screen/screen.json --
 # (the script also inspected each run's last checkpoint, identical in result to its step-100000
 # one, and once a periodic checkpoint at 35,000 steps caught under its temporary name; neither
 # is kept).
+
+# --- Twelfth session (2026-12-03, 20:27-21:16 UTC), binary built from commit a3cd5ec (the run
+# JSONs' git_commit; the plan change of 4ce64ac committed before these runs), carried as above with
+# libgomp.so.1, copied to /tmp/pb_sweep. Three calls of one script (.devbin/s12.sh, as the
+# eleventh's). The first call's machine was given back after the call (the next call came more
+# than 30 s later) with the runs at 55,000 steps; its log is sweep_loss_all_rope_100k_lost.log,
+# kept as a record and as no result. The second and third calls ran the runs from scratch on a
+# new machine. Each first call ran the batch GPU tests beside the sweep (all passed both times:
+# 2058 assertions in 4 test cases; results/bench/h200_cuda_batch_tests_a3cd5ec.log):
+(cd .devbin && ./popebench_cuda_tests "[batch]")
+setsid nohup /tmp/pb_sweep sweep results/indirect_indexing/screen/screen.json --out /tmp/screen \
+  --cells loss_all --pe rope --concurrent 3 --keep-checkpoints 20000 --time-limit 1320 \
+  > /tmp/screen.log 2>&1 < /dev/null &
+# (three runs as one batched model, --batch-runs auto being the default since acf893c;
+# 111.8-112.4 steps/s each, 100,000 steps in 15.9 minutes; log sweep_loss_all_rope_100k.log). The
+# curves and step logs to 40,000 steps are bit for bit those of the tenth session's runs of seeds
+# 0 and 1 (binary cf13662, trained apart; every curve point and steps.csv row but the elapsed
+# times). Inspect on each kept checkpoint (20k, 40k, 60k, 80k) with 1,000 test examples as it
+# appeared, into ../inspect/loss_all/along/ (the session's device time ended before the 100k
+# checkpoints could be inspected):
+/tmp/pb_sweep inspect /tmp/screen/loss_all/RUN.json.ckpt.stepN --split test --examples 1000 --show 30 \
+  --threads 6 --out ../inspect/loss_all/along/RUN.stepN.inspect.json
