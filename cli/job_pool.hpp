@@ -291,6 +291,10 @@ inline bool run_training_jobs(const std::vector<TrainOptions>& jobs, int concurr
     for (const auto& j : jobs) require_batch_device(j.cfg);
   const std::vector<std::vector<size_t>> batches = deal_run_batches(jobs, batching, gpus);
   std::vector<std::unique_ptr<RunSlots>> slots;  // per GPU, when `concurrent` counts runs
+  // A batch takes one slot per run: one larger than the slots would wait for them forever.
+  if (batching.automatic && batching.max_runs > concurrent)
+    throw std::logic_error("auto batching of up to " + std::to_string(batching.max_runs) + " runs with only " +
+                           std::to_string(concurrent) + " run slots: make it with Batching::automatic_at(concurrent)");
   if (batching.automatic)
     for (int g = 0; g < std::max(1, gpus); ++g) slots.push_back(std::make_unique<RunSlots>(concurrent));
   std::atomic<bool> member_stopped{false};
@@ -300,7 +304,7 @@ inline bool run_training_jobs(const std::vector<TrainOptions>& jobs, int concurr
   auto train_batch = [&](size_t b) {
     const std::vector<size_t>& members = batches[b];
     if (members.empty()) return;  // deal_run_batches' filler
-    // Under auto max_runs is `concurrent`, so a batch never needs more slots than there are.
+    // Checked above: under auto no batch needs more slots than there are.
     const int need = static_cast<int>(members.size());
     RunSlots* gpu_slots = slots.empty() ? nullptr : slots[b % slots.size()].get();
     if (gpu_slots && !gpu_slots->take(need)) throw RunInterrupted("stopped before it started");

@@ -334,6 +334,20 @@ TEST_CASE("auto batching on several GPUs batches the runs of each GPU among them
   CHECK(cli::deal_run_batches(jobs, cli::Batching::up_to(3), 2) == cli::form_run_batches(jobs, cli::Batching::up_to(3)));
 }
 
+TEST_CASE("auto batching with batches larger than the run slots is refused before any run starts", "[batch]") {
+  std::vector<TrainOptions> jobs;
+  for (uint64_t seed : {0, 1, 2}) jobs.push_back(opts(tiny(seed), ""));
+  cli::Batching automatic = cli::Batching::automatic_at(3);
+  automatic.eligible = [](const RunConfig&) { return true; };
+  automatic.make_engine = [](const RunConfig&, int runs) { return std::make_unique<CountedEngine>(runs); };
+  std::vector<nlohmann::json> results;
+  CountedEngine::max_in_flight = 0;
+  // A batch of three would wait forever for a third slot of two.
+  CHECK_THROWS_AS(cli::run_training_jobs(jobs, 2, 1, results, [](size_t k) { return std::to_string(k); }, automatic),
+                  std::logic_error);
+  CHECK(CountedEngine::max_in_flight == 0);
+}
+
 TEST_CASE("a batch waiting for run slots does not start after a stop", "[batch]") {
   cli::RunSlots slots(2);
   REQUIRE(slots.take(2));
