@@ -186,3 +186,24 @@ setsid nohup /tmp/pb_sweep sweep results/indirect_indexing/screen/screen.json --
 # checkpoints could be inspected):
 /tmp/pb_sweep inspect /tmp/screen/loss_all/RUN.json.ckpt.stepN --split test --examples 1000 --show 30 \
   --threads 6 --out ../inspect/loss_all/along/RUN.stepN.inspect.json
+
+# --- Thirteenth session (2026-12-04, 13:33-14:05 UTC), binary built from commit 656c71e, carried as
+# above with libgomp.so.1, copied to /tmp/pb_sweep. NOTHING OF THESE RUNS IS KEPT. One script
+# (.devbin/s13.sh) called three times, each call to start the sweep if it was not running, wait,
+# and pack:
+setsid nohup /tmp/pb_sweep sweep results/indirect_indexing/screen/screen.json --out /tmp/screen \
+  --cells init_scaled_embedding,abs_pos_learned --stop-at 40000 --concurrent 8 --keep-checkpoints 20000 \
+  --time-limit 1260 > /tmp/screen.log 2>&1 < /dev/null &
+# Each of the three calls found no machine held (the previous one had been given back idle before
+# the next call reached it), so each started the eight runs from scratch on a new H200 and ended
+# with them at 20,400-23,000 steps, when the session's device time was spent. The runs trained
+# as four batches of two (--batch-runs auto: each cell's RoPE seeds, each cell's PoPE seeds), at
+# 43.3-43.6 steps/s each for RoPE and 41.6-41.9 for PoPE (~340 run-steps/s, against 37-39 steps/s
+# each for eight runs apart in the tenth session). The log of the third call is
+# sweep_init_scaled_embedding_abs_pos_learned_lost.log. The three machines' step logs (loss,
+# gradient norm, training accuracy every 100 steps) are bit for bit the same over every step all
+# three reached (20,400 PoPE, 21,300-21,400 RoPE), and so are their validation points to 20,000:
+# same binary, three H200s, same bits. Validation accuracy at 20,000 steps: init_scaled_embedding
+# RoPE 3.78 / 3.97 %, PoPE 4.28 / 3.95 %; abs_pos_learned RoPE 4.64 / 4.94 %, PoPE 4.57 / 4.61 %:
+# every run on the plateau, which decides nothing (no baseline run escapes before 46,000). The two
+# cells stay next in the plan's order.
