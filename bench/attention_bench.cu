@@ -2,6 +2,7 @@
 // median of `iters` after warm-up, on random inputs (never zeros: see docs/measuring.md).
 #include <algorithm>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -39,15 +40,25 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   CUDA_CHECK(cudaMemcpy(theta, th.data(), th.size() * 8, cudaMemcpyHostToDevice));
   cuda::AttentionArgs a{B, T, H, D, pe, theta, delta, float(1.0 / std::sqrt(double(D))), D, nullptr};
   auto time = [&](const std::function<void()>& f) { return cuda::median_event_ms(nullptr, warmup, iters, f); };
-  double fwd = time([&] { cuda::attention_fwd(a, qkv, out, lse, nullptr); });
-  double bwd = time([&] { cuda::attention_bwd(a, qkv, out, dout, lse, dqkv, pe == cuda::PEKind::kPope ? ddp : nullptr, nullptr); });
+  auto fwd_bwd = [&](bool tf32) {
+    a.tf32_products = tf32;
+    double f = time([&] { cuda::attention_fwd(a, qkv, out, lse, nullptr); });
+    double b = time([&] { cuda::attention_bwd(a, qkv, out, dout, lse, dqkv, pe == cuda::PEKind::kPope ? ddp : nullptr, nullptr); });
+    return std::make_pair(f, b);
+  };
+  const auto [fwd, bwd] = fwd_bwd(false);
+  // The same products on TF32 tensor cores (--gpu-attention tf32), where that form exists.
+  const bool has_tf32 = cuda::attention_has_tf32_form(T, D);
+  const auto [fwd_tf32, bwd_tf32] = has_tf32 ? fwd_bwd(true) : std::make_pair(0.0, 0.0);
   for (void* p : {(void*)qkv, (void*)out, (void*)dout, (void*)lse, (void*)dqkv, (void*)ddp, (void*)delta, (void*)theta}) cudaFree(p);
   // FLOPs of causal attention (half the T x T square): QK^T over the width the dot product
   // sees (2D for PoPE) and PV over D; backward ~2.5x forward (recompute + 4 products).
   const int DQ = pe == cuda::PEKind::kPope ? 2 * D : D;
   const double fwd_flops = 2.0 * B * H * (double(T) * (T + 1) / 2) * (DQ + D);
-  return {{"B", B}, {"T", T}, {"H", H}, {"D", D}, {"fwd_ms", fwd}, {"bwd_ms", bwd},
-          {"fwd_tflops", fwd_flops / fwd * 1e-9}, {"bwd_tflops", 2.5 * fwd_flops / bwd * 1e-9}};
+  nlohmann::json r = {{"B", B}, {"T", T}, {"H", H}, {"D", D}, {"fwd_ms", fwd}, {"bwd_ms", bwd},
+                      {"fwd_tflops", fwd_flops / fwd * 1e-9}, {"bwd_tflops", 2.5 * fwd_flops / bwd * 1e-9}};
+  if (has_tf32) r["tf32"] = {{"fwd_ms", fwd_tf32}, {"bwd_ms", bwd_tf32}};
+  return r;
 }
 
 }  // namespace popebench

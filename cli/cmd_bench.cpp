@@ -23,6 +23,7 @@ Runner register_bench(CLI::App& app) {
     std::string out, pes = "rope,pope";
     int iters = 50, warmup = 10;
     std::string matmul = "bf16";  // TrainConfig's default
+    std::string attention = "fp32";  // TrainConfig's default
     std::vector<int> lengths = {48, 512, 1024, 4096};
     std::vector<int> batch_runs;  // R of the batched steps to time (--batch-runs); empty: none
     std::vector<int> stream_runs;  // R of the runs on streams to time (--stream-runs); empty: none
@@ -33,6 +34,8 @@ Runner register_bench(CLI::App& app) {
   cmd->add_option("--iters", st->iters, "Timed repetitions (median reported)")->default_val(50)->check(CLI::Range(1, 100000));
   cmd->add_option("--warmup", st->warmup, "Untimed repetitions first")->default_val(10)->check(CLI::Range(0, 100000));
   cmd->add_option("--gpu-matmul", st->matmul, "bf16, tf32 or fp32")->default_val("bf16")->check(CLI::IsMember({"tf32", "bf16", "fp32"}));
+  cmd->add_option("--gpu-attention", st->attention, "attention's products at T <= 64: fp32 (CUDA cores) or tf32 (tensor cores)")
+      ->default_val("fp32")->check(CLI::IsMember({"fp32", "tf32"}));
   cmd->add_option("--attention-lengths", st->lengths, "Sequence lengths for the attention benchmark")->default_val(st->lengths);
   cmd->add_option("--batch-runs", st->batch_runs,
                   "Also time the step of R runs batched as one model (sweep --batch-runs), for each R listed, e.g. 1,2,4,8")
@@ -49,9 +52,11 @@ Runner register_bench(CLI::App& app) {
     if (dev.cuda_devices == 0) throw UserError("bench needs a GPU (" + dev.error + ")");
     nlohmann::json out = {{"schema", "popebench.bench"}, {"schema_version", 1},
                           {"environment", environment_json(dev.name, 1, g_command_line)},
-                          {"iters", st->iters}, {"warmup", st->warmup}, {"gpu_matmul", st->matmul}};
+                          {"iters", st->iters}, {"warmup", st->warmup}, {"gpu_matmul", st->matmul},
+                          {"gpu_attention", st->attention}};
     RunConfig base;
     base.train.gpu_matmul = st->matmul;
+    base.train.gpu_attention = st->attention;
     base.task.n_train = 4096;
     base.task.n_val = base.task.n_test = 64;
     base.size_model_for_task();
@@ -145,8 +150,12 @@ Runner register_bench(CLI::App& app) {
         auto r = cuda_benchmark_attention(Bl, Tl, 8, 64, pk, st->warmup, st->iters);
         r["pe"] = name;
         out["attention"].push_back(r);
-        std::printf("attention %-4s B %3d T %5d H 8 D 64: fwd %.3f ms  bwd %.3f ms\n", name, Bl, Tl,
+        std::printf("attention %-4s B %3d T %5d H 8 D 64: fwd %.3f ms  bwd %.3f ms", name, Bl, Tl,
                     r["fwd_ms"].get<double>(), r["bwd_ms"].get<double>());
+        if (r.contains("tf32"))
+          std::printf("  (tf32 products: fwd %.3f ms  bwd %.3f ms)", r["tf32"]["fwd_ms"].get<double>(),
+                      r["tf32"]["bwd_ms"].get<double>());
+        std::printf("\n");
       }
     }
     if (!st->out.empty()) write_file_atomic(st->out, out.dump(2) + "\n");

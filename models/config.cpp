@@ -128,6 +128,8 @@ void TrainConfig::validate() const {
     bad("unknown device '" + device + "' (known: auto, cpu, cuda)");
   if (gpu_matmul != "tf32" && gpu_matmul != "fp32" && gpu_matmul != "bf16")
     bad("unknown GPU matmul mode '" + gpu_matmul + "' (known: tf32, fp32, bf16)");
+  if (gpu_attention != "fp32" && gpu_attention != "tf32")
+    bad("unknown GPU attention products '" + gpu_attention + "' (known: fp32, tf32)");
   if (grad_accum < 1 || grad_accum > 4096) bad("grad accumulation must be in [1, 4096] micro-batches");
   if (sampling != "replacement" && sampling != "epochs")
     bad("unknown batch sampling '" + sampling + "' (known: replacement, epochs)");
@@ -213,6 +215,7 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
   j = {{"seed", c.seed}, {"data_seed", c.data_seed}, {"steps", c.steps}, {"batch", c.batch},
        {"eval_every", c.eval_every}, {"eval_examples", c.eval_examples}, {"eval_batch", c.eval_batch},
        {"checkpoint_every", c.checkpoint_every}, {"device", c.device}, {"gpu_matmul", c.gpu_matmul},
+       {"gpu_attention", c.gpu_attention},
        {"batch_sampling", json_spelling(c.sampling, kSampling)}, {"grad_accum", c.grad_accum},
        {"loss", json_spelling(c.loss, kLoss)}};
 }
@@ -227,6 +230,7 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
   c.checkpoint_every = json_int<int64_t>(j, "checkpoint_every");
   c.device = j.at("device");
   c.gpu_matmul = j.value("gpu_matmul", "tf32");  // absent before 0.1.0's CUDA backend
+  c.gpu_attention = j.value("gpu_attention", "fp32");  // absent before the tf32 attention kernels
   c.sampling = option_spelling(j, "batch_sampling", kSampling);
   c.grad_accum = j.contains("grad_accum") ? json_int<int>(j, "grad_accum") : 1;
   c.loss = option_spelling(j, "loss", kLoss);

@@ -146,11 +146,12 @@ expect_error "factors must increase" extrapolate --factors 3,2 --out "$tmp/ex2"
 expect_error "unknown RoPE variant" extrapolate --rope-variants yarn --out "$tmp/ex2"
 expect_error "--data is not supported" extrapolate --data "$tmp/ok" --out "$tmp/ex2"
 expect_error "unknown GPU matmul mode" train --gpu-matmul fp16 --out "$tmp/t.json"
+expect_error "unknown GPU attention products 'bf16'" train --gpu-attention bf16 --out "$tmp/t.json"
 
 # the screen's options on the command line, recorded in the run JSON
 expect_ok reproduce indirect-indexing --preset quick --pe pope --seeds 0 --steps 3 --warmup 1 --eval-every 0 --device cpu \
   --pe-freqs increasing --attn-scale qk_dim --context 9 --pad left --pad-attention masked --attn-temp learned \
-  --weight-decay-on all-2d --pe-lr-mult 2 --pair-draw shift-first --out "$tmp/scr"
+  --weight-decay-on all-2d --pe-lr-mult 2 --pair-draw shift-first --gpu-attention tf32 --out "$tmp/scr"
 /usr/bin/python3 - "$tmp/scr/pope_seed0.json" <<'PY' || { echo "FAIL: the screen's options are not in the run JSON"; fails=$((fails+1)); }
 import json, sys
 c = json.load(open(sys.argv[1]))["config"]
@@ -159,6 +160,7 @@ assert c["input"] == {"context": 9, "pad": "left", "pad_attention": "masked"}, c
 assert c["model"]["attn_temp"] == "learned", c["model"]
 assert c["optim"]["weight_decay_on"] == "all-2d" and c["optim"]["pe_lr_mult"] == 2, c["optim"]
 assert c["task"]["params"]["pair_draw"] == "shift-first", c["task"]
+assert c["train"]["gpu_attention"] == "tf32", c["train"]
 PY
 expect_error "attention scale 'x'" train --attn-scale x --out "$tmp/t.json"
 expect_error "unknown frequency order" train --pe-freqs up --out "$tmp/t.json"

@@ -47,6 +47,17 @@ check "plot_inspect.py" "$py" "$src/results/plot_inspect.py" "$tmp/i/pope.json"
 [[ -s "$tmp/i/pope.png" ]] || { echo "FAIL: plot_inspect.py wrote no pope.png"; fails=$((fails+1)); }
 "$py" "$src/results/plot_inspect.py" "$tmp/r/pope_seed0.json" >/dev/null 2>&1
 [[ $? -eq 2 ]] || { echo "FAIL: plot_inspect.py accepted a run JSON"; fails=$((fails+1)); }
+# The TF32 attention error model (numpy): its worst errors stay under a third of the limits that
+# tests/test_cuda_kernels.cpp derives from them (kTf32AttnTol 2e-3, kTf32AttnSumTol 6e-3, the T = 1
+# floor's 1.2e-3 of |dqkv|).
+check "tf32_attention_error.py" "$py" "$src/tests/tf32_attention_error.py"
+"$py" - "$tmp/out" <<'PY' || { echo "FAIL: the TF32 attention error model is not within a third of the GPU tests' limits"; cat "$tmp/out"; fails=$((fails+1)); }
+import sys
+worst = dict(line.split(": ") for line in open(sys.argv[1]).read().split("\n") if ": " in line)
+limits = {"out": 2e-3, "dqkv": 2e-3, "ddelta": 6e-3, "ddelta_T1_of_dqkv": 1.2e-3}
+assert set(worst) == set(limits), worst
+sys.exit(0 if all(float(worst[k]) < limits[k] / 3 for k in limits) else 1)
+PY
 # --help answers before matplotlib is imported
 for s in plot.py plot_inspect.py; do
   "$py" "$src/results/$s" --help 2>/dev/null | grep -q "results/$s" || { echo "FAIL: $s --help"; fails=$((fails+1)); }

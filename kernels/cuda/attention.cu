@@ -391,9 +391,18 @@ void check_args(const AttentionArgs& a) {
 
 }  // namespace
 
+bool attention_has_tf32_form(int T, int D) {
+  AttentionArgs a{};
+  a.T = T;
+  a.D = D;
+  return attn::short_kernels_apply(a);
+}
+
 void attention_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
   check_args(a);
-  if (attn::short_kernels_apply(a)) return attn::attention_fwd_short(a, qkv, out, lse, s);
+  if (attn::short_kernels_apply(a))
+    return a.tf32_products ? attn::attention_fwd_short_tf32(a, qkv, out, lse, s)
+                           : attn::attention_fwd_short(a, qkv, out, lse, s);
   switch (a.pe) {
     case PEKind::kNone: return dispatch_fwd<PEKind::kNone>(a, qkv, out, lse, s);
     case PEKind::kRope: return dispatch_fwd<PEKind::kRope>(a, qkv, out, lse, s);
@@ -405,7 +414,8 @@ void attention_bwd(const AttentionArgs& a, const float* qkv, const float* out, c
   check_args(a);
   if (a.log_temp && !dtemp_part) throw CudaError("attention backward: a learned temperature needs dtemp_part");
   if (attn::short_kernels_apply(a))
-    return attn::attention_bwd_short(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
+    return a.tf32_products ? attn::attention_bwd_short_tf32(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s)
+                           : attn::attention_bwd_short(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
   switch (a.pe) {
     case PEKind::kNone: return dispatch_bwd<PEKind::kNone>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
     case PEKind::kRope: return dispatch_bwd<PEKind::kRope>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);

@@ -157,5 +157,9 @@ inline bool short_kernels_apply(const AttentionArgs& a) {
 void attention_fwd_short(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s);
 void attention_bwd_short(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
                          const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s);
+// The same with the products on TF32 tensor cores (AttentionArgs::tf32_products).
+void attention_fwd_short_tf32(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s);
+void attention_bwd_short_tf32(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
+                              const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s);
 
 }  // namespace popebench::cuda::attn

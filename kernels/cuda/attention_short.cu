@@ -17,36 +17,13 @@
 // causal work even across threads; within a warp, lanes 0-15 and 16-31 read two rows (broadcast)
 // and 16 different rows or contiguous columns of the other operand (conflict-free: rows padded
 // by 4 floats, see Dims).
-#include "kernels/cuda/attention_common.cuh"
+#include "kernels/cuda/attention_short.cuh"
 
 namespace popebench::cuda::attn {
 
 namespace {
 
-constexpr int kThreads = 256, kWarps = kThreads / 32, kMaxRowTiles = kShortMaxT / 16;
-
-// Rows held in shared memory: T rounded up to 16 (rows T..Tp-1 are zeros).
-__host__ __device__ inline int padded_rows(int T) { return (T + 15) / 16 * 16; }
-// Row stride of the (Tp, Tp) score buffers: 16 mod 32 floats, so that when a warp writes its two
-// rows (lanes 0-15 and 16-31, 16 consecutive columns each) the halves fall in different banks.
-__host__ __device__ inline int score_stride(int Tp) { return Tp % 32 == 16 ? Tp : Tp + 16; }
-
-template <int D, PEKind PE>
-struct ShortSmem {
-  using Dm = Dims<D, PE>;
-  // forward: Q (Tp, SQ), K (Tp, SQ), V (Tp, SV), P (Tp, SP)
-  static size_t fwd_bytes(int T) {
-    const int Tp = padded_rows(T);
-    return sizeof(float) * Tp * (2 * Dm::SQ + Dm::SV + score_stride(Tp));
-  }
-  // backward: Q, K (Tp, SQ), V, dO (Tp, SV), P, dS (Tp, SP), Di, lse (Tp); the PE backward's
-  // staging rows (Tp, SQ) reuse V and dO once they are dead (2 SV >= SQ).
-  static size_t bwd_bytes(int T) {
-    const int Tp = padded_rows(T);
-    return sizeof(float) * Tp * (2 * Dm::SQ + 2 * Dm::SV + 2 * score_stride(Tp) + 2);
-  }
-  static_assert(2 * Dm::SV >= Dm::SQ, "staging rows must fit in V and dO");
-};
+using namespace short_seq;
 
 // W floats from shared memory (16-byte aligned when W >= 4, 8-byte when W == 2; W == 1 at head dim 16).
 template <int W>
@@ -145,20 +122,8 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_short_kernel(Attention
   float* Ks = Qs + Tp * SQ;                     // (Tp, SQ) transformed keys
   float* Vs = Ks + Tp * SQ;                     // (Tp, SV)
   float* Ps = Vs + Tp * SV;                     // (Tp, SP) scores, then probabilities
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, ty = threadIdx.x >> 4, tx = threadIdx.x & 15;
-  const Ptrs P{T, a.H, C};
-  const float* delta_h = head_delta(a, b, h, D);
-  for (int r = warp; r < Tp; r += kWarps) {
-    if (r >= T) {  // read by the full products with weight 0: keep finite
-      for (int c = lane; c < Dm::DQ; c += 32) Qs[r * SQ + c] = Ks[r * SQ + c] = 0.f;
-      for (int c = lane; c < D; c += 32) Vs[r * SV + c] = 0.f;
-      continue;
-    }
-    const float* q = P.q(qkv, b, r, h, D);
-    load_transformed<D, PE, false>(q, r, a.theta, nullptr, a.n_rot, head_scale(a, b, h), Qs + r * SQ, lane);
-    load_transformed<D, PE, true>(q + C, r, a.theta, delta_h, a.n_rot, 1.f, Ks + r * SQ, lane);
-    for (int c = lane; c < D; c += 32) Vs[r * SV + c] = q[2 * C + c];
-  }
+  const int ty = threadIdx.x >> 4, tx = threadIdx.x & 15;
+  stage_fwd_rows<D, PE>(a, qkv, b, h, Qs, Ks, Vs);
   __syncthreads();
 
   float sc[kMaxRowTiles][kMaxRowTiles];
@@ -171,22 +136,7 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_short_kernel(Attention
       if (i < nt) Ps[(ty + 16 * i) * SP + tx + 16 * j] = sc[i][j];
   __syncthreads();
 
-  // Softmax, a warp per row: columns lane and lane + 32. Every entry of the (Tp, Tp) buffer is
-  // written (zeros above the diagonal and in padded rows), since P V reads all of them.
-  const float slope = a.slopes ? a.slopes[h] : 0.f;
-  for (int t = warp; t < Tp; t += kWarps) {
-    const int s0 = lane, s1 = lane + 32, lo = first_key(a, b, t);
-    const bool v0 = t < T && s0 <= t && s0 >= lo, v1 = t < T && s1 <= t && s1 >= lo;
-    const float x0 = v0 ? Ps[t * SP + s0] - slope * float(t - s0) : -INFINITY;
-    const float x1 = v1 ? Ps[t * SP + s1] - slope * float(t - s1) : -INFINITY;
-    const float m = warp_max(fmaxf(x0, x1));
-    const float e0 = v0 ? __expf(x0 - m) : 0.f, e1 = v1 ? __expf(x1 - m) : 0.f;
-    const float l = warp_sum(e0 + e1);
-    const float inv = t < T ? 1.f / l : 0.f;
-    if (s0 < Tp) Ps[t * SP + s0] = e0 * inv;
-    if (s1 < Tp) Ps[t * SP + s1] = e1 * inv;
-    if (lane == 0 && t < T) lse[(size_t(b) * a.H + h) * T + t] = m + logf(l);
-  }
+  softmax_rows(a, b, h, Ps, SP, lse);
   __syncthreads();
 
   float o[kMaxRowTiles][W];
@@ -214,34 +164,9 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_short_kernel(Attention
   float* Ds = dSs + Tp * SP;                    // (Tp) dO . O per row
   float* Ls = Ds + Tp;                          // (Tp) log-sum-exp from the forward
   float* Gs = Vs;  // (Tp, SQ) gradient rows for the PE backward, once V and dO are dead
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, ty = threadIdx.x >> 4, tx = threadIdx.x & 15;
-  const Ptrs P{T, a.H, C};
-  const float* delta_h = head_delta(a, b, h, D);
+  const int ty = threadIdx.x >> 4, tx = threadIdx.x & 15;
   const float sh = head_scale(a, b, h);
-  for (int r = warp; r < Tp; r += kWarps) {
-    if (r >= T) {
-      for (int c = lane; c < Dm::DQ; c += 32) Qs[r * SQ + c] = Ks[r * SQ + c] = 0.f;
-      for (int c = lane; c < D; c += 32) Vs[r * SV + c] = dOs[r * SV + c] = 0.f;
-      if (lane == 0) Ds[r] = Ls[r] = 0.f;
-      continue;
-    }
-    const float* q = P.q(qkv, b, r, h, D);
-    load_transformed<D, PE, false>(q, r, a.theta, nullptr, a.n_rot, 1.f, Qs + r * SQ, lane);
-    load_transformed<D, PE, true>(q + C, r, a.theta, delta_h, a.n_rot, 1.f, Ks + r * SQ, lane);
-    const float* dor = dout + (size_t(b) * T + r) * C + h * D;
-    const float* orow = out + (size_t(b) * T + r) * C + h * D;
-    float di = 0.f;
-    for (int c = lane; c < D; c += 32) {
-      Vs[r * SV + c] = q[2 * C + c];
-      dOs[r * SV + c] = dor[c];
-      di += dor[c] * orow[c];
-    }
-    di = warp_sum(di);
-    if (lane == 0) {
-      Ds[r] = di;
-      Ls[r] = lse[(size_t(b) * a.H + h) * T + r];
-    }
-  }
+  stage_bwd_rows<D, PE>(a, qkv, out, dout, lse, b, h, Qs, Ks, Vs, dOs, Ds, Ls);
   __syncthreads();
 
   {  // P and dS = P (dP - Di), every entry written (zeros off the causal triangle)
@@ -295,18 +220,7 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_short_kernel(Attention
       for (int w = 0; w < WQ; ++w) g[w] = (key ? dk[i][w] : dq[i][w]) * sh;
     }
     __syncthreads();
-    for (int r = warp; r < T; r += kWarps) {
-      const float* x = P.q(qkv, b, r, h, D);
-      float* dx = dqkv + (size_t(b) * T + r) * 3 * C + h * D;
-      if (key)
-        pe_backward_row<D, PE, true>(Gs + r * SQ, x + C, r, a.theta, delta_h, a.n_rot, dx + C,
-                                     ddelta_part ? ddelta_part + ((size_t(b) * T + r) * a.H + h) * D : nullptr, lane);
-      else {
-        pe_backward_row<D, PE, false>(Gs + r * SQ, x, r, a.theta, nullptr, a.n_rot, dx, nullptr, lane);
-        if (dtemp_part)  // Qs holds the unscaled transformed queries
-          temp_grad_row<Dm::DQ>(Gs + r * SQ, Qs + r * SQ, dtemp_part + (size_t(b) * T + r) * a.H + h, lane);
-      }
-    }
+    pe_backward_rows<D, PE>(a, qkv, b, h, key, Gs, Qs, dqkv, ddelta_part, dtemp_part);
     __syncthreads();  // the key pass overwrites Gs
   }
 }

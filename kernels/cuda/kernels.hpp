@@ -154,7 +154,13 @@ struct AttentionArgs {
   // Batched runs: rows = batch rows per run; delta and log_temp of batch row b are at
   // runs.offset(b) (theta and slopes are the same for every run of a batch).
   RunStride runs = {};
+  // T <= 64: the products on TF32 tensor cores (attention_short_tf32.cu) instead of fp32 FMAs.
+  // Longer T runs the tiled fp32 kernels either way.
+  bool tf32_products = false;
 };
+// Whether AttentionArgs::tf32_products changes anything at this T and head dim (the
+// whole-sequence kernels': T <= 64, D 16, 32 or 64).
+bool attention_has_tf32_form(int T, int D);
 void attention_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s);
 // dtemp_part (B, T, H), with log_temp: each query row's term of the log-temperature gradient,
 // dq' . q' (q' the transformed query, dq' its gradient); a column sum over the B T rows gives it.

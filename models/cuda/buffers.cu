@@ -3,6 +3,7 @@
 // The class and what each file of it holds: models/cuda/cuda_backend.cuh.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -36,6 +37,10 @@ CudaBackend::CudaBackend(const RunConfig& cfg, int runs)
   maxB_ = std::max(R_ * cfg.train.batch, cfg.train.eval_batch);
   every_token_ = cfg.train.loss == "all";
   masked_pads_ = cfg.input.pad_attention == "masked";
+  tf32_attention_ = cfg.train.gpu_attention == "tf32";
+  if (tf32_attention_ && !cuda::attention_has_tf32_form(T_, D_))
+    std::fprintf(stderr, "popebench: note: --gpu-attention tf32 takes T <= 64 at head dims 16, 32 and 64; at T %d, "
+                         "head dim %d attention's products run in fp32\n", T_, D_);
   if (R_ > 1 && cfg.train.grad_accum != 1) throw std::logic_error("a batch of runs takes no gradient accumulation");
   // The head's rows: the answer positions of the largest batch, or every position of the
   // training batches with the loss on every next token.

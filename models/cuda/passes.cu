@@ -13,6 +13,7 @@ cuda::AttentionArgs CudaBackend::attn_args(const Span& sp, int l) const {
                         attn_scale_, n_rot_, slopes_, masked_pads_ ? key_start_ : nullptr,
                         host_model_.layout().has_attn_temp ? P + lp.attn_temp : nullptr};
   a.runs = example_runs(sp);
+  a.tf32_products = tf32_attention_;
   return a;
 }
 

@@ -1,0 +1,156 @@
+// What the two whole-sequence attention kernels share (attention_short.cu: the products on CUDA
+// cores in fp32; attention_short_tf32.cu: the same products on TF32 tensor cores): the shared
+// memory layout, and the phases that are not products (rows PE-transformed into shared memory,
+// the softmax, the PE backward from staged gradient rows). Sharing them keeps the two kernels
+// the same maths but for the products, so the fp32 kernel is the tf32 one's reference.
+// Only included by those two files.
+#pragma once
+#include "kernels/cuda/attention_common.cuh"
+
+namespace popebench::cuda::attn::short_seq {
+
+constexpr int kThreads = 256, kWarps = kThreads / 32, kMaxRowTiles = kShortMaxT / 16;
+
+// Rows held in shared memory: T rounded up to 16 (rows T..Tp-1 are zeros).
+__host__ __device__ inline int padded_rows(int T) { return (T + 15) / 16 * 16; }
+// Row stride of the (Tp, Tp) score buffers: 16 mod 32 floats, so that when a warp writes its two
+// rows (lanes 0-15 and 16-31, 16 consecutive columns each) the halves fall in different banks.
+__host__ __device__ inline int score_stride(int Tp) { return Tp % 32 == 16 ? Tp : Tp + 16; }
+
+template <int D, PEKind PE>
+struct ShortSmem {
+  using Dm = Dims<D, PE>;
+  // forward: Q (Tp, SQ), K (Tp, SQ), V (Tp, SV), P (Tp, SP)
+  static size_t fwd_bytes(int T) {
+    const int Tp = padded_rows(T);
+    return sizeof(float) * Tp * (2 * Dm::SQ + Dm::SV + score_stride(Tp));
+  }
+  // backward: Q, K (Tp, SQ), V, dO (Tp, SV), P, dS (Tp, SP), Di, lse (Tp); the PE backward's
+  // staging rows (Tp, SQ) reuse V and dO once they are dead (2 SV >= SQ).
+  static size_t bwd_bytes(int T) {
+    const int Tp = padded_rows(T);
+    return sizeof(float) * Tp * (2 * Dm::SQ + 2 * Dm::SV + 2 * score_stride(Tp) + 2);
+  }
+  static_assert(2 * Dm::SV >= Dm::SQ, "staging rows must fit in V and dO");
+};
+
+// The forward's rows, a warp per row: Qs (Tp, SQ) the transformed queries times the head's
+// scale, Ks (Tp, SQ) the transformed keys, Vs (Tp, SV) the values; rows T..Tp-1 zeros (the full
+// products read them with weight 0, so they must be finite).
+template <int D, PEKind PE>
+__device__ __forceinline__ void stage_fwd_rows(const AttentionArgs& a, const float* qkv, int b, int h, float* Qs,
+                                               float* Ks, float* Vs) {
+  using Dm = Dims<D, PE>;
+  constexpr int SQ = Dm::SQ, SV = Dm::SV;
+  const int T = a.T, C = a.H * D, Tp = padded_rows(T);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const Ptrs P{T, a.H, C};
+  const float* delta_h = head_delta(a, b, h, D);
+  for (int r = warp; r < Tp; r += kWarps) {
+    if (r >= T) {
+      for (int c = lane; c < Dm::DQ; c += 32) Qs[r * SQ + c] = Ks[r * SQ + c] = 0.f;
+      for (int c = lane; c < D; c += 32) Vs[r * SV + c] = 0.f;
+      continue;
+    }
+    const float* q = P.q(qkv, b, r, h, D);
+    load_transformed<D, PE, false>(q, r, a.theta, nullptr, a.n_rot, head_scale(a, b, h), Qs + r * SQ, lane);
+    load_transformed<D, PE, true>(q + C, r, a.theta, delta_h, a.n_rot, 1.f, Ks + r * SQ, lane);
+    for (int c = lane; c < D; c += 32) Vs[r * SV + c] = q[2 * C + c];
+  }
+}
+
+// Softmax over the causal scores in Ps (Tp, SP), in place, a warp per row (columns lane and
+// lane + 32), and each row's log-sum-exp to lse. Reads only entries s <= t < T; writes every entry
+// of the (Tp, Tp) buffer (zeros above the diagonal and in padded rows), since P V reads them all.
+__device__ __forceinline__ void softmax_rows(const AttentionArgs& a, int b, int h, float* Ps, int SP, float* lse) {
+  const int T = a.T, Tp = padded_rows(T);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const float slope = a.slopes ? a.slopes[h] : 0.f;
+  for (int t = warp; t < Tp; t += kWarps) {
+    const int s0 = lane, s1 = lane + 32, lo = first_key(a, b, t);
+    const bool v0 = t < T && s0 <= t && s0 >= lo, v1 = t < T && s1 <= t && s1 >= lo;
+    const float x0 = v0 ? Ps[t * SP + s0] - slope * float(t - s0) : -INFINITY;
+    const float x1 = v1 ? Ps[t * SP + s1] - slope * float(t - s1) : -INFINITY;
+    const float m = warp_max(fmaxf(x0, x1));
+    const float e0 = v0 ? __expf(x0 - m) : 0.f, e1 = v1 ? __expf(x1 - m) : 0.f;
+    const float l = warp_sum(e0 + e1);
+    const float inv = t < T ? 1.f / l : 0.f;
+    if (s0 < Tp) Ps[t * SP + s0] = e0 * inv;
+    if (s1 < Tp) Ps[t * SP + s1] = e1 * inv;
+    if (lane == 0 && t < T) lse[(size_t(b) * a.H + h) * T + t] = m + logf(l);
+  }
+}
+
+// The backward's rows, a warp per row: Qs, Ks (Tp, SQ) the transformed queries (unscaled) and
+// keys, Vs and dOs (Tp, SV), Ds (Tp) each row's dO . O and Ls (Tp) its forward log-sum-exp;
+// rows T..Tp-1 zeros.
+template <int D, PEKind PE>
+__device__ __forceinline__ void stage_bwd_rows(const AttentionArgs& a, const float* qkv, const float* out,
+                                               const float* dout, const float* lse, int b, int h, float* Qs,
+                                               float* Ks, float* Vs, float* dOs, float* Ds, float* Ls) {
+  using Dm = Dims<D, PE>;
+  constexpr int SQ = Dm::SQ, SV = Dm::SV;
+  const int T = a.T, C = a.H * D, Tp = padded_rows(T);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const Ptrs P{T, a.H, C};
+  const float* delta_h = head_delta(a, b, h, D);
+  for (int r = warp; r < Tp; r += kWarps) {
+    if (r >= T) {
+      for (int c = lane; c < Dm::DQ; c += 32) Qs[r * SQ + c] = Ks[r * SQ + c] = 0.f;
+      for (int c = lane; c < D; c += 32) Vs[r * SV + c] = dOs[r * SV + c] = 0.f;
+      if (lane == 0) Ds[r] = Ls[r] = 0.f;
+      continue;
+    }
+    const float* q = P.q(qkv, b, r, h, D);
+    load_transformed<D, PE, false>(q, r, a.theta, nullptr, a.n_rot, 1.f, Qs + r * SQ, lane);
+    load_transformed<D, PE, true>(q + C, r, a.theta, delta_h, a.n_rot, 1.f, Ks + r * SQ, lane);
+    const float* dor = dout + (size_t(b) * T + r) * C + h * D;
+    const float* orow = out + (size_t(b) * T + r) * C + h * D;
+    float di = 0.f;
+    for (int c = lane; c < D; c += 32) {
+      Vs[r * SV + c] = q[2 * C + c];
+      dOs[r * SV + c] = dor[c];
+      di += dor[c] * orow[c];
+    }
+    di = warp_sum(di);
+    if (lane == 0) {
+      Ds[r] = di;
+      Ls[r] = lse[(size_t(b) * a.H + h) * T + r];
+    }
+  }
+}
+
+// The PE backward of the staged gradient rows Gs (Tp, SQ) (of the transformed queries, or with
+// key, of the transformed keys, the head's scale already applied), a warp per row, into dqkv;
+// keys add delta's per-key gradient to ddelta_part, queries the temperature's to dtemp_part
+// (Qs holding the unscaled transformed queries).
+template <int D, PEKind PE>
+__device__ __forceinline__ void pe_backward_rows(const AttentionArgs& a, const float* qkv, int b, int h, bool key,
+                                                 const float* Gs, const float* Qs, float* dqkv, float* ddelta_part,
+                                                 float* dtemp_part) {
+  using Dm = Dims<D, PE>;
+  constexpr int SQ = Dm::SQ;
+  const int T = a.T, C = a.H * D;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const Ptrs P{T, a.H, C};
+  const float* delta_h = head_delta(a, b, h, D);
+  for (int r = warp; r < T; r += kWarps) {
+    const float* x = P.q(qkv, b, r, h, D);
+    float* dx = dqkv + (size_t(b) * T + r) * 3 * C + h * D;
+    if (key)
+      pe_backward_row<D, PE, true>(Gs + r * SQ, x + C, r, a.theta, delta_h, a.n_rot, dx + C,
+                                   ddelta_part ? ddelta_part + ((size_t(b) * T + r) * a.H + h) * D : nullptr, lane);
+    else {
+      pe_backward_row<D, PE, false>(Gs + r * SQ, x, r, a.theta, nullptr, a.n_rot, dx, nullptr, lane);
+      if (dtemp_part) temp_grad_row<Dm::DQ>(Gs + r * SQ, Qs + r * SQ, dtemp_part + (size_t(b) * T + r) * a.H + h, lane);
+    }
+  }
+}
+
+// Raises a kernel's dynamic shared memory limit once per device, to what the largest T takes.
+template <typename Kernel>
+void allow_smem_once(DeviceOnce& once, Kernel k, size_t bytes) {
+  once.run([&] { CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes))); });
+}
+
+}  // namespace popebench::cuda::attn::short_seq
