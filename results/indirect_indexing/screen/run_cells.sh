@@ -2,8 +2,10 @@
 # Runs screen cells to the plan's 40,000-step stop and inspects each run's last checkpoint, all
 # inside one wall-clock budget, then packs what came of it (run JSONs, step logs, inspect JSONs,
 # the log; no checkpoints) into OUT_DIR as two archives. For a GPU machine lent one command at a
-# time with a time limit and no disk kept between commands: a cell that fits one command loses
-# nothing if the machine is gone before the next (a sweep over several commands loses it all).
+# time with a time limit and no disk kept between commands: runs that fit one command lose nothing
+# if the machine is gone before the next (a sweep over several commands loses it all). One PE's
+# half of a cell (two runs, one batch) reaches the stop in ~5 minutes of one H200; a whole
+# four-run cell needs ~8.5, too close to a 10-minute command with its inspect.
 #   bash results/indirect_indexing/screen/run_cells.sh CELLS BUDGET_S OUT_DIR [PE]
 # CELLS: screen.json cell names, comma-separated; BUDGET_S: seconds this may take in all; PE:
 # rope or pope to run one PE's half only. POPEBENCH names the binary (default .devbin/popebench).
@@ -16,7 +18,7 @@ t0=$(date +%s)
 left() { echo $(( budget - ($(date +%s) - t0) )); }
 work=$(mktemp -d /tmp/cells.XXXX)
 mkdir -p "$out" "$work/inspect"
-inspect_s=75  # 4 checkpoints at once, 1,000 examples, 4 threads each: ~60 s on 16 cores
+inspect_s=75  # up to 4 checkpoints at once, 1,000 examples, 16 cores shared: ~60 s
 {
   date -u '+start %F %T UTC'
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
@@ -26,15 +28,17 @@ inspect_s=75  # 4 checkpoints at once, 1,000 examples, 4 threads each: ~60 s on 
   --stop-at 40000 --concurrent 4 --keep-checkpoints 20000 --time-limit $(( budget - inspect_s - 30 )) \
   > "$work/screen.log" 2>&1
 echo "sweep rc=$? at $(date -u '+%T') UTC" >> "$work/session.txt"
-threads=$(( $(nproc) / 4 )); (( threads > 0 )) || threads=1
-for ck in $(find "$work/screen" -name '*.json.ckpt' | sort); do
+cks=$(find "$work/screen" -name '*.json.ckpt' | sort)
+at_once=$(echo "$cks" | grep -c .); (( at_once <= 4 )) || at_once=4; (( at_once > 0 )) || at_once=1
+threads=$(( $(nproc) / at_once )); (( threads > 0 )) || threads=1
+for ck in $cks; do
   (( $(left) > 25 )) || break
   cell=$(basename "$(dirname "$ck")"); name=$(basename "$ck" .json.ckpt)
   n=1000; (( $(left) > inspect_s )) || n=400
   mkdir -p "$work/inspect/$cell"
   timeout $(( $(left) - 15 )) "$bin" inspect "$ck" --split test --examples $n --show 30 --threads $threads \
     --out "$work/inspect/$cell/$name.inspect.json" > /dev/null 2>> "$work/inspect/errors.log" &
-  (( $(jobs -r | wc -l) < 4 )) || wait -n
+  (( $(jobs -r | wc -l) < at_once )) || wait -n
 done
 wait
 echo "inspect done at $(date -u '+%T') UTC" >> "$work/session.txt"
