@@ -225,68 +225,36 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_short_kernel(Attention
   }
 }
 
-template <int D, PEKind PE>
-void launch_fwd_short(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
-  static DeviceOnce once;  // the limit for the largest T this kernel takes
-  once.run([] {
-    CUDA_CHECK(cudaFuncSetAttribute(attention_fwd_short_kernel<D, PE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    int(ShortSmem<D, PE>::fwd_bytes(kShortMaxT))));
-  });
-  attention_fwd_short_kernel<D, PE><<<dim3(a.H, a.B), kThreads, ShortSmem<D, PE>::fwd_bytes(a.T), s>>>(a, qkv, out, lse);
-  CUDA_CHECK_LAUNCH("attention_fwd_short");
-}
-
-template <int D, PEKind PE>
-void launch_bwd_short(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
-                      float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
-  static DeviceOnce once;
-  once.run([] {
-    CUDA_CHECK(cudaFuncSetAttribute(attention_bwd_short_kernel<D, PE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    int(ShortSmem<D, PE>::bwd_bytes(kShortMaxT))));
-  });
-  attention_bwd_short_kernel<D, PE><<<dim3(a.H, a.B), kThreads, ShortSmem<D, PE>::bwd_bytes(a.T), s>>>(
-      a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part);
-  CUDA_CHECK_LAUNCH("attention_bwd_short");
-}
-
-template <int D>
-void fwd_for_pe(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
-  switch (a.pe) {
-    case PEKind::kNone: return launch_fwd_short<D, PEKind::kNone>(a, qkv, out, lse, s);
-    case PEKind::kRope: return launch_fwd_short<D, PEKind::kRope>(a, qkv, out, lse, s);
-    case PEKind::kPope: return launch_fwd_short<D, PEKind::kPope>(a, qkv, out, lse, s);
+// The launches, instantiated by for_head_dim_and_pe.
+struct LaunchFwd {
+  template <int D, PEKind PE>
+  static void run(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
+    static DeviceOnce once;
+    using Smem = ShortSmem<D, PE>;
+    launch_short(once, attention_fwd_short_kernel<D, PE>, Smem::fwd_bytes(kShortMaxT), Smem::fwd_bytes(a.T),
+                 "attention_fwd_short", a, s, qkv, out, lse);
   }
-}
-template <int D>
-void bwd_for_pe(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
-                float* dqkv, float* ddp, float* dtp, cudaStream_t s) {
-  switch (a.pe) {
-    case PEKind::kNone: return launch_bwd_short<D, PEKind::kNone>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
-    case PEKind::kRope: return launch_bwd_short<D, PEKind::kRope>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
-    case PEKind::kPope: return launch_bwd_short<D, PEKind::kPope>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
+};
+struct LaunchBwd {
+  template <int D, PEKind PE>
+  static void run(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
+                  float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
+    static DeviceOnce once;
+    using Smem = ShortSmem<D, PE>;
+    launch_short(once, attention_bwd_short_kernel<D, PE>, Smem::bwd_bytes(kShortMaxT), Smem::bwd_bytes(a.T),
+                 "attention_bwd_short", a, s, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part);
   }
-}
+};
 
 }  // namespace
 
 void attention_fwd_short(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
-  if (a.T < 1) return;
-  switch (a.D) {
-    case 16: return fwd_for_pe<16>(a, qkv, out, lse, s);
-    case 32: return fwd_for_pe<32>(a, qkv, out, lse, s);
-    case 64: return fwd_for_pe<64>(a, qkv, out, lse, s);
-  }
-  throw CudaError("attention (short): head dim " + std::to_string(a.D) + " is not supported (16, 32 or 64)");
+  if (a.T >= 1) for_head_dim_and_pe<LaunchFwd>(a, "attention (short)", qkv, out, lse, s);
 }
 void attention_bwd_short(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
                          const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
-  if (a.T < 1) return;
-  switch (a.D) {
-    case 16: return bwd_for_pe<16>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
-    case 32: return bwd_for_pe<32>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
-    case 64: return bwd_for_pe<64>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
-  }
-  throw CudaError("attention (short): head dim " + std::to_string(a.D) + " is not supported (16, 32 or 64)");
+  if (a.T >= 1)
+    for_head_dim_and_pe<LaunchBwd>(a, "attention (short)", qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
 }
 
 }  // namespace popebench::cuda::attn

@@ -5,6 +5,9 @@
 // the same maths but for the products, so the fp32 kernel is the tf32 one's reference.
 // Only included by those two files.
 #pragma once
+#include <string>
+#include <type_traits>
+
 #include "kernels/cuda/attention_common.cuh"
 
 namespace popebench::cuda::attn::short_seq {
@@ -147,10 +150,35 @@ __device__ __forceinline__ void pe_backward_rows(const AttentionArgs& a, const f
   }
 }
 
-// Raises a kernel's dynamic shared memory limit once per device, to what the largest T takes.
-template <typename Kernel>
-void allow_smem_once(DeviceOnce& once, Kernel k, size_t bytes) {
-  once.run([&] { CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes))); });
+// Calls Launch::run<D, PE>(a, args...) for a's head dim (16, 32 or 64) and PE kind: the one place
+// the whole-sequence kernels' instantiations are chosen; `what` names the kernels in the error a
+// head dim without one gets.
+template <typename Launch, typename... Args>
+void for_head_dim_and_pe(const AttentionArgs& a, const char* what, Args... args) {
+  auto by_pe = [&](auto dim) {
+    constexpr int D = decltype(dim)::value;
+    switch (a.pe) {
+      case PEKind::kNone: return Launch::template run<D, PEKind::kNone>(a, args...);
+      case PEKind::kRope: return Launch::template run<D, PEKind::kRope>(a, args...);
+      case PEKind::kPope: return Launch::template run<D, PEKind::kPope>(a, args...);
+    }
+  };
+  switch (a.D) {
+    case 16: return by_pe(std::integral_constant<int, 16>{});
+    case 32: return by_pe(std::integral_constant<int, 32>{});
+    case 64: return by_pe(std::integral_constant<int, 64>{});
+  }
+  throw CudaError(std::string(what) + ": head dim " + std::to_string(a.D) + " is not supported (16, 32 or 64)");
+}
+
+// Launches a whole-sequence kernel on a's (head, batch) grid with `bytes` of shared memory, after
+// raising its limit once per device (`once`, one per instantiation) to what the largest T takes.
+template <typename Kernel, typename... Args>
+void launch_short(DeviceOnce& once, Kernel kernel, size_t max_bytes, size_t bytes, const char* name,
+                  const AttentionArgs& a, cudaStream_t s, Args... args) {
+  once.run([&] { CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(max_bytes))); });
+  kernel<<<dim3(a.H, a.B), kThreads, bytes, s>>>(a, args...);
+  CUDA_CHECK_LAUNCH(name);
 }
 
 }  // namespace popebench::cuda::attn::short_seq

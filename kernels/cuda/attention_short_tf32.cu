@@ -21,6 +21,8 @@
 // every buffer starts at a multiple of 16 rows.
 #include <mma.h>
 
+#include <type_traits>
+
 #include "kernels/cuda/attention_short.cuh"
 
 namespace popebench::cuda::attn {
@@ -67,32 +69,11 @@ __device__ __forceinline__ void tile_product(const float* A, int lda, const floa
     FragC c;
     wmma::fill_fragment(c, 0.f);
     for (int k = k_lo; k < k_hi; k += 8) {
-      const float* pb = TRANS_B ? B + (16 * j) * ldb + k : B + k * ldb + 16 * j;
-      if constexpr (TRANS_A) {
-        FragAt fa;
-        load_tf32(fa, A + k * lda + 16 * i, lda);
-        if constexpr (TRANS_B) {
-          FragBt fb;
-          load_tf32(fb, pb, ldb);
-          wmma::mma_sync(c, fa, fb, c);
-        } else {
-          FragB fb;
-          load_tf32(fb, pb, ldb);
-          wmma::mma_sync(c, fa, fb, c);
-        }
-      } else {
-        FragA fa;
-        load_tf32(fa, A + (16 * i) * lda + k, lda);
-        if constexpr (TRANS_B) {
-          FragBt fb;
-          load_tf32(fb, pb, ldb);
-          wmma::mma_sync(c, fa, fb, c);
-        } else {
-          FragB fb;
-          load_tf32(fb, pb, ldb);
-          wmma::mma_sync(c, fa, fb, c);
-        }
-      }
+      std::conditional_t<TRANS_A, FragAt, FragA> fa;
+      std::conditional_t<TRANS_B, FragBt, FragB> fb;
+      load_tf32(fa, TRANS_A ? A + k * lda + 16 * i : A + (16 * i) * lda + k, lda);
+      load_tf32(fb, TRANS_B ? B + (16 * j) * ldb + k : B + k * ldb + 16 * j, ldb);
+      wmma::mma_sync(c, fa, fb, c);
     }
     if (scale != 1.f)
 #pragma unroll
@@ -192,63 +173,36 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_short_tf32_kernel(Atte
   pe_backward_rows<D, PE>(a, qkv, b, h, true, Gs, Qs, dqkv, ddelta_part, dtemp_part);
 }
 
-template <int D, PEKind PE>
-void launch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
-  static DeviceOnce once;  // the limit for the largest T this kernel takes
-  allow_smem_once(once, attention_fwd_short_tf32_kernel<D, PE>, ShortSmem<D, PE>::fwd_bytes(kShortMaxT));
-  attention_fwd_short_tf32_kernel<D, PE><<<dim3(a.H, a.B), kThreads, ShortSmem<D, PE>::fwd_bytes(a.T), s>>>(a, qkv, out,
-                                                                                                            lse);
-  CUDA_CHECK_LAUNCH("attention_fwd_short_tf32");
-}
-
-template <int D, PEKind PE>
-void launch_bwd(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
-                float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
-  static DeviceOnce once;
-  allow_smem_once(once, attention_bwd_short_tf32_kernel<D, PE>, ShortSmem<D, PE>::bwd_bytes(kShortMaxT));
-  attention_bwd_short_tf32_kernel<D, PE><<<dim3(a.H, a.B), kThreads, ShortSmem<D, PE>::bwd_bytes(a.T), s>>>(
-      a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part);
-  CUDA_CHECK_LAUNCH("attention_bwd_short_tf32");
-}
-
-template <int D>
-void fwd_for_pe(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
-  switch (a.pe) {
-    case PEKind::kNone: return launch_fwd<D, PEKind::kNone>(a, qkv, out, lse, s);
-    case PEKind::kRope: return launch_fwd<D, PEKind::kRope>(a, qkv, out, lse, s);
-    case PEKind::kPope: return launch_fwd<D, PEKind::kPope>(a, qkv, out, lse, s);
+// The launches, instantiated by for_head_dim_and_pe.
+struct LaunchFwd {
+  template <int D, PEKind PE>
+  static void run(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
+    static DeviceOnce once;
+    using Smem = ShortSmem<D, PE>;
+    launch_short(once, attention_fwd_short_tf32_kernel<D, PE>, Smem::fwd_bytes(kShortMaxT), Smem::fwd_bytes(a.T),
+                 "attention_fwd_short_tf32", a, s, qkv, out, lse);
   }
-}
-template <int D>
-void bwd_for_pe(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
-                float* dqkv, float* ddp, float* dtp, cudaStream_t s) {
-  switch (a.pe) {
-    case PEKind::kNone: return launch_bwd<D, PEKind::kNone>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
-    case PEKind::kRope: return launch_bwd<D, PEKind::kRope>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
-    case PEKind::kPope: return launch_bwd<D, PEKind::kPope>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
+};
+struct LaunchBwd {
+  template <int D, PEKind PE>
+  static void run(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
+                  float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
+    static DeviceOnce once;
+    using Smem = ShortSmem<D, PE>;
+    launch_short(once, attention_bwd_short_tf32_kernel<D, PE>, Smem::bwd_bytes(kShortMaxT), Smem::bwd_bytes(a.T),
+                 "attention_bwd_short_tf32", a, s, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part);
   }
-}
+};
 
 }  // namespace
 
 void attention_fwd_short_tf32(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
-  if (a.T < 1) return;
-  switch (a.D) {
-    case 16: return fwd_for_pe<16>(a, qkv, out, lse, s);
-    case 32: return fwd_for_pe<32>(a, qkv, out, lse, s);
-    case 64: return fwd_for_pe<64>(a, qkv, out, lse, s);
-  }
-  throw CudaError("attention (short, tf32): head dim " + std::to_string(a.D) + " is not supported (16, 32 or 64)");
+  if (a.T >= 1) for_head_dim_and_pe<LaunchFwd>(a, "attention (short, tf32)", qkv, out, lse, s);
 }
 void attention_bwd_short_tf32(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
                               const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
-  if (a.T < 1) return;
-  switch (a.D) {
-    case 16: return bwd_for_pe<16>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
-    case 32: return bwd_for_pe<32>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
-    case 64: return bwd_for_pe<64>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
-  }
-  throw CudaError("attention (short, tf32): head dim " + std::to_string(a.D) + " is not supported (16, 32 or 64)");
+  if (a.T >= 1)
+    for_head_dim_and_pe<LaunchBwd>(a, "attention (short, tf32)", qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
 }
 
 }  // namespace popebench::cuda::attn
