@@ -181,4 +181,40 @@ void launch_short(DeviceOnce& once, Kernel kernel, size_t max_bytes, size_t byte
   CUDA_CHECK_LAUNCH(name);
 }
 
+// The forward and backward launches of a kernel family: Kernels<D, PE>::fwd and ::bwd are its
+// kernels (attention_short.cu's fp32 products, attention_short_tf32.cu's TF32 ones), whose
+// public entry points call short_fwd / short_bwd.
+template <template <int, PEKind> class Kernels>
+struct Launch {
+  struct Fwd {
+    template <int D, PEKind PE>
+    static void run(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
+      static DeviceOnce once;
+      using Smem = ShortSmem<D, PE>;
+      launch_short(once, Kernels<D, PE>::fwd, Smem::fwd_bytes(kShortMaxT), Smem::fwd_bytes(a.T), Kernels<D, PE>::fwd_name,
+                   a, s, qkv, out, lse);
+    }
+  };
+  struct Bwd {
+    template <int D, PEKind PE>
+    static void run(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
+                    float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
+      static DeviceOnce once;
+      using Smem = ShortSmem<D, PE>;
+      launch_short(once, Kernels<D, PE>::bwd, Smem::bwd_bytes(kShortMaxT), Smem::bwd_bytes(a.T), Kernels<D, PE>::bwd_name,
+                   a, s, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part);
+    }
+  };
+};
+template <template <int, PEKind> class Kernels>
+void short_fwd(const AttentionArgs& a, const char* what, const float* qkv, float* out, float* lse, cudaStream_t s) {
+  if (a.T >= 1) for_head_dim_and_pe<typename Launch<Kernels>::Fwd>(a, what, qkv, out, lse, s);
+}
+template <template <int, PEKind> class Kernels>
+void short_bwd(const AttentionArgs& a, const char* what, const float* qkv, const float* out, const float* dout,
+               const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
+  if (a.T >= 1)
+    for_head_dim_and_pe<typename Launch<Kernels>::Bwd>(a, what, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
+}
+
 }  // namespace popebench::cuda::attn::short_seq

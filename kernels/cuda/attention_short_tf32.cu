@@ -173,36 +173,22 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_short_tf32_kernel(Atte
   pe_backward_rows<D, PE>(a, qkv, b, h, true, Gs, Qs, dqkv, ddelta_part, dtemp_part);
 }
 
-// The launches, instantiated by for_head_dim_and_pe.
-struct LaunchFwd {
-  template <int D, PEKind PE>
-  static void run(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
-    static DeviceOnce once;
-    using Smem = ShortSmem<D, PE>;
-    launch_short(once, attention_fwd_short_tf32_kernel<D, PE>, Smem::fwd_bytes(kShortMaxT), Smem::fwd_bytes(a.T),
-                 "attention_fwd_short_tf32", a, s, qkv, out, lse);
-  }
-};
-struct LaunchBwd {
-  template <int D, PEKind PE>
-  static void run(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
-                  float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
-    static DeviceOnce once;
-    using Smem = ShortSmem<D, PE>;
-    launch_short(once, attention_bwd_short_tf32_kernel<D, PE>, Smem::bwd_bytes(kShortMaxT), Smem::bwd_bytes(a.T),
-                 "attention_bwd_short_tf32", a, s, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part);
-  }
+template <int D, PEKind PE>
+struct Kernels {
+  static constexpr auto fwd = attention_fwd_short_tf32_kernel<D, PE>;
+  static constexpr auto bwd = attention_bwd_short_tf32_kernel<D, PE>;
+  static constexpr const char* fwd_name = "attention_fwd_short_tf32";
+  static constexpr const char* bwd_name = "attention_bwd_short_tf32";
 };
 
 }  // namespace
 
 void attention_fwd_short_tf32(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
-  if (a.T >= 1) for_head_dim_and_pe<LaunchFwd>(a, "attention (short, tf32)", qkv, out, lse, s);
+  short_fwd<Kernels>(a, "attention (short, tf32)", qkv, out, lse, s);
 }
 void attention_bwd_short_tf32(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
                               const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
-  if (a.T >= 1)
-    for_head_dim_and_pe<LaunchBwd>(a, "attention (short, tf32)", qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
+  short_bwd<Kernels>(a, "attention (short, tf32)", qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
 }
 
 }  // namespace popebench::cuda::attn
