@@ -123,7 +123,7 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_short_kernel(Attention
   float* Vs = Ks + Tp * SQ;                     // (Tp, SV)
   float* Ps = Vs + Tp * SV;                     // (Tp, SP) scores, then probabilities
   const int ty = threadIdx.x >> 4, tx = threadIdx.x & 15;
-  stage_fwd_rows<D, PE>(a, qkv, b, h, Qs, Ks, Vs);
+  stage_qkv_rows<D, PE>(a, qkv, b, h, head_scale(a, b, h), Qs, Ks, Vs);
   __syncthreads();
 
   float sc[kMaxRowTiles][kMaxRowTiles];
@@ -166,7 +166,8 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_short_kernel(Attention
   float* Gs = Vs;  // (Tp, SQ) gradient rows for the PE backward, once V and dO are dead
   const int ty = threadIdx.x >> 4, tx = threadIdx.x & 15;
   const float sh = head_scale(a, b, h);
-  stage_bwd_rows<D, PE>(a, qkv, out, dout, lse, b, h, Qs, Ks, Vs, dOs, Ds, Ls);
+  stage_qkv_rows<D, PE>(a, qkv, b, h, 1.f, Qs, Ks, Vs);
+  stage_dout_rows<D>(a, out, dout, lse, b, h, SV, dOs, Ds, Ls);
   __syncthreads();
 
   {  // P and dS = P (dP - Di), every entry written (zeros off the causal triangle)

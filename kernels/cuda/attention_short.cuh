@@ -37,12 +37,12 @@ struct ShortSmem {
   static_assert(2 * Dm::SV >= Dm::SQ, "staging rows must fit in V and dO");
 };
 
-// The forward's rows, a warp per row: Qs (Tp, SQ) the transformed queries times the head's
-// scale, Ks (Tp, SQ) the transformed keys, Vs (Tp, SV) the values; rows T..Tp-1 zeros (the full
-// products read them with weight 0, so they must be finite).
+// Each row of the sequence, a warp per row: Qs (Tp, SQ) the transformed queries times q_scale
+// (the forward's head scale; 1 in the backward), Ks (Tp, SQ) the transformed keys, Vs (Tp, SV) the
+// values; rows T..Tp-1 zeros (the full products read them with weight 0, so they must be finite).
 template <int D, PEKind PE>
-__device__ __forceinline__ void stage_fwd_rows(const AttentionArgs& a, const float* qkv, int b, int h, float* Qs,
-                                               float* Ks, float* Vs) {
+__device__ __forceinline__ void stage_qkv_rows(const AttentionArgs& a, const float* qkv, int b, int h, float q_scale,
+                                               float* Qs, float* Ks, float* Vs) {
   using Dm = Dims<D, PE>;
   constexpr int SQ = Dm::SQ, SV = Dm::SV;
   const int T = a.T, C = a.H * D, Tp = padded_rows(T);
@@ -56,7 +56,7 @@ __device__ __forceinline__ void stage_fwd_rows(const AttentionArgs& a, const flo
       continue;
     }
     const float* q = P.q(qkv, b, r, h, D);
-    load_transformed<D, PE, false>(q, r, a.theta, nullptr, a.n_rot, head_scale(a, b, h), Qs + r * SQ, lane);
+    load_transformed<D, PE, false>(q, r, a.theta, nullptr, a.n_rot, q_scale, Qs + r * SQ, lane);
     load_transformed<D, PE, true>(q + C, r, a.theta, delta_h, a.n_rot, 1.f, Ks + r * SQ, lane);
     for (int c = lane; c < D; c += 32) Vs[r * SV + c] = q[2 * C + c];
   }
@@ -84,34 +84,24 @@ __device__ __forceinline__ void softmax_rows(const AttentionArgs& a, int b, int 
   }
 }
 
-// The backward's rows, a warp per row: Qs, Ks (Tp, SQ) the transformed queries (unscaled) and
-// keys, Vs and dOs (Tp, SV), Ds (Tp) each row's dO . O and Ls (Tp) its forward log-sum-exp;
-// rows T..Tp-1 zeros.
-template <int D, PEKind PE>
-__device__ __forceinline__ void stage_bwd_rows(const AttentionArgs& a, const float* qkv, const float* out,
-                                               const float* dout, const float* lse, int b, int h, float* Qs,
-                                               float* Ks, float* Vs, float* dOs, float* Ds, float* Ls) {
-  using Dm = Dims<D, PE>;
-  constexpr int SQ = Dm::SQ, SV = Dm::SV;
+// The backward's other rows, a warp per row: dOs (Tp, SV) the output gradients, Ds (Tp) each
+// row's dO . O and Ls (Tp) its forward log-sum-exp; rows T..Tp-1 zeros.
+template <int D>
+__device__ __forceinline__ void stage_dout_rows(const AttentionArgs& a, const float* out, const float* dout,
+                                                const float* lse, int b, int h, int SV, float* dOs, float* Ds,
+                                                float* Ls) {
   const int T = a.T, C = a.H * D, Tp = padded_rows(T);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const Ptrs P{T, a.H, C};
-  const float* delta_h = head_delta(a, b, h, D);
   for (int r = warp; r < Tp; r += kWarps) {
     if (r >= T) {
-      for (int c = lane; c < Dm::DQ; c += 32) Qs[r * SQ + c] = Ks[r * SQ + c] = 0.f;
-      for (int c = lane; c < D; c += 32) Vs[r * SV + c] = dOs[r * SV + c] = 0.f;
+      for (int c = lane; c < D; c += 32) dOs[r * SV + c] = 0.f;
       if (lane == 0) Ds[r] = Ls[r] = 0.f;
       continue;
     }
-    const float* q = P.q(qkv, b, r, h, D);
-    load_transformed<D, PE, false>(q, r, a.theta, nullptr, a.n_rot, 1.f, Qs + r * SQ, lane);
-    load_transformed<D, PE, true>(q + C, r, a.theta, delta_h, a.n_rot, 1.f, Ks + r * SQ, lane);
     const float* dor = dout + (size_t(b) * T + r) * C + h * D;
     const float* orow = out + (size_t(b) * T + r) * C + h * D;
     float di = 0.f;
     for (int c = lane; c < D; c += 32) {
-      Vs[r * SV + c] = q[2 * C + c];
       dOs[r * SV + c] = dor[c];
       di += dor[c] * orow[c];
     }
