@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # results/sweep_part.sh: a sweep trained in parts of one second each, its folder carried between
 # parts only as the archive each part writes, ends with the same run JSONs (curves and final
-# accuracies), step logs and summary as the same sweep trained in one go; a broken archive is
-# refused with exit 2 and a one-line error.
+# accuracies), step logs and summary as the same sweep trained in one go; a broken archive and a
+# STATE_IN without one are refused with exit 2 and a one-line error.
 set -u
 bin="$1"
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,8 +18,8 @@ cat > "$tmp/plan.json" <<'JSON'
 JSON
 export POPEBENCH="$bin"
 part() { bash "$src/results/sweep_part.sh" "$tmp/plan.json" "$@" --concurrent 2; }
-part 1000 "$tmp/none" "$tmp/whole" || { echo "FAIL: the sweep in one part"; cat "$tmp/whole/sweep.log"; exit 1; }
-prev="$tmp/none" parts=0 rc=75
+part 1000 - "$tmp/whole" || { echo "FAIL: the sweep in one part"; cat "$tmp/whole/sweep.log"; exit 1; }
+prev=- parts=0 rc=75
 while (( rc == 75 && parts < 200 )); do
   parts=$((parts + 1))
   part 1 "$prev" "$tmp/p$parts"
@@ -54,5 +54,9 @@ head -c 100 "$tmp/whole/sweep.tgz.part-aa" > "$tmp/bad/sweep.tgz.part-aa"
 out=$(part 1000 "$tmp/bad" "$tmp/badout" 2>&1)
 [[ $? -eq 2 && "$out" == *"is not a whole archive"* ]] ||
   { echo "FAIL: a truncated archive was not refused with exit 2 ($out)"; fails=$((fails+1)); }
+# A STATE_IN without archives is refused (a fresh start is asked for with -).
+out=$(part 1000 "$tmp/missing" "$tmp/badout" 2>&1)
+[[ $? -eq 2 && "$out" == *"holds no sweep.tgz.part-"* ]] ||
+  { echo "FAIL: a STATE_IN without archives was not refused with exit 2 ($out)"; fails=$((fails+1)); }
 echo "sweep_part: $parts parts, $fails failed"
 exit $(( fails > 0 ))

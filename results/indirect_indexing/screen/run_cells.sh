@@ -27,7 +27,8 @@ inspect_s=75  # up to 4 checkpoints at once, 1,000 examples, 16 cores shared: ~6
 "$bin" sweep results/indirect_indexing/screen/screen.json --out "$work/screen" --cells "$cells" ${pe:+--pe "$pe"} \
   --stop-at 40000 --concurrent 4 --keep-checkpoints 20000 --time-limit $(( budget - inspect_s - 30 )) \
   > "$work/screen.log" 2>&1
-echo "sweep rc=$? at $(date -u '+%T') UTC" >> "$work/session.txt"
+rc=$?
+echo "sweep rc=$rc at $(date -u '+%T') UTC" >> "$work/session.txt"
 cks=$(find "$work/screen" -name '*.json.ckpt' | sort)
 at_once=$(echo "$cks" | grep -c .); (( at_once <= 4 )) || at_once=4; (( at_once > 0 )) || at_once=1
 threads=$(( $(nproc) / at_once )); (( threads > 0 )) || threads=1
@@ -45,3 +46,6 @@ echo "inspect done at $(date -u '+%T') UTC" >> "$work/session.txt"
 cp "$work/screen.log" "$work/session.txt" "$out/"
 tar czf "$out/inspect.tgz" -C "$work" inspect
 tar czf "$out/screen_runs.tgz" --exclude='*.ckpt*' -C "$work" screen
+# The sweep's own status when it failed (2: bad input, e.g. an unknown cell, with its one-line
+# error in screen.log); 0 when it trained (75, stopped by the budget, is no failure here).
+(( rc == 0 || rc == 75 )) || exit $rc
