@@ -207,3 +207,21 @@ setsid nohup /tmp/pb_sweep sweep results/indirect_indexing/screen/screen.json --
 # RoPE 3.78 / 3.97 %, PoPE 4.28 / 3.95 %; abs_pos_learned RoPE 4.64 / 4.94 %, PoPE 4.57 / 4.61 %:
 # every run on the plateau, which decides nothing (no baseline run escapes before 46,000). The two
 # cells stay next in the plan's order.
+
+# --- Fourteenth session (2026-12-04, 16:51-17:17 UTC), binary built from commit 5046a6d (the run
+# JSONs' git_commit), carried in .devbin with libgomp.so.1. Four device commands, each one PE's
+# half of a cell (two runs as one batched model) to the plan's 40,000-step stop, inspected and
+# packed inside the command, so that a machine given back between commands loses nothing:
+export LD_LIBRARY_PATH=$PWD/.devbin
+POPEBENCH=.devbin/popebench bash results/indirect_indexing/screen/run_cells.sh init_scaled_embedding 590 $OUT rope
+POPEBENCH=.devbin/popebench bash results/indirect_indexing/screen/run_cells.sh init_scaled_embedding 590 $OUT pope
+POPEBENCH=.devbin/popebench bash results/indirect_indexing/screen/run_cells.sh abs_pos_learned 590 $OUT rope
+POPEBENCH=.devbin/popebench bash results/indirect_indexing/screen/run_cells.sh abs_pos_learned 560 $OUT pope
+# (RoPE halves 171-173 steps/s per run, 40,000 steps in 4.3 minutes; PoPE halves 135.0-135.7,
+# 5.3 minutes; each command 291-364 s with the inspect of both runs' 40k checkpoints on 1,000
+# test examples). The four logs, in that order, are sweep_init_scaled_embedding_abs_pos_learned.log.
+# The machine stayed held across the four commands. Every step line these runs share with the
+# thirteenth session's lost log (binary 656c71e, before the whole-sequence attention's staging was
+# moved into shared functions in 36f8119 and its neighbours): 178 lines, training loss to 4
+# decimals and validation accuracy to 2, every 1,000 steps to 20,000-23,000 steps, all eight runs,
+# are the same; the refactor left the fp32 kernels' arithmetic as it was, as far as those print.
