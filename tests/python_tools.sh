@@ -47,16 +47,23 @@ check "plot_inspect.py" "$py" "$src/results/plot_inspect.py" "$tmp/i/pope.json"
 [[ -s "$tmp/i/pope.png" ]] || { echo "FAIL: plot_inspect.py wrote no pope.png"; fails=$((fails+1)); }
 "$py" "$src/results/plot_inspect.py" "$tmp/r/pope_seed0.json" >/dev/null 2>&1
 [[ $? -eq 2 ]] || { echo "FAIL: plot_inspect.py accepted a run JSON"; fails=$((fails+1)); }
-# The TF32 attention error model (numpy): its worst errors stay under a third of the limits that
-# tests/test_cuda_kernels.cpp derives from them (kTf32AttnTol 2e-3, kTf32AttnSumTol 6e-3, the T = 1
-# floor's 1.2e-3 of |dqkv|).
-check "tf32_attention_error.py" "$py" "$src/tests/tf32_attention_error.py"
-"$py" - "$tmp/out" <<'PY' || { echo "FAIL: the TF32 attention error model is not within a third of the GPU tests' limits"; cat "$tmp/out"; fails=$((fails+1)); }
-import sys
-worst = dict(line.split(": ") for line in open(sys.argv[1]).read().split("\n") if ": " in line)
-limits = {"out": 2e-3, "dqkv": 2e-3, "ddelta": 6e-3, "ddelta_T1_of_dqkv": 1.2e-3}
+# The TF32 attention error model (numpy): its worst errors over 8 draws per case stay under half
+# the limits of tests/test_cuda_kernels.cpp (read from that file, as are the floors the model
+# must measure with), which are ~3x its worst over 30 draws.
+check "tf32_attention_error.py" "$py" "$src/tests/tf32_attention_error.py" 8
+"$py" - "$tmp/out" "$src/tests/test_cuda_kernels.cpp" "$src/tests/tf32_attention_error.py" <<'PY' || { echo "FAIL: the TF32 attention error model is not within half the GPU tests' limits"; cat "$tmp/out"; fails=$((fails+1)); }
+import re, sys
+worst = {k: float(v) for k, v in (line.split(": ") for line in open(sys.argv[1]).read().split("\n") if ": " in line)}
+c = dict((k, float(v)) for k, v in re.findall(r"(kTf32Attn\w+) = ([0-9.e+-]+)", open(sys.argv[2]).read()))
+model = open(sys.argv[3]).read()
+floors = re.search(r"T1_FLOOR, TEMP_FLOOR = (\S+), (\S+)", model)
+assert floors and (float(floors[1]), float(floors[2])) == (c["kTf32AttnT1Floor"], c["kTf32AttnTempFloor"]), (floors, c)
+limits = {"out": c["kTf32AttnTol"], "dqkv": c["kTf32AttnTol"], "ddelta": c["kTf32AttnDeltaTol"],
+          "ddelta_T1": c["kTf32AttnDeltaTol"], "dtemp": c["kTf32AttnTempTol"], "dtemp_T1": c["kTf32AttnTempTol"]}
 assert set(worst) == set(limits), worst
-sys.exit(0 if all(float(worst[k]) < limits[k] / 3 for k in limits) else 1)
+bad = [k for k in limits if worst[k] >= limits[k] / 2]
+print("over half the limit:", bad) if bad else None
+sys.exit(1 if bad else 0)
 PY
 # --help answers before matplotlib is imported
 for s in plot.py plot_inspect.py; do
