@@ -4,47 +4,90 @@
 # the log; no checkpoints) into OUT_DIR as two archives. For a GPU machine lent one command at a
 # time with a time limit and no disk kept between commands: runs that fit one command lose nothing
 # if the machine is gone before the next (a sweep over several commands loses it all). One PE's
-# half of a cell (two runs, one batch) reaches the stop in ~5 minutes of one H200; a whole
-# four-run cell needs ~8.5, too close to a 10-minute command with its inspect.
+# half of a cell (two runs, one batch) reaches the stop in 4.3 (RoPE) to 5.3 (PoPE) minutes of one
+# H200, plus ~35 s of inspect; a whole four-run cell needs ~8.5, too close to a 10-minute command.
 #   bash results/indirect_indexing/screen/run_cells.sh CELLS BUDGET_S OUT_DIR [PE]
-# CELLS: screen.json cell names, comma-separated; BUDGET_S: seconds this may take in all; PE:
-# rope or pope to run one PE's half only. POPEBENCH names the binary (default .devbin/popebench).
+# CELLS: plan cell names, comma-separated; BUDGET_S: seconds this may take in all; PE: rope or
+# pope to run one PE's half only. POPEBENCH names the binary (default .devbin/popebench).
+# Runs that do not fit a command in pairs (the 100,000-step continuations; batch256) go one at a
+# time, chosen by SHARD (below): one paper-model run alone trains ~250 (PoPE) to ~300 (RoPE)
+# steps/s on an H200, 100,000 steps in 6-7 minutes.
+# Environment (all optional):
+#   SHARD=i/n     run only the i-th of n parts of the run list (sweep --shard; with one cell and
+#                 one PE of seeds 0..n-1, i is the seed's place in the cell's list)
+#   STOP_AT=N     the stop (default 40000, the plan's early stop; 0: the schedule's end)
+#   KEEP=N        keep every N-th step's checkpoint (default 20000)
+#   ALONG=1       also inspect each kept checkpoint while the sweep trains, niced, on half the
+#                 cores (into inspect/CELL/along/RUN.stepN.inspect.json); a run that completes
+#                 is then not inspected again at its last checkpoint, which is its last kept one
+#                 when N divides its steps
+#   PLAN=FILE     the plan (default results/indirect_indexing/screen/screen.json)
 # The sweep stops its runs (resumable, their JSONs marked partial) when the budget less the
 # inspect's share is spent; inspect takes what is left, 1,000 test examples when it can.
 set -u
 cells=${1:?CELLS} budget=${2:?BUDGET_S} out=${3:?OUT_DIR} pe=${4:-}
 bin=${POPEBENCH:-.devbin/popebench}
+plan=${PLAN:-results/indirect_indexing/screen/screen.json}
+stop_at=${STOP_AT:-40000} keep=${KEEP:-20000} along=${ALONG:-0} shard=${SHARD:-}
+for v in "$budget" "$stop_at" "$keep"; do
+  [[ "$v" =~ ^[0-9]+$ ]] || { echo "run_cells.sh: '$v' is not a whole number (BUDGET_S, STOP_AT, KEEP)" >&2; exit 2; }
+done
+[[ -z "$shard" || "$shard" =~ ^[0-9]+/[0-9]+$ ]] || { echo "run_cells.sh: SHARD must be i/n (got '$shard')" >&2; exit 2; }
+[[ "$along" == 0 || "$along" == 1 ]] || { echo "run_cells.sh: ALONG must be 0 or 1 (got '$along')" >&2; exit 2; }
 t0=$(date +%s)
 left() { echo $(( budget - ($(date +%s) - t0) )); }
 work=$(mktemp -d /tmp/cells.XXXX)
 mkdir -p "$out" "$work/inspect"
 inspect_s=75  # up to 4 checkpoints at once, 1,000 examples, 16 cores shared: ~60 s
+inspect() {  # CKPT OUT EXAMPLES THREADS: into OUT only when it finished (a cut one leaves nothing)
+  mkdir -p "$(dirname "$2")"
+  timeout $(( $(left) - 15 )) nice -n 10 "$bin" inspect "$1" --split test --examples "$3" --show 30 --threads "$4" \
+    --out "$2.tmp" > /dev/null 2>> "$work/inspect/errors.log" && mv "$2.tmp" "$2"
+}
+along_pass() {  # inspects every kept checkpoint not yet inspected, one at a time; THREADS
+  local ck cell name out_json
+  for ck in $(find "$work/screen" -regex '.*\.json\.ckpt\.step[0-9]+' 2>/dev/null | sort -V); do
+    (( $(left) > 25 )) || return 0
+    cell=$(basename "$(dirname "$ck")"); name=$(basename "$ck" | sed 's/\.json\.ckpt\./\./')
+    out_json="$work/inspect/$cell/along/$name.inspect.json"
+    [[ -e "$out_json" ]] || inspect "$ck" "$out_json" 1000 "$1"
+  done
+}
 {
   date -u '+start %F %T UTC'
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
   "$bin" --version
 } > "$work/session.txt" 2>&1
-"$bin" sweep results/indirect_indexing/screen/screen.json --out "$work/screen" --cells "$cells" ${pe:+--pe "$pe"} \
-  --stop-at 40000 --concurrent 4 --keep-checkpoints 20000 --time-limit $(( budget - inspect_s - 30 )) \
-  > "$work/screen.log" 2>&1
+stop_opt=(); (( stop_at > 0 )) && stop_opt=(--stop-at "$stop_at")
+"$bin" sweep "$plan" --out "$work/screen" --cells "$cells" ${pe:+--pe "$pe"} ${shard:+--shard "$shard"} \
+  "${stop_opt[@]}" --concurrent 4 --keep-checkpoints "$keep" --time-limit $(( budget - inspect_s - 30 )) \
+  > "$work/screen.log" 2>&1 &
+sweep=$!
+half=$(( $(nproc) / 2 )); (( half > 0 )) || half=1
+if [[ "$along" == 1 ]]; then
+  while kill -0 $sweep 2>/dev/null; do along_pass $half; sleep 5; done
+fi
+wait $sweep
 rc=$?
 echo "sweep rc=$rc at $(date -u '+%T') UTC" >> "$work/session.txt"
+[[ "$along" == 1 ]] && along_pass $(nproc)  # the checkpoints the last pass had not seen
 cks=$(find "$work/screen" -name '*.json.ckpt' | sort)
+if [[ "$along" == 1 ]]; then  # a complete run's last state was inspected as its last kept step
+  cks=$(for ck in $cks; do grep -q '"status": "complete"' "${ck%.ckpt}" 2>/dev/null || echo "$ck"; done)
+fi
 at_once=$(echo "$cks" | grep -c .); (( at_once <= 4 )) || at_once=4; (( at_once > 0 )) || at_once=1
 threads=$(( $(nproc) / at_once )); (( threads > 0 )) || threads=1
 for ck in $cks; do
   (( $(left) > 25 )) || break
   cell=$(basename "$(dirname "$ck")"); name=$(basename "$ck" .json.ckpt)
   n=1000; (( $(left) > inspect_s )) || n=400
-  mkdir -p "$work/inspect/$cell"
-  timeout $(( $(left) - 15 )) "$bin" inspect "$ck" --split test --examples $n --show 30 --threads $threads \
-    --out "$work/inspect/$cell/$name.inspect.json" > /dev/null 2>> "$work/inspect/errors.log" &
+  inspect "$ck" "$work/inspect/$cell/$name.inspect.json" $n $threads &
   (( $(jobs -r | wc -l) < at_once )) || wait -n
 done
 wait
 echo "inspect done at $(date -u '+%T') UTC" >> "$work/session.txt"
 cp "$work/screen.log" "$work/session.txt" "$out/"
-tar czf "$out/inspect.tgz" -C "$work" inspect
+tar czf "$out/inspect.tgz" --exclude='*.tmp' -C "$work" inspect
 tar czf "$out/screen_runs.tgz" --exclude='*.ckpt*' -C "$work" screen
 # The sweep's own status when it failed (2: bad input, e.g. an unknown cell, with its one-line
 # error in screen.log); 0 when it trained (75, stopped by the budget, is no failure here).

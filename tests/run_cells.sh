@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# results/indirect_indexing/screen/run_cells.sh on a tiny Indirect Indexing plan on the CPU: one
+# run chosen by SHARD trained to the end with its kept checkpoints inspected along the way (and
+# not again at its last state); a PE's half stopped early by STOP_AT with its last checkpoints
+# inspected; no checkpoint packed; bad settings and an unknown cell refused with exit 2.
+set -u
+bin="$1"
+src=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails+1)); }
+cat > "$tmp/plan.json" <<'JSON'
+{"name": "cells", "preset": "quick",
+ "args": ["--steps", "30", "--warmup", "2", "--eval-every", "10", "--n-train", "200", "--n-val", "16", "--n-test", "24",
+          "--device", "cpu", "--layers", "1", "--d-model", "32", "--heads", "2"],
+ "cells": [{"name": "c", "pe": ["rope", "pope"], "seeds": [0, 1]}]}
+JSON
+export POPEBENCH="$bin" PLAN="$tmp/plan.json"
+cells() { bash "$src/results/indirect_indexing/screen/run_cells.sh" "$@"; }
+list() { tar tzf "$1" | grep -v '/$' | sort | tr '\n' ' '; }
+
+SHARD=1/2 KEEP=10 STOP_AT=0 ALONG=1 cells c 300 "$tmp/a" rope || fail "the along run exited $?"
+runs=$(list "$tmp/a/screen_runs.tgz")
+[[ "$runs" == "screen/c/rope_seed1.json screen/c/rope_seed1.steps.csv " ]] || fail "SHARD=1/2 packed '$runs', not seed 1 alone"
+ins=$(list "$tmp/a/inspect.tgz")
+want="inspect/c/along/rope_seed1.step10.inspect.json inspect/c/along/rope_seed1.step20.inspect.json inspect/c/along/rope_seed1.step30.inspect.json inspect/errors.log "
+[[ "$ins" == "$want" ]] || fail "ALONG=1 packed '$ins', not every kept step's inspect (and no last-state one)"
+mkdir -p "$tmp/ax" && tar xzf "$tmp/a/inspect.tgz" -C "$tmp/ax" && tar xzf "$tmp/a/screen_runs.tgz" -C "$tmp/ax"
+/usr/bin/python3 - "$tmp/ax" <<'PY' || fail "the along inspects are not the run's checkpoints"
+import json, sys
+d = sys.argv[1]
+run = json.load(open(f"{d}/screen/c/rope_seed1.json"))
+assert run["status"] == "complete" and run["config"]["train"]["seed"] == 1, (run["status"], run["config"]["train"]["seed"])
+for step in (10, 20, 30):
+    i = json.load(open(f"{d}/inspect/c/along/rope_seed1.step{step}.inspect.json"))
+    assert i["schema"] == "popebench.inspect" and i["step"] == step, (step, i["step"])
+# The last kept checkpoint is the run's final state: its test accuracy is the run's.
+t = run["final"]["test"]
+assert i["result"]["n"] == t["n"] and abs(i["result"]["acc"] - t["acc"]) < 1e-9, (i["result"]["n"], i["result"]["acc"], t)
+PY
+
+STOP_AT=20 cells c 300 "$tmp/b" pope || fail "the stopped half exited $?"
+runs=$(list "$tmp/b/screen_runs.tgz")
+[[ "$runs" == "screen/c/pope_seed0.json screen/c/pope_seed0.steps.csv screen/c/pope_seed1.json screen/c/pope_seed1.steps.csv " ]] ||
+  fail "the PoPE half packed '$runs'"
+ins=$(list "$tmp/b/inspect.tgz")
+[[ "$ins" == "inspect/c/pope_seed0.inspect.json inspect/c/pope_seed1.inspect.json inspect/errors.log " ]] ||
+  fail "STOP_AT=20 packed '$ins', not each run's last checkpoint's inspect"
+grep -q "sweep rc=75" "$tmp/b/session.txt" || fail "a run stopped by STOP_AT did not end the sweep with 75"
+
+for bad in "SHARD=2" "STOP_AT=x" "KEEP=-1" "ALONG=yes"; do
+  out=$(env "$bad" bash "$src/results/indirect_indexing/screen/run_cells.sh" c 300 "$tmp/bad" rope 2>&1)
+  [[ $? -eq 2 && "$out" == run_cells.sh:* && ! -e "$tmp/bad" ]] || fail "$bad was not refused with exit 2 before any work ($out)"
+done
+cells nosuchcell 300 "$tmp/c" rope > /dev/null 2>&1
+rc=$?
+(( rc == 2 )) && grep -q "nosuchcell" "$tmp/c/screen.log" || fail "an unknown cell gave exit $rc, not 2 with its error in the log"
+echo "run_cells: $fails failed"
+(( fails == 0 ))
