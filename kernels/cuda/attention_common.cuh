@@ -43,29 +43,28 @@ template <int D, PEKind PE> struct Dims {
 template <int D, PEKind PE, bool KEY>
 __device__ void load_transformed(const float* x, int pos, const double* theta, const float* delta_h, int n_rot,
                                  float mul, float* dst, int lane) {
-  constexpr int DQ = Dims<D, PE>::DQ;
-  for (int e = lane; e < DQ; e += 32) {
-    float val;
-    if constexpr (PE == PEKind::kNone) {
-      val = x[e];
-    } else if constexpr (PE == PEKind::kRope) {
-      const int half = n_rot / 2;
-      if (e >= n_rot) {
-        val = x[e];
-      } else {
-        const int c = e < half ? e : e - half;
-        float sn, cs;
-        angle_sincos(pos, theta[c], 0.0, &sn, &cs);
-        val = e < half ? x[c] * cs - x[c + half] * sn : x[c] * sn + x[c + half] * cs;
-      }
-    } else {
-      const int c = e < D ? e : e - D;
+  // A lane per channel (RoPE: per rotated pair), writing both of its outputs from one angle: each
+  // angle's double-precision reduction and sincos (and PoPE's softplus) once, not once per output
+  // as a lane-per-output loop would; the expressions per output are unchanged.
+  if constexpr (PE == PEKind::kNone) {
+    for (int e = lane; e < D; e += 32) dst[e] = x[e] * mul;
+  } else if constexpr (PE == PEKind::kRope) {
+    const int half = n_rot / 2;
+    for (int c = lane; c < half; c += 32) {
+      float sn, cs;
+      angle_sincos(pos, theta[c], 0.0, &sn, &cs);
+      dst[c] = (x[c] * cs - x[c + half] * sn) * mul;
+      dst[c + half] = (x[c] * sn + x[c + half] * cs) * mul;
+    }
+    for (int e = n_rot + lane; e < D; e += 32) dst[e] = x[e] * mul;
+  } else {
+    for (int c = lane; c < D; c += 32) {
       float sn, cs;
       angle_sincos(pos, theta[c], KEY ? clamp_delta(delta_h[c]) : 0.0, &sn, &cs);
       const float mu = softplusf(x[c]);
-      val = e < D ? mu * cs : mu * sn;
+      dst[c] = (mu * cs) * mul;
+      dst[D + c] = (mu * sn) * mul;
     }
-    dst[e] = val * mul;
   }
 }
 
