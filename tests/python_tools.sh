@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# results/plot.py, results/compare_seeds.py and results/plot_inspect.py on the JSON that tiny real runs write: the figures
+# results/plot.py, results/compare_seeds.py, results/plot_inspect.py and the screen's table and overview on the JSON that real runs write: the figures
 # appear, the seed comparison counts the runs of a merged extrapolation table, bad input exits 2.
 set -u
 bin="$1"
@@ -47,6 +47,18 @@ check "plot_inspect.py" "$py" "$src/results/plot_inspect.py" "$tmp/i/pope.json"
 [[ -s "$tmp/i/pope.png" ]] || { echo "FAIL: plot_inspect.py wrote no pope.png"; fails=$((fails+1)); }
 "$py" "$src/results/plot_inspect.py" "$tmp/r/pope_seed0.json" >/dev/null 2>&1
 [[ $? -eq 2 ]] || { echo "FAIL: plot_inspect.py accepted a run JSON"; fails=$((fails+1)); }
+# The screen's table and overview figure on the committed screen (the baseline row first); a
+# missing folder and a stray argument are refused.
+scr="$src/results/indirect_indexing/screen"
+check "screen_table.py" "$py" "$scr/screen_table.py"
+grep -q "^| baseline (paper_100k) | pope | 0/1/2 | 100k |" "$tmp/out" || { echo "FAIL: screen_table.py lost the baseline row"; fails=$((fails+1)); }
+check "screen_overview.py" "$py" "$scr/screen_overview.py" --out "$tmp/overview.png"
+[[ -s "$tmp/overview.png" ]] || { echo "FAIL: screen_overview.py wrote no figure"; fails=$((fails+1)); }
+for bad in "$tmp/none" "--bogus"; do
+  "$py" "$scr/screen_overview.py" "$bad" --out "$tmp/bad.png" >/dev/null 2>&1 &&
+    { echo "FAIL: screen_overview.py accepted $bad"; fails=$((fails+1)); }
+done
+[[ ! -e "$tmp/bad.png" ]] || { echo "FAIL: screen_overview.py wrote a figure for bad input"; fails=$((fails+1)); }
 # The TF32 attention error model (numpy): its worst errors over 8 draws per case stay under half
 # the limits of tests/test_cuda_kernels.cpp (read from that file, as are the floors the model
 # must measure with), which are ~3x its worst over 30 draws.

@@ -11,47 +11,37 @@ committed Table 1 runs (../paper_100k/).
 SCREEN_DIR holds one folder per stage, each with one folder per cell (default: this folder), or
 is the --out folder of a `popebench sweep` of the plan (one folder per cell).
 """
-import glob
-import json
 import os
 import statistics
 import sys
 
-ESCAPE = 0.06  # PLAN.md: the plateau is 4.65 %; no baseline run is above 5.4 % before it escapes
-here = os.path.dirname(os.path.abspath(__file__))
-root = sys.argv[1] if len(sys.argv) > 1 else here
+from screen_runs import cells, complete, escape_step, val_at, HERE
+
+root = sys.argv[1] if len(sys.argv) > 1 else HERE
 if not os.path.isdir(root):
     sys.exit(f"screen_table.py: {root} is not a directory")
 
 
-def row(name, files):
-    by_pe = {}
-    for f in sorted(files):
-        r = json.load(open(f))
-        by_pe.setdefault(r["config"]["pe"]["kind"], []).append(r)
+def row(name, by_pe):
     out = []
-    for pe in ("rope", "pope"):
-        runs = sorted(by_pe.get(pe, []), key=lambda r: r["config"]["train"]["seed"])
-        if not runs:
-            continue
+    for pe, runs in by_pe.items():
         seeds, escapes, v40, test, train_end = [], [], [], [], []
         for r in runs:
             seeds.append(str(r["config"]["train"]["seed"]))
             curve = r["curve"]
-            esc = next((p["step"] for p in curve if p["val_acc"] >= ESCAPE), None)
-            escapes.append(esc)
-            at40 = [p["val_acc"] for p in curve if p["step"] == 40000]
-            v40.append(f"{100 * at40[0]:.2f}" if at40 else "-")
-            test.append(f"{100 * r['final']['test']['acc']:.2f}" if r.get("status") == "complete" else "-")
+            escapes.append(escape_step(r))
+            at40 = val_at(r, 40000)
+            v40.append(f"{100 * at40:.2f}" if at40 is not None else "-")
+            test.append(f"{100 * r['final']['test']['acc']:.2f}" if complete(r) else "-")
             last_train = next((p["train_acc"] for p in reversed(curve) if p.get("train_acc") is not None), None)
             train_end.append("-" if last_train is None else f"{100 * last_train:.1f}")
         n_esc = sum(e is not None for e in escapes)
         # a run stopped early (the plan's stop at 40k) did not escape "by" its last step; a finished one "never"
-        esc_s = " / ".join((f"not by {r.get('steps_done', 0) // 1000}k" if r.get("status") != "complete" else "never")
+        esc_s = " / ".join((f"not by {r.get('steps_done', 0) // 1000}k" if not complete(r) else "never")
                            if e is None else f"{e // 1000}k" for e, r in zip(escapes, runs))
-        steps = max(r.get("steps_done", r["config"]["train"]["steps"]) if r.get("status") != "complete"
+        steps = max(r.get("steps_done", r["config"]["train"]["steps"]) if not complete(r)
                     else r["config"]["train"]["steps"] for r in runs)
-        done = [r["final"]["test"]["acc"] for r in runs if r.get("status") == "complete"]
+        done = [r["final"]["test"]["acc"] for r in runs if complete(r)]
         mean = (f"{100 * statistics.mean(done):.2f} ± {100 * statistics.stdev(done):.2f}"
                 if len(done) == len(runs) and len(done) >= 2 else "-")
         out.append(f"| {name} | {pe} | {'/'.join(seeds)} | {steps // 1000}k | {n_esc} of {len(runs)} | {esc_s} | "
@@ -62,14 +52,6 @@ def row(name, files):
 print("| cell | PE | seeds | trained to | escaped (val acc >= 6 %) | escape step | val acc % at 40k | "
       "train acc % at the end | test acc % | test mean ± std |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-base = [f for f in glob.glob(os.path.join(here, "..", "paper_100k", "*_seed*.json"))
-        if os.path.basename(f).split("_seed")[0] in ("rope", "pope")]
-for line in row("baseline (paper_100k)", base):
-    print(line)
-# A stage folder per stage (this folder), or a sweep's --out folder of cells itself.
-stages = sorted(glob.glob(os.path.join(root, "stage*"))) or [root]
-for stage in stages:
-    for cell in sorted(d for d in glob.glob(os.path.join(stage, "*")) if os.path.isdir(d)):
-        files = glob.glob(os.path.join(cell, "*_seed*.json"))
-        for line in row(os.path.basename(cell), files):
-            print(line)
+for name, runs in cells(root):
+    for line in row(name, runs):
+        print(line)

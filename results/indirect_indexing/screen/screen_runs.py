@@ -1,0 +1,48 @@
+"""The screen's runs as the table and the overview figure read them: the baseline (the committed
+Table 1 runs, ../paper_100k/) and every cell of every stage, each PE's runs in seed order, plus
+the plan's measures of a run (PLAN.md, "What is measured")."""
+import glob
+import json
+import os
+
+ESCAPE = 0.06  # PLAN.md: the plateau is 4.65 %; no baseline run is above 5.4 % before it escapes
+HERE = os.path.dirname(os.path.abspath(__file__))
+BASELINE = "baseline (paper_100k)"
+
+
+def by_pe(files):
+    """{pe: runs in seed order} for the RoPE and PoPE run JSONs among files, in that PE order."""
+    runs = {}
+    for f in sorted(files):
+        with open(f) as fh:
+            r = json.load(fh)
+        runs.setdefault(r["config"]["pe"]["kind"], []).append(r)
+    return {pe: sorted(runs[pe], key=lambda r: r["config"]["train"]["seed"]) for pe in ("rope", "pope") if pe in runs}
+
+
+def cells(root):
+    """[(name, {pe: runs})]: the baseline, then each cell of root. root holds one folder per
+    stage (stage*/), each with one folder per cell, or is a sweep's --out folder of cells."""
+    base = [f for f in glob.glob(os.path.join(HERE, "..", "paper_100k", "*_seed*.json"))
+            if os.path.basename(f).split("_seed")[0] in ("rope", "pope")]
+    out = [(BASELINE, by_pe(base))]
+    for stage in sorted(glob.glob(os.path.join(root, "stage*"))) or [root]:
+        for cell in sorted(d for d in glob.glob(os.path.join(stage, "*")) if os.path.isdir(d)):
+            runs = by_pe(glob.glob(os.path.join(cell, "*_seed*.json")))
+            if runs:
+                out.append((os.path.basename(cell), runs))
+    return out
+
+
+def escape_step(run):
+    """The first evaluated step with validation accuracy >= ESCAPE, or None."""
+    return next((p["step"] for p in run["curve"] if p["val_acc"] >= ESCAPE), None)
+
+
+def val_at(run, step):
+    """Validation accuracy at that evaluated step, or None."""
+    return next((p["val_acc"] for p in run["curve"] if p["step"] == step), None)
+
+
+def complete(run):
+    return run.get("status") == "complete"
