@@ -2,7 +2,8 @@
 # results/indirect_indexing/screen/run_cells.sh on a tiny Indirect Indexing plan on the CPU: one
 # run chosen by SHARD trained to the end with its kept checkpoints inspected along the way (and
 # not again at its last state); a PE's half stopped early by STOP_AT with its last checkpoints
-# inspected; no checkpoint packed; bad settings and an unknown cell refused with exit 2.
+# inspected; no checkpoint packed; bad settings and an unknown cell refused with exit 2; a stop
+# stops it and its sweep.
 set -u
 bin="$1"
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -56,5 +57,17 @@ done
 cells nosuchcell 300 "$tmp/c" rope > /dev/null 2>&1
 rc=$?
 (( rc == 2 )) && grep -q "nosuchcell" "$tmp/c/screen.log" || fail "an unknown cell gave exit $rc, not 2 with its error in the log"
+# A stop (TERM) ends the command within seconds with 143, stops the sweep and packs nothing.
+sed 's/"--steps", "30"/"--steps", "1000000"/' "$tmp/plan.json" > "$tmp/long.json"
+PLAN="$tmp/long.json" STOP_AT=0 bash "$src/results/indirect_indexing/screen/run_cells.sh" c 300 "$tmp/d" rope > /dev/null 2>&1 &
+pid=$!
+sleep 3
+kill -TERM $pid
+t=$(date +%s)
+wait $pid
+rc=$?
+(( rc == 143 && $(date +%s) - t < 20 )) || fail "a stop gave exit $rc after $(( $(date +%s) - t )) s, not 143 at once"
+pgrep -f "sweep $tmp/long.json" > /dev/null && fail "the sweep outlived a stop of run_cells.sh"
+[[ ! -e "$tmp/d/screen_runs.tgz" ]] || fail "a stopped run_cells.sh packed its runs"
 echo "run_cells: $fails failed"
 (( fails == 0 ))

@@ -4,14 +4,14 @@
 # the log; no checkpoints) into OUT_DIR as two archives. For a GPU machine lent one command at a
 # time with a time limit and no disk kept between commands: runs that fit one command lose nothing
 # if the machine is gone before the next (a sweep over several commands loses it all). One PE's
-# half of a cell (two runs, one batch) reaches the stop in 4.3 (RoPE) to 5.3 (PoPE) minutes of one
-# H200, plus ~35 s of inspect; a whole four-run cell needs ~8.5, too close to a 10-minute command.
+# half of a cell (two runs, one batch) reaches the stop in 4.3 (RoPE) to 5.4 (PoPE) minutes of one
+# H200, plus 34-42 s of inspect; a whole four-run cell needs ~8.5, too close to a 10-minute command.
 #   bash results/indirect_indexing/screen/run_cells.sh CELLS BUDGET_S OUT_DIR [PE]
 # CELLS: plan cell names, comma-separated; BUDGET_S: seconds this may take in all; PE: rope or
 # pope to run one PE's half only. POPEBENCH names the binary (default .devbin/popebench).
 # Runs that do not fit a command in pairs (the 100,000-step continuations; batch256) go one at a
-# time, chosen by SHARD (below): one paper-model run alone trains ~250 (PoPE) to ~300 (RoPE)
-# steps/s on an H200, 100,000 steps in 6-7 minutes.
+# time, chosen by SHARD (below): the benchmark's step of one paper-model run alone (5046a6d, one
+# H200) is 3.98 ms PoPE and 3.25 ms RoPE, 100,000 steps in 5.5-6.6 minutes before evaluations.
 # Environment (all optional):
 #   SHARD=i/n     run only the i-th of n parts of the run list (sweep --shard; with one cell and
 #                 one PE of seeds 0..n-1, i is the seed's place in the cell's list)
@@ -38,6 +38,17 @@ t0=$(date +%s)
 left() { echo $(( budget - ($(date +%s) - t0) )); }
 work=$(mktemp -d /tmp/cells.XXXX)
 mkdir -p "$out" "$work/inspect"
+sweep=
+# A stop (TERM, INT) stops the sweep too (its runs checkpoint and their JSONs say partial) and
+# the inspects; nothing is packed. The work folder, checkpoints and all, goes either way.
+stop() {
+  [[ -n "$sweep" ]] && kill -TERM "$sweep" 2>/dev/null
+  kill -TERM $(jobs -p) 2>/dev/null
+  wait
+  exit 143
+}
+trap stop TERM INT
+trap 'rm -rf "$work"' EXIT
 inspect_s=75  # up to 4 checkpoints at once, 1,000 examples, 16 cores shared: ~60 s
 inspect() {  # CKPT OUT EXAMPLES THREADS: into OUT only when it finished (a cut one leaves nothing)
   mkdir -p "$(dirname "$2")"
@@ -86,9 +97,10 @@ for ck in $cks; do
 done
 wait
 echo "inspect done at $(date -u '+%T') UTC" >> "$work/session.txt"
-cp "$work/screen.log" "$work/session.txt" "$out/"
-tar czf "$out/inspect.tgz" --exclude='*.tmp' -C "$work" inspect
-tar czf "$out/screen_runs.tgz" --exclude='*.ckpt*' -C "$work" screen
+# Archives are written in the work folder and moved whole, so OUT_DIR never holds a cut one.
+tar czf "$work/inspect.tgz" --exclude='*.tmp' -C "$work" inspect
+tar czf "$work/screen_runs.tgz" --exclude='*.ckpt*' -C "$work" screen
+mv "$work/screen.log" "$work/session.txt" "$work/inspect.tgz" "$work/screen_runs.tgz" "$out/"
 # The sweep's own status when it failed (2: bad input, e.g. an unknown cell, with its one-line
 # error in screen.log); 0 when it trained (75, stopped by the budget, is no failure here).
 (( rc == 0 || rc == 75 )) || exit $rc

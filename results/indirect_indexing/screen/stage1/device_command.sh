@@ -218,7 +218,7 @@ POPEBENCH=.devbin/popebench bash results/indirect_indexing/screen/run_cells.sh i
 POPEBENCH=.devbin/popebench bash results/indirect_indexing/screen/run_cells.sh abs_pos_learned 590 $OUT rope
 POPEBENCH=.devbin/popebench bash results/indirect_indexing/screen/run_cells.sh abs_pos_learned 560 $OUT pope
 # (RoPE halves 170.5-172.5 steps/s per run, 40,000 steps in 4.3 minutes; PoPE halves 135.0-135.7,
-# 5.3 minutes; each command 291-364 s with the inspect of both runs' 40k checkpoints on 1,000
+# 5.3-5.4 minutes; each command 291-364 s with the inspect of both runs' 40k checkpoints on 1,000
 # test examples). The four logs, in that order, are sweep_init_scaled_embedding_abs_pos_learned.log.
 # The machine stayed held across the four commands. Every step line these runs share with the
 # thirteenth session's lost log (binary 656c71e, before the whole-sequence attention's staging was
