@@ -37,12 +37,13 @@ constexpr double kFp32Tol = 1e-4, kTf32Tol = 3e-3;
 // these tests' cases (B rows of 2 heads; masked pads and learned temperatures) and measures each
 // error as the checks below do. Its worst over 30 draws per case: output 4.1e-4, dqkv 6.5e-4,
 // PoPE's delta gradient 3.9e-3 (2.8e-3 at T = 1 against its floor), the log-temperature
-// gradient 9.3e-3 (5.6e-4 at T = 1). The limits are about 3x those. The two summed gradients
-// cancel: d log-temperature is sum_ts dS_ts S_ts with each row of dS summing to 0, so the exact
-// value is typically ~2 % of its terms' size (sqrt(D) |dqkv|) and, as a relative error, heavy-
-// tailed (up to 1e-1 over 900 draws). Its check therefore floors the scale at 1e-2 of that size
-// (kTf32AttnTempFloor x the default 1e-3), where the model's errors stay under 1e-2; a wrong
-// formula still errs by O(|reference|), above 2e-3 of that size in 99 % of draws. At T = 1
+// gradient 9.3e-3 (5.6e-4 at T = 1): `python3 tests/tf32_attention_error.py 30`. The limits are
+// about 3x those. The two summed gradients cancel: d log-temperature is sum_ts dS_ts S_ts with
+// each row of dS summing to 0, so the exact value is often a small part of its terms' size
+// (sqrt(D) |dqkv|), and as a plain relative error it is heavy-tailed. Its check therefore floors
+// the scale at 1e-2 of that size (kTf32AttnTempFloor x the default 1e-3), where the model's
+// errors stay under 1e-2; a wrong formula still errs by O(|reference|) whenever the reference is
+// above that floor. At T = 1
 // both sums are exactly 0 and the floor is 200 x the default. A wrong tile, k-range or
 // transpose errs by O(1). On the H200 (5046a6d) the earlier limit of 6e-3 on the temperature
 // gradient without the 1e-2 floor failed twice (8.1e-3 and 9.9e-3, masked pads with
