@@ -225,3 +225,24 @@ POPEBENCH=.devbin/popebench bash results/indirect_indexing/screen/run_cells.sh a
 # moved into shared functions in 36f8119 and its neighbours): 178 lines, training loss to 4
 # decimals and validation accuracy to 2, every 1,000 steps to 20,000-23,000 steps, all eight runs,
 # are the same; the refactor left the fp32 kernels' arithmetic as it was, as far as those print.
+
+# --- Fifteenth session (2026-12-04, 20:32-20:58 UTC), binary built from commit 1bf32c5 (the run
+# JSONs' git_commit), carried in .devbin with libgomp.so.1. Four device commands of one script,
+# .devbin/s15.sh CELL PE TOTAL_S [EXTRAS] (results/bench/device_call_1bf32c5.sh has it whole): each
+# ran one PE's half of a cell to the plan's 40,000-step stop with
+export LD_LIBRARY_PATH=$PWD/.devbin
+POPEBENCH=.devbin/popebench bash results/indirect_indexing/screen/run_cells.sh CELL BUDGET $OUT PE
+# for, in order: tie_embeddings rope (BUDGET 395), tie_embeddings pope (540), bias rope (490),
+# delta_project pope (530); the rest of each command's 590 s (530 for the last) went to the extras
+# after it. The four logs, in that order, are sweep_tie_embeddings_bias_delta_project.log. Rates:
+# RoPE 173.5-173.9 steps/s per run, RoPE with biases 145.7, PoPE 141.6-142.4 (the fourteenth
+# session's PoPE, binary 5046a6d: 135.0-135.7; 804e6f3 computes attention's PE angles once per
+# channel since). The machine stayed held across the four commands.
+# Extras: after the first command's half, all GPU tests passed (9487 assertions in 25 test cases,
+# results/bench/h200_cuda_tests_1bf32c5.log). After the first and second halves, abs_pos_learned's
+# RoPE and then PoPE half again to 2,000 steps, to check that 804e6f3 kept the bits:
+.devbin/popebench sweep results/indirect_indexing/screen/screen.json --out /tmp/extras/eq_PE \
+  --cells abs_pos_learned --pe PE --stop-at 2000 --concurrent 2
+# All four runs' step logs (every 100 steps: learning rate, loss, gradient norm, training accuracy,
+# printed to 9 significant digits) and validation points (0 and 2,000) are bit for bit the
+# committed ones of the fourteenth session (binary 5046a6d).
