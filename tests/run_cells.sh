@@ -3,7 +3,8 @@
 # run chosen by SHARD trained to the end with its kept checkpoints inspected along the way (and
 # not again at its last state); a PE's half stopped early by STOP_AT with its last checkpoints
 # inspected; no checkpoint packed; bad settings and an unknown cell refused with exit 2; a stop
-# stops it and its sweep.
+# stops it and its sweep. Then cells_across_calls.sh: a job started by one call and delivered by a
+# later one, other settings refused, a long job stopped with its sweep, a killed job reported.
 set -u
 bin="$1"
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -69,5 +70,42 @@ rc=$?
 (( rc == 143 && $(date +%s) - t < 20 )) || fail "a stop gave exit $rc after $(( $(date +%s) - t )) s, not 143 at once"
 pgrep -f "sweep $tmp/long.json" > /dev/null && fail "the sweep outlived a stop of run_cells.sh"
 [[ ! -e "$tmp/d/screen_runs.tgz" ]] || fail "a stopped run_cells.sh packed its runs"
+
+# cells_across_calls.sh: the same line run as several commands starts the job once, reports it
+# running (75), and delivers run_cells.sh's files with its status once it has finished.
+across() { bash "$src/results/indirect_indexing/screen/cells_across_calls.sh" "$@"; }
+export JOBS_DIR="$tmp/jobs"
+out=$(across short 0 "$tmp/e1" c 300 rope); rc=$?
+[[ "$out" == *"started at"* ]] && (( rc == 75 || rc == 0 )) || fail "the first call of a job gave $rc: $out"
+out=$(across short 120 "$tmp/e2" c 300 rope); rc=$?
+(( rc == 0 )) && [[ "$out" == *"finished with rc 0"* && "$out" != *"started at"* ]] || fail "the second call gave $rc: $out"
+runs=$(list "$tmp/e2/screen_runs.tgz")
+[[ "$runs" == "screen/c/rope_seed0.json screen/c/rope_seed0.steps.csv screen/c/rope_seed1.json screen/c/rope_seed1.steps.csv " ]] ||
+  fail "the job delivered '$runs'"
+[[ -e "$tmp/e2/run_cells.log" && -e "$tmp/e2/session.txt" ]] || fail "the job's log or session.txt is missing"
+out=$(STOP_AT=10 across short 1 "$tmp/e3" c 300 rope 2>&1); rc=$?
+(( rc == 2 )) && [[ "$out" == *"was started as"* && ! -e "$tmp/e3" ]] || fail "a call with other settings gave $rc: $out"
+for bad in "bad/name 1 $tmp/e4 c 300" "ok 1x $tmp/e4 c 300" "ok 1 $tmp/e4 c 3x0"; do
+  out=$(across $bad 2>&1); rc=$?
+  (( rc == 2 )) && [[ "$out" == cells_across_calls.sh:* ]] || fail "'$bad' was not refused with exit 2 ($out)"
+done
+# A long job: running across calls, then stopped; the stop takes its sweep with it.
+PLAN="$tmp/long.json" STOP_AT=0 across long 2 "$tmp/f1" c 300 rope > /dev/null; rc=$?
+(( rc == 75 )) || fail "a long job's first call gave $rc, not 75"
+out=$(PLAN="$tmp/long.json" STOP_AT=0 across long 1 "$tmp/f2" c 300 rope); rc=$?
+(( rc == 75 )) && [[ "$out" == *"running since"* ]] || fail "a long job's second call gave $rc: $out"
+t=$(date +%s)
+across long stop > /dev/null || fail "stop failed"
+(( $(date +%s) - t < 20 )) || fail "stop took $(( $(date +%s) - t )) s"
+pgrep -f "sweep $tmp/long.json" > /dev/null && fail "the sweep outlived a stop of its job"
+[[ ! -e "$JOBS_DIR/long/work" ]] || fail "a stopped job left its work folder"
+out=$(PLAN="$tmp/long.json" STOP_AT=0 across long 1 "$tmp/f3" c 300 rope); rc=$?
+(( rc == 143 )) || fail "a call after the stop gave $rc, not 143: $out"
+# A job killed outright (no status written) is reported, not waited on.
+PLAN="$tmp/long.json" STOP_AT=0 across killed 1 "$tmp/g1" c 300 rope > /dev/null
+kill -KILL -- -"$(cat "$JOBS_DIR/killed/pid")"
+sleep 1
+out=$(PLAN="$tmp/long.json" STOP_AT=0 across killed 30 "$tmp/g2" c 300 rope 2>&1); rc=$?
+(( rc == 1 )) && [[ "$out" == *"without a status"* ]] || fail "a killed job gave $rc: $out"
 echo "run_cells: $fails failed"
 (( fails == 0 ))

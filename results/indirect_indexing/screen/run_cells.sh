@@ -4,14 +4,16 @@
 # the log; no checkpoints) into OUT_DIR as two archives. For a GPU machine lent one command at a
 # time with a time limit and no disk kept between commands: runs that fit one command lose nothing
 # if the machine is gone before the next (a sweep over several commands loses it all). One PE's
-# half of a cell (two runs, one batch) reaches the stop in 4.3 (RoPE) to 5.4 (PoPE) minutes of one
-# H200, plus 34-42 s of inspect; a whole four-run cell needs ~8.5, too close to a 10-minute command.
+# half of a cell (two runs, one batch) reaches the stop in 3.8 (RoPE) to 4.7 (PoPE) minutes of one
+# H200 (1bf32c5; 4.3-5.4 at 5046a6d), plus 27-42 s of inspect; a whole four-run cell needs ~8-9,
+# too close to a 10-minute command.
 #   bash results/indirect_indexing/screen/run_cells.sh CELLS BUDGET_S OUT_DIR [PE]
 # CELLS: plan cell names, comma-separated; BUDGET_S: seconds this may take in all; PE: rope or
 # pope to run one PE's half only. POPEBENCH names the binary (default .devbin/popebench).
-# Runs that do not fit a command in pairs (the 100,000-step continuations; batch256) go one at a
-# time, chosen by SHARD (below): the benchmark's step of one paper-model run alone (5046a6d, one
-# H200) is 3.98 ms PoPE and 3.25 ms RoPE, 100,000 steps in 5.5-6.6 minutes before evaluations.
+# Work that does not fit a command (the 100,000-step continuations; batch256) runs as one job
+# across consecutive commands of a held machine (cells_across_calls.sh, beside this), or one run
+# per command, chosen by SHARD (below): the benchmark's step of one paper-model run alone (1bf32c5,
+# one H200) is 3.80 ms PoPE and 3.20 ms RoPE, 100,000 steps in 5.3-6.3 minutes before evaluations.
 # Environment (all optional):
 #   SHARD=i/n     run only the i-th of n parts of the run list (sweep --shard; with one cell and
 #                 one PE of seeds 0..n-1, i is the seed's place in the cell's list)
@@ -22,6 +24,8 @@
 #                 is then not inspected again at its last checkpoint, which is its last kept one
 #                 when N divides its steps
 #   PLAN=FILE     the plan (default results/indirect_indexing/screen/screen.json)
+#   WORK=DIR      the work folder, which must not exist yet (default a new /tmp/cells.XXXX); its
+#                 screen.log shows the sweep's progress; it is removed at the end either way
 # The sweep stops its runs (resumable, their JSONs marked partial) when the budget less the
 # inspect's share is spent; inspect takes what is left, 1,000 test examples when it can.
 set -u
@@ -36,7 +40,13 @@ done
 [[ "$along" == 0 || "$along" == 1 ]] || { echo "run_cells.sh: ALONG must be 0 or 1 (got '$along')" >&2; exit 2; }
 t0=$(date +%s)
 left() { echo $(( budget - ($(date +%s) - t0) )); }
-work=$(mktemp -d /tmp/cells.XXXX)
+if [[ -n "${WORK:-}" ]]; then
+  [[ ! -e "$WORK" ]] || { echo "run_cells.sh: WORK $WORK already exists" >&2; exit 2; }
+  mkdir -p "$WORK" || { echo "run_cells.sh: cannot create WORK $WORK" >&2; exit 2; }
+  work=$WORK
+else
+  work=$(mktemp -d /tmp/cells.XXXX)
+fi
 mkdir -p "$out" "$work/inspect"
 sweep=
 # A stop (TERM, INT) stops the sweep too (its runs checkpoint and their JSONs say partial) and
