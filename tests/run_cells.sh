@@ -75,16 +75,25 @@ pgrep -f "sweep $tmp/long.json" > /dev/null && fail "the sweep outlived a stop o
 # running (75), and delivers run_cells.sh's files with its status once it has finished.
 across() { bash "$src/results/indirect_indexing/screen/cells_across_calls.sh" "$@"; }
 export JOBS_DIR="$tmp/jobs"
-out=$(across short 0 "$tmp/e1" c 300 rope); rc=$?
+# The job runs its own copy of the binary: the original removed right after the first call (as a
+# later command's carry may replace it) leaves the job's sweep and inspects working.
+cp "$bin" "$tmp/pb"
+out=$(POPEBENCH="$tmp/pb" across short 0 "$tmp/e1" c 300 rope); rc=$?
+rm -f "$tmp/pb"
 [[ "$out" == *"started at"* ]] && (( rc == 75 || rc == 0 )) || fail "the first call of a job gave $rc: $out"
-out=$(across short 120 "$tmp/e2" c 300 rope); rc=$?
+out=$(POPEBENCH="$tmp/pb" across short 120 "$tmp/e2" c 300 rope); rc=$?
 (( rc == 0 )) && [[ "$out" == *"finished with rc 0"* && "$out" != *"started at"* ]] || fail "the second call gave $rc: $out"
 runs=$(list "$tmp/e2/screen_runs.tgz")
 [[ "$runs" == "screen/c/rope_seed0.json screen/c/rope_seed0.steps.csv screen/c/rope_seed1.json screen/c/rope_seed1.steps.csv " ]] ||
   fail "the job delivered '$runs'"
 [[ -e "$tmp/e2/run_cells.log" && -e "$tmp/e2/session.txt" ]] || fail "the job's log or session.txt is missing"
-out=$(STOP_AT=10 across short 1 "$tmp/e3" c 300 rope 2>&1); rc=$?
+ins=$(list "$tmp/e2/inspect.tgz")
+[[ "$ins" == "inspect/c/rope_seed0.inspect.json inspect/c/rope_seed1.inspect.json inspect/errors.log " ]] ||
+  fail "the job delivered inspects '$ins'"
+out=$(POPEBENCH="$tmp/pb" STOP_AT=10 across short 1 "$tmp/e3" c 300 rope 2>&1); rc=$?
 (( rc == 2 )) && [[ "$out" == *"was started as"* && ! -e "$tmp/e3" ]] || fail "a call with other settings gave $rc: $out"
+out=$(POPEBENCH="$tmp/nosuchbinary" across nobin 1 "$tmp/e5" c 300 rope 2>&1); rc=$?
+(( rc == 2 )) && [[ "$out" == *"no binary"* && ! -e "$JOBS_DIR/nobin" ]] || fail "a missing binary gave $rc: $out"
 for bad in "bad/name 1 $tmp/e4 c 300" "ok 1x $tmp/e4 c 300" "ok 1 $tmp/e4 c 3x0"; do
   out=$(across $bad 2>&1); rc=$?
   (( rc == 2 )) && [[ "$out" == cells_across_calls.sh:* ]] || fail "'$bad' was not refused with exit 2 ($out)"

@@ -50,14 +50,23 @@ if [[ -f "$dir/spec" ]]; then
     { echo "cells_across_calls.sh: job $job was started as '$(cat "$dir/spec")', not '$spec'" >&2; exit 2; }
   echo "job $job: running since $(date -u -d @"$(cat "$dir/start")" '+%T') UTC ($(( t0 - $(cat "$dir/start") )) s)"
 else
-  mkdir -p "$dir" || { echo "cells_across_calls.sh: cannot create $dir" >&2; exit 2; }
+  mkdir -p "$dir/bin" || { echo "cells_across_calls.sh: cannot create $dir" >&2; exit 2; }
+  # The job runs its own copies of run_cells.sh, the binary and the shared libraries beside it: a
+  # later command may carry the working tree (and a rebuilt binary) over the originals while the
+  # job still reads them.
+  bin=${POPEBENCH:-.devbin/popebench}
+  [[ -x "$bin" ]] || { echo "cells_across_calls.sh: no binary $bin (POPEBENCH)" >&2; rm -rf "$dir"; exit 2; }
+  cp -p "$here/run_cells.sh" "$dir/run_cells.sh" && cp -p "$bin" "$dir/bin/popebench" &&
+    find "$(dirname "$bin")" -maxdepth 1 -name '*.so*' -exec cp -p {} "$dir/bin/" \; ||
+    { echo "cells_across_calls.sh: cannot copy the job's files into $dir" >&2; rm -rf "$dir"; exit 2; }
   echo "$spec" > "$dir/spec"
   echo "$t0" > "$dir/start"
   # Detached from this command (its own session, no terminal): it goes on when the command ends.
   # The rc file is written last, so its presence means the outputs are complete.
-  WORK="$dir/work" setsid nohup bash -c '
-    bash "$1/run_cells.sh" "$2" "$3" "$4/out" ${5:+"$5"} > "$4/run_cells.log" 2>&1
-    echo $? > "$4/rc.tmp" && mv "$4/rc.tmp" "$4/rc"' _ "$here" "$cells" "$budget" "$dir" "$pe" \
+  WORK="$dir/work" POPEBENCH="$dir/bin/popebench" LD_LIBRARY_PATH="$dir/bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+  setsid nohup bash -c '
+    bash "$1/run_cells.sh" "$2" "$3" "$1/out" ${4:+"$4"} > "$1/run_cells.log" 2>&1
+    echo $? > "$1/rc.tmp" && mv "$1/rc.tmp" "$1/rc"' _ "$dir" "$cells" "$budget" "$pe" \
     < /dev/null > /dev/null 2>&1 &
   echo $! > "$dir/pid"
   echo "job $job: started at $(date -u '+%T') UTC (no such job on this machine before)"
