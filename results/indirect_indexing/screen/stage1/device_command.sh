@@ -232,7 +232,7 @@ POPEBENCH=.devbin/popebench bash results/indirect_indexing/screen/run_cells.sh a
 # ran one PE's half of a cell to the plan's 40,000-step stop with
 export LD_LIBRARY_PATH=$PWD/.devbin
 POPEBENCH=.devbin/popebench bash results/indirect_indexing/screen/run_cells.sh CELL BUDGET $OUT PE
-# for, in order: tie_embeddings rope (BUDGET 395), tie_embeddings pope (540), bias rope (490),
+# for, in order: tie_embeddings rope (BUDGET 390), tie_embeddings pope (540), bias rope (490),
 # delta_project pope (530); the rest of each command's 590 s (530 for the last) went to the extras
 # after it. The four logs, in that order, are sweep_tie_embeddings_bias_delta_project.log. Rates:
 # RoPE 173.5-173.9 steps/s per run, RoPE with biases 145.7, PoPE 141.6-142.4 (the fourteenth
