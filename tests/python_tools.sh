@@ -59,6 +59,14 @@ for bad in "$tmp/none" "--bogus"; do
     { echo "FAIL: screen_overview.py accepted $bad"; fails=$((fails+1)); }
 done
 [[ ! -e "$tmp/bad.png" ]] || { echo "FAIL: screen_overview.py wrote a figure for bad input"; fails=$((fails+1)); }
+# The report's plateau numbers: every class and attention row, over the committed checkpoints.
+check "plateau_summary.py" "$py" "$scr/plateau_summary.py"
+for want in "^1. Plateau checkpoints inspected: [1-9]" "^| source, wrong sign | [0-9.]*-[0-9.]* |" "^| query to source | max " \
+            "^2. Answer-only screen runs on the plateau at 40k: [1-9]" "^3. Closest to the 6 % line"; do
+  grep -q "$want" "$tmp/out" || { echo "FAIL: plateau_summary.py printed no line matching '$want'"; fails=$((fails+1)); }
+done
+"$py" "$scr/plateau_summary.py" "$tmp/none" >/dev/null 2>&1
+[[ $? -ne 0 ]] || { echo "FAIL: plateau_summary.py accepted a folder without inspect/"; fails=$((fails+1)); }
 # The TF32 attention error model (numpy): its worst errors over 8 draws per case stay under half
 # the limits of tests/test_cuda_kernels.cpp (read from that file, as are the floors the model
 # must measure with), which are ~3x its worst over 30 draws.
