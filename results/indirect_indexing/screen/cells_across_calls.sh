@@ -86,7 +86,12 @@ if [[ ! -e "$dir/rc" ]]; then
 fi
 rc=$(cat "$dir/rc")
 mkdir -p "$out"
-[[ -d "$dir/out" ]] && cp -p "$dir/out"/* "$out"/ 2>/dev/null
-cp -p "$dir/run_cells.log" "$out/run_cells.log"
+# Copied beside OUT_DIR's files first and renamed into place, so a command cut mid-copy leaves no
+# half-written file there.
+for f in "$dir"/out/* "$dir/run_cells.log"; do
+  [[ -f "$f" ]] || continue
+  cp -p "$f" "$out/.$(basename "$f").part" && mv "$out/.$(basename "$f").part" "$out/$(basename "$f")" ||
+    { echo "cells_across_calls.sh: cannot copy $f into $out" >&2; exit 1; }
+done
 echo "job $job: finished with rc $rc after $(( $(date +%s) - $(cat "$dir/start") )) s; its files copied to $out"
 exit "$rc"
