@@ -57,7 +57,14 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   const double fwd_flops = 2.0 * B * H * (double(T) * (T + 1) / 2) * (DQ + D);
   nlohmann::json r = {{"B", B}, {"T", T}, {"H", H}, {"D", D}, {"fwd_ms", fwd}, {"bwd_ms", bwd},
                       {"fwd_tflops", fwd_flops / fwd * 1e-9}, {"bwd_tflops", 2.5 * fwd_flops / bwd * 1e-9}};
-  if (has_tf32) r["tf32"] = {{"fwd_ms", fwd_tf32}, {"bwd_ms", bwd_tf32}};
+  // Blocks an SM holds of each kernel at this shape (bench/NOTES.md, "PoPE's backward in 75 KB").
+  auto blocks = [&](bool tf32) {
+    a.tf32_products = tf32;
+    const auto occ = cuda::attention_blocks_per_sm(a);
+    return occ ? nlohmann::json{{"fwd", occ->fwd_blocks_per_sm}, {"bwd", occ->bwd_blocks_per_sm}} : nlohmann::json();
+  };
+  r["blocks_per_sm"] = blocks(false);
+  if (has_tf32) r["tf32"] = {{"fwd_ms", fwd_tf32}, {"bwd_ms", bwd_tf32}, {"blocks_per_sm", blocks(true)}};
   return r;
 }
 

@@ -271,6 +271,34 @@ TEST_CASE("fused attention on TF32 tensor cores matches the CPU reference within
   check_attention(2, 65, 2, 64, cuda::PEKind::kPope, 0, false, false, {}, true);  // tiled: the fp32 tolerance holds
 }
 
+// The whole-sequence kernels' blocks per SM at the paper's shape (T 47, D 64), which their shared
+// memory layouts and register caps are built for (bench/NOTES.md, "PoPE's backward in 75 KB"):
+// the backward 3 for PoPE (2 before its buffers were reused), 4 for RoPE and no PE; the forward
+// 3 for PoPE, 4 for the others. The counts hold for an SM of 228 KB of shared memory and 64K
+// registers (Hopper); elsewhere the check is skipped, with a warning.
+TEST_CASE("the whole-sequence attention kernels fit their designed blocks per SM", "[cuda][attention]") {
+  int dev = 0;
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDevice(&dev));
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+  if (prop.sharedMemPerMultiprocessor < 228 * 1024 || prop.regsPerMultiprocessor != 65536) {
+    WARN("blocks per SM not checked: this GPU's SM has " << prop.sharedMemPerMultiprocessor / 1024
+                                                         << " KB of shared memory, the counts assume 228");
+    return;
+  }
+  for (auto pe : {cuda::PEKind::kNone, cuda::PEKind::kRope, cuda::PEKind::kPope}) {
+    cuda::AttentionArgs a{64, 47, 8, 64, pe, nullptr, nullptr, 0.125f, 64};
+    const auto occ = cuda::attention_blocks_per_sm(a);
+    REQUIRE(occ.has_value());
+    INFO("pe=" << int(pe));
+    const int want = pe == cuda::PEKind::kPope ? 3 : 4;
+    CHECK(occ->fwd_blocks_per_sm == want);
+    CHECK(occ->bwd_blocks_per_sm == want);
+  }
+  cuda::AttentionArgs tiled{64, 65, 8, 64, cuda::PEKind::kPope, nullptr, nullptr, 0.125f, 64};
+  CHECK_FALSE(cuda::attention_blocks_per_sm(tiled).has_value());
+}
+
 TEST_CASE("fused attention refuses rope without a valid n_rot", "[cuda][attention]") {
   cuda::AttentionArgs a{1, 4, 1, 64, cuda::PEKind::kRope, nullptr, nullptr, 0.125f};  // n_rot left 0
   CHECK_THROWS_WITH(cuda::attention_fwd(a, nullptr, nullptr, nullptr, nullptr), Catch::Contains("even n_rot"));

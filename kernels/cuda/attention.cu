@@ -398,6 +398,11 @@ bool attention_has_tf32_form(int T, int D) {
   return attn::short_kernels_apply(a);
 }
 
+std::optional<AttentionOccupancy> attention_blocks_per_sm(const AttentionArgs& a) {
+  if (!attn::short_kernels_apply(a) || a.T < 1) return std::nullopt;
+  return a.tf32_products ? attn::attention_short_tf32_occupancy(a) : attn::attention_short_occupancy(a);
+}
+
 void attention_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
   check_args(a);
   if (attn::short_kernels_apply(a))

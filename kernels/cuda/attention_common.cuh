@@ -147,8 +147,10 @@ class DeviceOnce {
 };
 
 // The whole-sequence kernels (attention_short.cu) take (batch, head) pairs whose T is at most
-// kShortMaxT and whose head dim is 16, 32 or 64 (at D 128 PoPE's backward would need > 227 KB of
-// shared memory at T 64); the tiled kernels take the rest.
+// kShortMaxT and whose head dim is 16, 32 or 64 (at D 128 and T 64 PoPE's backward would need
+// 236 KB of shared memory in the TF32 kernel's layout, over the 227 a block may have; 196 KB in the
+// fp32 kernel's, which reuses its buffers, but its register tiles are not instantiated at D 128);
+// the tiled kernels take the rest.
 constexpr int kShortMaxT = 64;
 inline bool short_kernels_apply(const AttentionArgs& a) {
   return a.T <= kShortMaxT && (a.D == 16 || a.D == 32 || a.D == 64);
@@ -160,5 +162,8 @@ void attention_bwd_short(const AttentionArgs& a, const float* qkv, const float* 
 void attention_fwd_short_tf32(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s);
 void attention_bwd_short_tf32(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
                               const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s);
+// Blocks an SM holds at once of either family's forward and backward at a's shape (T >= 1).
+AttentionOccupancy attention_short_occupancy(const AttentionArgs& a);
+AttentionOccupancy attention_short_tf32_occupancy(const AttentionArgs& a);
 
 }  // namespace popebench::cuda::attn

@@ -145,53 +145,97 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_short_kernel(Attention
   store_rows<W>(o, out + size_t(b) * T * C + h * D, C, T, ty, tx, nt);
 }
 
+// Rows r = ty + 16 i (i < nt) of a register tile, times mul, to shared memory rows of stride S at
+// column tx W (the PE backward's staged gradient rows).
+template <int W, int S>
+__device__ __forceinline__ void stage_rows(const float (&acc)[kMaxRowTiles][W], float mul, float* dst, int ty, int tx,
+                                           int nt) {
+#pragma unroll
+  for (int i = 0; i < kMaxRowTiles; ++i) {
+    if (i >= nt) continue;
+    float* g = dst + (ty + 16 * i) * S + tx * W;
+#pragma unroll
+    for (int w = 0; w < W; ++w) g[w] = acc[i][w] * mul;
+  }
+}
+
+// A (Tp, Tp) register tile (entries j > i zeros) to shared memory rows of stride SP, every entry
+// of the causal blocks' rows written, since the products that read it run over all Tp columns.
+__device__ __forceinline__ void store_scores(const float (&m)[kMaxRowTiles][kMaxRowTiles], float* dst, int SP,
+                                             int ty, int tx, int nt) {
+#pragma unroll
+  for (int i = 0; i < kMaxRowTiles; ++i)
+#pragma unroll
+    for (int j = 0; j < kMaxRowTiles; ++j)
+      if (i < nt && j < nt) dst[(ty + 16 * i) * SP + tx + 16 * j] = m[i][j];
+}
+
+// Blocks an SM the backward is compiled for (the register cap __launch_bounds__ derives from it:
+// 64K / (256 x blocks), rounded down to 8): PoPE's at D 64 needs 80 registers with nothing spilled
+// and its 75 KB of shared memory allows 3; every other backward fits 4 in its shared memory at
+// T 48 and, capped at 64 registers, spills nothing but no PE's at D 32 (4 bytes stored, 24 loaded
+// from L1). Uncapped, ptxas gave some of them 75-80 registers, a block an SM fewer
+// (bench/kernel_resources.py prints these numbers from the build).
 template <int D, PEKind PE>
-__global__ void __launch_bounds__(kThreads) attention_bwd_short_kernel(AttentionArgs a, const float* qkv,
+constexpr int kBwdBlocksPerSM = PE == PEKind::kPope && D == 64 ? 3 : 4;
+
+// The backward in as little shared memory as its phases allow, so that PoPE's at the paper's shape
+// (D 64, T 48) fits three blocks an SM instead of two (bench/NOTES.md, "PoPE's backward in
+// 75 KB"): P and dS wait in registers until V and dO are dead and then take their space, Di and
+// lse sit in Q's padding columns, and the two gradients of the transformed rows are staged one
+// after the other (dQ' over K, dK' over V|P and dO|dS), so that no thread holds both at once.
+// The products, their operands and their order are the same as when every buffer had its own
+// space (5046a6d and before), so the results are the same bits.
+template <int D, PEKind PE>
+__global__ void __launch_bounds__(kThreads, kBwdBlocksPerSM<D, PE>) attention_bwd_short_kernel(AttentionArgs a, const float* qkv,
                                                                       const float* out, const float* dout,
                                                                       const float* lse, float* dqkv,
                                                                       float* ddelta_part, float* dtemp_part) {
   using Dm = Dims<D, PE>;
-  constexpr int SQ = Dm::SQ, SV = Dm::SV, W = D / 16, WQ = Dm::DQ / 16;
+  constexpr int SQ = Dm::SQ, SV = Dm::SV, DQ = Dm::DQ, W = D / 16, WQ = DQ / 16;
   extern __shared__ float4 smem4[];
   const int T = a.T, C = a.H * D, h = blockIdx.x, b = blockIdx.y;
-  const int Tp = padded_rows(T), SP = score_stride(Tp), nt = Tp / 16;
+  const int Tp = padded_rows(T), SP = score_stride(Tp), SR = ShortSmem<D, PE>::region_stride(Tp), nt = Tp / 16;
   float* Qs = reinterpret_cast<float*>(smem4);  // (Tp, SQ) transformed queries (unscaled)
-  float* Ks = Qs + Tp * SQ;                     // (Tp, SQ) transformed keys
-  float* Vs = Ks + Tp * SQ;                     // (Tp, SV)
-  float* dOs = Vs + Tp * SV;                    // (Tp, SV)
-  float* Ps = dOs + Tp * SV;                    // (Tp, SP) probabilities
-  float* dSs = Ps + Tp * SP;                    // (Tp, SP) score gradients
-  float* Ds = dSs + Tp * SP;                    // (Tp) dO . O per row
-  float* Ls = Ds + Tp;                          // (Tp) log-sum-exp from the forward
-  float* Gs = Vs;  // (Tp, SQ) gradient rows for the PE backward, once V and dO are dead
+  float* Ds = Qs + DQ;                          // (Tp) at stride SQ: dO . O per row, in Q's padding
+  float* Ls = Qs + DQ + 1;                      // (Tp) at stride SQ: log-sum-exp from the forward
+  float* Ks = Qs + Tp * SQ;                     // (Tp, SQ) transformed keys; then dQ'
+  float* As = Ks + Tp * SQ;                     // region A (Tp, SR): V (stride SV); then P (stride SP)
+  float* Bs = As + Tp * SR;                     // region B (Tp, SR): dO (stride SV); then dS (stride SP)
+  float *Vs = As, *Ps = As, *dOs = Bs, *dSs = Bs;
+  float* dQs = Ks;  // (Tp, SQ) gradient rows of the transformed queries, once K is dead
+  float* dKs = As;  // (Tp, SQ) over A and B (2 SR >= 2 SV >= SQ), once P and dS are dead
   const int ty = threadIdx.x >> 4, tx = threadIdx.x & 15;
   const float sh = head_scale(a, b, h);
   stage_qkv_rows<D, PE>(a, qkv, b, h, 1.f, Qs, Ks, Vs);
-  stage_dout_rows<D>(a, out, dout, lse, b, h, SV, dOs, Ds, Ls);
+  stage_dout_rows<D>(a, out, dout, lse, b, h, SV, dOs, Ds, Ls, SQ);
   __syncthreads();
 
-  {  // P and dS = P (dP - Di), every entry written (zeros off the causal triangle)
-    float sc[kMaxRowTiles][kMaxRowTiles], dp[kMaxRowTiles][kMaxRowTiles];
-    zero(sc);
+  // P and dS = P (dP - Di), in registers (zeros off the causal triangle)
+  float p[kMaxRowTiles][kMaxRowTiles], ds[kMaxRowTiles][kMaxRowTiles];
+  {
+    float dp[kMaxRowTiles][kMaxRowTiles];
+    zero(p);
     zero(dp);
-    causal_row_dots<Dm::DQ, SQ>(Qs, Ks, ty, tx, nt, sc);
+    causal_row_dots<DQ, SQ>(Qs, Ks, ty, tx, nt, p);  // the scores, before the head scale
     causal_row_dots<D, SV>(dOs, Vs, ty, tx, nt, dp);
     const float slope = a.slopes ? a.slopes[h] : 0.f;
 #pragma unroll
     for (int i = 0; i < kMaxRowTiles; ++i)
 #pragma unroll
       for (int j = 0; j < kMaxRowTiles; ++j) {
-        if (i >= nt || j >= nt) continue;
         const int t = ty + 16 * i, s = tx + 16 * j;
-        float p = 0.f, ds = 0.f;
-        if (j <= i && s <= t && t < T && s >= first_key(a, b, t)) {
-          p = __expf(sc[i][j] * sh - slope * float(t - s) - Ls[t]);
-          ds = p * (dp[i][j] - Ds[t]);
+        float pv = 0.f, dsv = 0.f;
+        if (i < nt && j <= i && s <= t && t < T && s >= first_key(a, b, t)) {
+          pv = __expf(p[i][j] * sh - slope * float(t - s) - Ls[t * SQ]);
+          dsv = pv * (dp[i][j] - Ds[t * SQ]);
         }
-        Ps[t * SP + s] = p;
-        dSs[t * SP + s] = ds;
+        p[i][j] = pv;
+        ds[i][j] = dsv;
       }
   }
+  __syncthreads();  // V is dead: P may take its space
+  store_scores(p, Ps, SP, ty, tx, nt);
   __syncthreads();
 
   {  // dV = P^T dO (no PE on values): straight to global memory
@@ -200,30 +244,28 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_short_kernel(Attention
     mat_rows<W, SV, true>(Ps, SP, dOs, Tp, ty, tx, nt, dv);
     store_rows<W>(dv, dqkv + size_t(b) * T * 3 * C + 2 * C + h * D, 3 * size_t(C), T, ty, tx, nt);
   }
-  // dQ' = s_h dS K and dK' = s_h dS^T Q, the gradients of the transformed rows (s_h: head_scale).
-  float dq[kMaxRowTiles][WQ], dk[kMaxRowTiles][WQ];
-  zero(dq);
-  zero(dk);
-  mat_rows<WQ, SQ, false>(dSs, SP, Ks, Tp, ty, tx, nt, dq);
-  mat_rows<WQ, SQ, true>(dSs, SP, Qs, Tp, ty, tx, nt, dk);
-  __syncthreads();  // V and dO are dead: Gs may overwrite them
+  __syncthreads();  // dO is dead: dS may take its space
+  store_scores(ds, dSs, SP, ty, tx, nt);
+  __syncthreads();
 
-  // The PE backward, a warp per row, from the staged rows: queries, then keys (with delta's
-  // per-key gradient), through the same row functions as the tiled kernels.
-#pragma unroll
-  for (int pass = 0; pass < 2; ++pass) {  // unrolled: dq and dk stay in registers
-    const bool key = pass == 1;
-#pragma unroll
-    for (int i = 0; i < kMaxRowTiles; ++i) {
-      if (i >= nt) continue;
-      float* g = Gs + (ty + 16 * i) * SQ + tx * WQ;
-#pragma unroll
-      for (int w = 0; w < WQ; ++w) g[w] = (key ? dk[i][w] : dq[i][w]) * sh;
-    }
-    __syncthreads();
-    pe_backward_rows<D, PE>(a, qkv, b, h, key, Gs, Qs, dqkv, ddelta_part, dtemp_part);
-    __syncthreads();  // the key pass overwrites Gs
-  }
+  // dQ' = s_h dS K and dK' = s_h dS^T Q, the gradients of the transformed rows (s_h: head_scale),
+  // one register tile at a time.
+  float g[kMaxRowTiles][WQ];
+  zero(g);
+  mat_rows<WQ, SQ, false>(dSs, SP, Ks, Tp, ty, tx, nt, g);
+  __syncthreads();  // K is dead: dQ' may take its space
+  stage_rows<WQ, SQ>(g, sh, dQs, ty, tx, nt);
+  zero(g);
+  mat_rows<WQ, SQ, true>(dSs, SP, Qs, Tp, ty, tx, nt, g);
+  __syncthreads();  // P and dS are dead: dK' may take A and B
+  stage_rows<WQ, SQ>(g, sh, dKs, ty, tx, nt);
+  __syncthreads();
+
+  // The PE backward, a warp per row, from the staged rows: queries (with the temperature's
+  // gradient, from Qs), then keys (with delta's per-key gradient), through the same row functions
+  // as the tiled kernels. The two write disjoint outputs, so no barrier between them.
+  pe_backward_rows<D, PE>(a, qkv, b, h, false, dQs, Qs, dqkv, ddelta_part, dtemp_part);
+  pe_backward_rows<D, PE>(a, qkv, b, h, true, dKs, Qs, dqkv, ddelta_part, dtemp_part);
 }
 
 template <int D, PEKind PE>
@@ -232,6 +274,7 @@ struct Kernels {
   static constexpr auto bwd = attention_bwd_short_kernel<D, PE>;
   static constexpr const char* fwd_name = "attention_fwd_short";
   static constexpr const char* bwd_name = "attention_bwd_short";
+  static size_t bwd_bytes(int T) { return ShortSmem<D, PE>::bwd_reuse_bytes(T); }
 };
 
 }  // namespace
@@ -243,5 +286,7 @@ void attention_bwd_short(const AttentionArgs& a, const float* qkv, const float* 
                          const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
   short_bwd<Kernels>(a, "attention (short)", qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
 }
+
+AttentionOccupancy attention_short_occupancy(const AttentionArgs& a) { return short_occupancy<Kernels>(a, "attention (short)"); }
 
 }  // namespace popebench::cuda::attn

@@ -28,13 +28,25 @@ struct ShortSmem {
     const int Tp = padded_rows(T);
     return sizeof(float) * Tp * (2 * Dm::SQ + Dm::SV + score_stride(Tp));
   }
-  // backward: Q, K (Tp, SQ), V, dO (Tp, SV), P, dS (Tp, SP), Di, lse (Tp); the PE backward's
+  // backward, every buffer apart (the TF32 kernel's, whose products leave S and dP in shared
+  // memory): Q, K (Tp, SQ), V, dO (Tp, SV), P, dS (Tp, SP), Di, lse (Tp); the PE backward's
   // staging rows (Tp, SQ) reuse V and dO once they are dead (2 SV >= SQ).
   static size_t bwd_bytes(int T) {
     const int Tp = padded_rows(T);
     return sizeof(float) * Tp * (2 * Dm::SQ + 2 * Dm::SV + 2 * score_stride(Tp) + 2);
   }
-  static_assert(2 * Dm::SV >= Dm::SQ, "staging rows must fit in V and dO");
+  // backward with buffers reused (the fp32 kernel's, whose products leave S and dP in registers):
+  // Q, K (Tp, SQ); region A, V then P; region B, dO then dS; each (Tp, max(SV, SP)); Di and lse in
+  // Q's padding columns. A and B together then hold dK' (Tp, SQ) for the PE backward, and K's
+  // rows dQ'. At the paper's shape (PoPE, D 64, Tp 48) that is 75.0 KB, three blocks an SM
+  // (bench/NOTES.md, "PoPE's backward in 75 KB").
+  __host__ __device__ static int region_stride(int Tp) { return Dm::SV > score_stride(Tp) ? Dm::SV : score_stride(Tp); }
+  static size_t bwd_reuse_bytes(int T) {
+    const int Tp = padded_rows(T);
+    return sizeof(float) * Tp * (2 * Dm::SQ + 2 * region_stride(Tp));
+  }
+  static_assert(2 * Dm::SV >= Dm::SQ, "staging rows must fit in V and dO (in A and B)");
+  static_assert(Dm::SQ - Dm::DQ >= 2, "Di and lse live in Q's padding columns");
 };
 
 // Each row of the sequence, a warp per row: Qs (Tp, SQ) the transformed queries times q_scale
@@ -84,18 +96,18 @@ __device__ __forceinline__ void softmax_rows(const AttentionArgs& a, int b, int 
   }
 }
 
-// The backward's other rows, a warp per row: dOs (Tp, SV) the output gradients, Ds (Tp) each
-// row's dO . O and Ls (Tp) its forward log-sum-exp; rows T..Tp-1 zeros.
+// The backward's other rows, a warp per row: dOs (Tp, SV) the output gradients, Ds[r * dl_stride]
+// each row's dO . O and Ls[r * dl_stride] its forward log-sum-exp; rows T..Tp-1 zeros.
 template <int D>
 __device__ __forceinline__ void stage_dout_rows(const AttentionArgs& a, const float* out, const float* dout,
                                                 const float* lse, int b, int h, int SV, float* dOs, float* Ds,
-                                                float* Ls) {
+                                                float* Ls, int dl_stride) {
   const int T = a.T, C = a.H * D, Tp = padded_rows(T);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   for (int r = warp; r < Tp; r += kWarps) {
     if (r >= T) {
       for (int c = lane; c < D; c += 32) dOs[r * SV + c] = 0.f;
-      if (lane == 0) Ds[r] = Ls[r] = 0.f;
+      if (lane == 0) Ds[r * dl_stride] = Ls[r * dl_stride] = 0.f;
       continue;
     }
     const float* dor = dout + (size_t(b) * T + r) * C + h * D;
@@ -107,8 +119,8 @@ __device__ __forceinline__ void stage_dout_rows(const AttentionArgs& a, const fl
     }
     di = warp_sum(di);
     if (lane == 0) {
-      Ds[r] = di;
-      Ls[r] = lse[(size_t(b) * a.H + h) * T + r];
+      Ds[r * dl_stride] = di;
+      Ls[r * dl_stride] = lse[(size_t(b) * a.H + h) * T + r];
     }
   }
 }
@@ -140,18 +152,19 @@ __device__ __forceinline__ void pe_backward_rows(const AttentionArgs& a, const f
   }
 }
 
-// Calls Launch::run<D, PE>(a, args...) for a's head dim (16, 32 or 64) and PE kind: the one place
-// the whole-sequence kernels' instantiations are chosen; `what` names the kernels in the error a
-// head dim without one gets.
+// Calls Launch::run<D, PE>(a, args...) for a's head dim (16, 32 or 64) and PE kind, and returns
+// what it returns: the one place the whole-sequence kernels' instantiations are chosen; `what`
+// names the kernels in the error a head dim without one gets.
 template <typename Launch, typename... Args>
-void for_head_dim_and_pe(const AttentionArgs& a, const char* what, Args... args) {
+auto for_head_dim_and_pe(const AttentionArgs& a, const char* what, Args... args) {
   auto by_pe = [&](auto dim) {
     constexpr int D = decltype(dim)::value;
     switch (a.pe) {
       case PEKind::kNone: return Launch::template run<D, PEKind::kNone>(a, args...);
       case PEKind::kRope: return Launch::template run<D, PEKind::kRope>(a, args...);
-      case PEKind::kPope: return Launch::template run<D, PEKind::kPope>(a, args...);
+      case PEKind::kPope: break;
     }
+    return Launch::template run<D, PEKind::kPope>(a, args...);
   };
   switch (a.D) {
     case 16: return by_pe(std::integral_constant<int, 16>{});
@@ -161,38 +174,69 @@ void for_head_dim_and_pe(const AttentionArgs& a, const char* what, Args... args)
   throw CudaError(std::string(what) + ": head dim " + std::to_string(a.D) + " is not supported (16, 32 or 64)");
 }
 
-// Launches a whole-sequence kernel on a's (head, batch) grid with `bytes` of shared memory, after
-// raising its limit once per device (`once`, one per instantiation) to what the largest T takes.
-template <typename Kernel, typename... Args>
-void launch_short(DeviceOnce& once, Kernel kernel, size_t max_bytes, size_t bytes, const char* name,
-                  const AttentionArgs& a, cudaStream_t s, Args... args) {
-  once.run([&] { CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(max_bytes))); });
-  kernel<<<dim3(a.H, a.B), kThreads, bytes, s>>>(a, args...);
+// Raises a whole-sequence kernel's shared-memory limit to what the largest T takes (max_bytes),
+// once per device and kernel (`once` is a static of each instantiation of this function).
+template <auto kKernel>
+void prepare_short(size_t max_bytes) {
+  static DeviceOnce once;
+  once.run([&] {
+    CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(max_bytes)));
+    // All of the SM's unified L1/shared memory as shared memory: the carveout is a hint the driver
+    // sizes by itself otherwise, and PoPE's backward fits three blocks an SM only in the largest
+    // (3 x (75 + 1 reserved) KB = 228 KB on an H200); these kernels read global memory once a row.
+    CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    int(cudaSharedmemCarveoutMaxShared)));
+  });
+}
+
+// Launches a whole-sequence kernel on a's (head, batch) grid with `bytes` of shared memory.
+template <auto kKernel, typename... Args>
+void launch_short(size_t max_bytes, size_t bytes, const char* name, const AttentionArgs& a, cudaStream_t s,
+                  Args... args) {
+  prepare_short<kKernel>(max_bytes);
+  kKernel<<<dim3(a.H, a.B), kThreads, bytes, s>>>(a, args...);
   CUDA_CHECK_LAUNCH(name);
 }
 
+// Blocks of a whole-sequence kernel an SM holds at once with `bytes` of shared memory (CUDA's
+// occupancy calculator, from the registers and shared memory of the build).
+template <auto kKernel>
+int short_blocks_per_sm(size_t max_bytes, size_t bytes) {
+  prepare_short<kKernel>(max_bytes);
+  int n = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kKernel, kThreads, bytes));
+  return n;
+}
+
 // The forward and backward launches of a kernel family: Kernels<D, PE>::fwd and ::bwd are its
-// kernels (attention_short.cu's fp32 products, attention_short_tf32.cu's TF32 ones), whose
-// public entry points call short_fwd / short_bwd.
+// kernels and ::bwd_bytes(T) its backward's shared memory (attention_short.cu's fp32 products,
+// attention_short_tf32.cu's TF32 ones), whose public entry points call short_fwd / short_bwd.
 template <template <int, PEKind> class Kernels>
 struct Launch {
   struct Fwd {
     template <int D, PEKind PE>
     static void run(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
-      static DeviceOnce once;
+      using K = Kernels<D, PE>;
       using Smem = ShortSmem<D, PE>;
-      launch_short(once, Kernels<D, PE>::fwd, Smem::fwd_bytes(kShortMaxT), Smem::fwd_bytes(a.T), Kernels<D, PE>::fwd_name,
-                   a, s, qkv, out, lse);
+      launch_short<K::fwd>(Smem::fwd_bytes(kShortMaxT), Smem::fwd_bytes(a.T), K::fwd_name, a, s, qkv, out, lse);
     }
   };
   struct Bwd {
     template <int D, PEKind PE>
     static void run(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
                     float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
-      static DeviceOnce once;
+      using K = Kernels<D, PE>;
+      launch_short<K::bwd>(K::bwd_bytes(kShortMaxT), K::bwd_bytes(a.T), K::bwd_name, a, s, qkv, out, dout, lse, dqkv,
+                           ddelta_part, dtemp_part);
+    }
+  };
+  struct BlocksPerSM {
+    template <int D, PEKind PE>
+    static AttentionOccupancy run(const AttentionArgs& a) {
+      using K = Kernels<D, PE>;
       using Smem = ShortSmem<D, PE>;
-      launch_short(once, Kernels<D, PE>::bwd, Smem::bwd_bytes(kShortMaxT), Smem::bwd_bytes(a.T), Kernels<D, PE>::bwd_name,
-                   a, s, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part);
+      return {short_blocks_per_sm<K::fwd>(Smem::fwd_bytes(kShortMaxT), Smem::fwd_bytes(a.T)),
+              short_blocks_per_sm<K::bwd>(K::bwd_bytes(kShortMaxT), K::bwd_bytes(a.T))};
     }
   };
 };
@@ -205,6 +249,10 @@ void short_bwd(const AttentionArgs& a, const char* what, const float* qkv, const
                const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
   if (a.T >= 1)
     for_head_dim_and_pe<typename Launch<Kernels>::Bwd>(a, what, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
+}
+template <template <int, PEKind> class Kernels>
+AttentionOccupancy short_occupancy(const AttentionArgs& a, const char* what) {
+  return for_head_dim_and_pe<typename Launch<Kernels>::BlocksPerSM>(a, what);
 }
 
 }  // namespace popebench::cuda::attn::short_seq

@@ -136,7 +136,7 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_short_tf32_kernel(Atte
   float* Gs = Vs;             // (Tp, SQ) gradient rows for the PE backward, once V, dV and dO are dead
   const float sh = head_scale(a, b, h);
   stage_qkv_rows<D, PE>(a, qkv, b, h, 1.f, Qs, Ks, Vs);
-  stage_dout_rows<D>(a, out, dout, lse, b, h, SV, dOs, Ds, Ls);
+  stage_dout_rows<D>(a, out, dout, lse, b, h, SV, dOs, Ds, Ls, 1);
   __syncthreads();
   tile_product<false, true, true, 0>(Qs, SQ, Ks, SQ, Ps, SP, nt, nt, Dm::DQ, 1.f);   // S
   tile_product<false, true, true, 0>(dOs, SV, Vs, SV, dSs, SP, nt, nt, D, 1.f);      // dP
@@ -180,6 +180,7 @@ struct Kernels {
   static constexpr auto bwd = attention_bwd_short_tf32_kernel<D, PE>;
   static constexpr const char* fwd_name = "attention_fwd_short_tf32";
   static constexpr const char* bwd_name = "attention_bwd_short_tf32";
+  static size_t bwd_bytes(int T) { return ShortSmem<D, PE>::bwd_bytes(T); }
 };
 
 }  // namespace
@@ -191,5 +192,7 @@ void attention_bwd_short_tf32(const AttentionArgs& a, const float* qkv, const fl
                               const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
   short_bwd<Kernels>(a, "attention (short, tf32)", qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
 }
+
+AttentionOccupancy attention_short_tf32_occupancy(const AttentionArgs& a) { return short_occupancy<Kernels>(a, "attention (short, tf32)"); }
 
 }  // namespace popebench::cuda::attn

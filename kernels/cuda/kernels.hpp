@@ -14,6 +14,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 typedef struct CUstream_st* cudaStream_t;
 
@@ -161,6 +162,14 @@ struct AttentionArgs {
 // Whether AttentionArgs::tf32_products changes anything at this T and head dim (the
 // whole-sequence kernels': T <= 64, D 16, 32 or 64).
 bool attention_has_tf32_form(int T, int D);
+// Blocks an SM holds at once (CUDA's occupancy calculator, from the build's registers and shared
+// memory) of the forward and backward kernels attention_fwd / attention_bwd run at a's shape and
+// a.tf32_products: the whole-sequence kernels' (T <= 64, D 16, 32 or 64); std::nullopt where the
+// tiled kernels run, whose grid and blocks depend on T.
+struct AttentionOccupancy {
+  int fwd_blocks_per_sm = 0, bwd_blocks_per_sm = 0;
+};
+std::optional<AttentionOccupancy> attention_blocks_per_sm(const AttentionArgs& a);
 void attention_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s);
 // dtemp_part (B, T, H), with log_temp: each query row's term of the log-temperature gradient,
 // dq' . q' (q' the transformed query, dq' its gradient); a column sum over the B T rows gives it.
