@@ -185,12 +185,12 @@ constexpr int kBwdBlocksPerSM = PE == PEKind::kPope && D == 64 ? 3 : 4;
 // lse sit in Q's padding columns, and the two gradients of the transformed rows are staged one
 // after the other (dQ' over K, dK' over V|P and dO|dS), so that no thread holds both at once.
 // The products, their operands and their order are the same as when every buffer had its own
-// space (5046a6d and before), so the results are the same bits.
+// space (1bf32c5 and before), so the results should be the same bits (bench/NOTES.md says how
+// that is checked).
 template <int D, PEKind PE>
-__global__ void __launch_bounds__(kThreads, kBwdBlocksPerSM<D, PE>) attention_bwd_short_kernel(AttentionArgs a, const float* qkv,
-                                                                      const float* out, const float* dout,
-                                                                      const float* lse, float* dqkv,
-                                                                      float* ddelta_part, float* dtemp_part) {
+__global__ void __launch_bounds__(kThreads, kBwdBlocksPerSM<D, PE>)
+    attention_bwd_short_kernel(AttentionArgs a, const float* qkv, const float* out, const float* dout, const float* lse,
+                               float* dqkv, float* ddelta_part, float* dtemp_part) {
   using Dm = Dims<D, PE>;
   constexpr int SQ = Dm::SQ, SV = Dm::SV, DQ = Dm::DQ, W = D / 16, WQ = DQ / 16;
   extern __shared__ float4 smem4[];
