@@ -59,6 +59,11 @@ for bad in "$tmp/none" "--bogus"; do
     { echo "FAIL: screen_overview.py accepted $bad"; fails=$((fails+1)); }
 done
 [[ ! -e "$tmp/bad.png" ]] || { echo "FAIL: screen_overview.py wrote a figure for bad input"; fails=$((fails+1)); }
+# The screen's progress (cells done, committed runs) as the report and the top-level README state
+# it: a count gone stale there fails here.
+check "screen_progress.py --check" "$py" "$scr/screen_progress.py" --check
+grep -q "^stage-1 cells done: [0-9]* of [0-9]*$" "$tmp/out" || { echo "FAIL: screen_progress.py printed no cell count"; fails=$((fails+1)); }
+"$py" "$scr/screen_progress.py" --bogus >/dev/null 2>&1 && { echo "FAIL: screen_progress.py accepted --bogus"; fails=$((fails+1)); }
 # The report's plateau numbers: every class and attention row, over the committed checkpoints.
 check "plateau_summary.py" "$py" "$scr/plateau_summary.py"
 for want in "^1. Plateau checkpoints inspected: [1-9]" "^| source, wrong sign | [0-9.]*-[0-9.]* |" "^| query to source | max " \

@@ -452,7 +452,16 @@ TEST_CASE("bf16 mirrors written by rmsnorm and GELU equal to_bf16 of their fp32 
     DevBuf<uint16_t> yb_only(n);
     cuda::gelu_fwd(dX.p, nullptr, n, nullptr, yb_only.p);
     CHECK(yb_only.download() == yb.download());
+    // The backward's mirror alone (bf16 mode without biases): the same bits, dy left as it was.
+    DevBuf<float> dDY(to_float(rnd(n)));
+    DevBuf<uint16_t> dxb_only(n), dxb_ref(n);
+    const auto dy_before = dDY.download();
+    cuda::gelu_bwd(dDY.p, dX.p, nullptr, n, nullptr, dxb_only.p);
+    CHECK(dDY.download() == dy_before);
+    cuda::gelu_bwd(dDY.p, dX.p, dDY.p, n, nullptr, dxb_ref.p);
+    CHECK(dxb_only.download() == dxb_ref.download());
   }
+  CHECK_THROWS_WITH(cuda::gelu_bwd(nullptr, nullptr, nullptr, 1, nullptr, nullptr), Catch::Contains("neither"));
   // A forward with no output at all is a caller's bug, refused before the launch.
   CHECK_THROWS_WITH(cuda::gelu_fwd(nullptr, nullptr, 1, nullptr, nullptr), Catch::Contains("neither"));
 }

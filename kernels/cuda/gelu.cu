@@ -18,7 +18,7 @@ __global__ void gelu_bwd_kernel(const float* dy, const float* x, float* dx, __nv
     float cdf = 0.5f * (1.f + erff(xi * 0.70710678118654752f));
     float pdf = 0.39894228040143268f * __expf(-0.5f * xi * xi);
     const float v = dy[i] * (cdf + xi * pdf);
-    dx[i] = v;
+    if (dx) dx[i] = v;
     if (dxb) dxb[i] = __float2bfloat16_rn(v);
   }
 }
@@ -31,6 +31,7 @@ void gelu_fwd(const float* x, float* y, size_t n, cudaStream_t s, void* y_bf16) 
   CUDA_CHECK_LAUNCH("gelu_fwd");
 }
 void gelu_bwd(const float* dy, const float* x, float* dx, size_t n, cudaStream_t s, void* dx_bf16) {
+  if (!dx && !dx_bf16) throw CudaError("gelu_bwd: neither an fp32 nor a bf16 output");
   gelu_bwd_kernel<<<blocks_for(n), 256, 0, s>>>(dy, x, dx, static_cast<__nv_bfloat16*>(dx_bf16), n);
   CUDA_CHECK_LAUNCH("gelu_bwd");
 }

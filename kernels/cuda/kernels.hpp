@@ -96,6 +96,8 @@ void to_bf16(const float* x, void* y, size_t n, cudaStream_t s);
 
 // gelu.cu (erf form). y = gelu(x); dx = dy * gelu'(x) (dx may alias dy).
 void gelu_fwd(const float* x, float* y, size_t n, cudaStream_t s, void* y_bf16 = nullptr);
+// dx or dx_bf16 may be nullptr (not both): the backend leaves out the fp32 gradient where only
+// bf16 products read it.
 void gelu_bwd(const float* dy, const float* x, float* dx, size_t n, cudaStream_t s, void* dx_bf16 = nullptr);
 
 // answer.cu. Rows of x (B*T, C) at each example's answer position -> out (B, C), and back

@@ -143,7 +143,11 @@ void CudaBackend::backward(const Span& sp, bool every_token) {
     const auto& lp = lay.layers[l];
     Layer& a = layers_[l];
     layer_product_bwd(Product::kProj, l, sp);
-    cuda::gelu_bwd(dgelu_, a.fc, dgelu_, size_t(N) * F_, s, dgelu_b_);
+    // With a bf16 mirror both products read only the mirror; the fp32 gradient is kept for a
+    // bias's column sum (bench/NOTES.md, "The rest of the step counted": 16 of the ~154 bytes
+    // per token, channel and layer that the step's elementwise passes move).
+    const bool dgelu_fp32 = !dgelu_b_ || host_model_.layout().has_bias;
+    cuda::gelu_bwd(dgelu_, a.fc, dgelu_fp32 ? dgelu_ : nullptr, size_t(N) * F_, s, dgelu_b_);
     layer_product_bwd(Product::kFc, l, sp);
     cuda::rmsnorm_bwd(dln_, a.mid, P + lp.ln2, a.rstd2, dx_, dgpart_, N, C_, s, dx_b_, tok_rs);
     cuda::column_sum(dgpart_, G + lp.ln2, N, C_, s, tok_rs);

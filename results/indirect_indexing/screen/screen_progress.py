@@ -1,0 +1,73 @@
+#!/usr/bin/python3
+"""How far the screen is, from the plan (screen.json) and the committed run JSONs: the stage-1
+cells done (each PE the plan gives the cell has runs of the cell's first two seeds, the runs
+every cell trains to the 40,000-step stop), the cells of which one PE's half is done, the cells
+not started, and the run JSONs committed under stage*/ (each a run as it stands, to 40,000 or to
+100,000 steps). The report's and the top-level README's counts come from here; with --check they
+are compared with what those files say.
+
+  /usr/bin/python3 results/indirect_indexing/screen/screen_progress.py [--check]
+
+--check exits 1, naming the file, when the screen report (README.md here) does not say
+"(D of N stage-1 cells" and "R committed runs", or the top-level README does not say
+"Of the D readings", "D of N stage-1 cells" and "R committed runs", with this script's D, N
+and R.
+"""
+import glob
+import json
+import os
+import re
+import sys
+
+from screen_runs import HERE
+
+
+def progress(root=HERE):
+    with open(os.path.join(root, "screen.json")) as f:
+        plan = json.load(f)
+    done, half, todo = [], [], []
+    for cell in plan["cells"]:
+        folder = os.path.join(root, "stage1", cell["name"])
+        first = cell["seeds"][:2]
+        have = {pe: all(os.path.exists(os.path.join(folder, f"{pe}_seed{s}.json")) for s in first) for pe in cell["pe"]}
+        if all(have.values()):
+            done.append(cell["name"])
+        elif any(have.values()):
+            half.append((cell["name"], [pe for pe, ok in have.items() if ok]))
+        else:
+            todo.append(cell["name"])
+    runs = len(glob.glob(os.path.join(root, "stage*", "*", "*_seed*.json")))
+    return {"cells": len(plan["cells"]), "done": done, "half": half, "todo": todo, "runs": runs}
+
+
+def flat(path):
+    with open(path) as f:
+        return re.sub(r"\s+", " ", f.read())
+
+
+def check(p):
+    report, top = os.path.join(HERE, "README.md"), os.path.join(HERE, "..", "..", "..", "README.md")
+    wants = [(report, f"({len(p['done'])} of {p['cells']} stage-1 cells"), (report, f"{p['runs']} committed runs"),
+             (top, f"Of the {len(p['done'])} readings"), (top, f"{len(p['done'])} of {p['cells']} stage-1 cells"),
+             (top, f"{p['runs']} committed runs")]
+    bad = [f"{os.path.relpath(path)} does not say '{w}'" for path, w in wants if w not in flat(path)]
+    for b in bad:
+        print(f"screen_progress.py: {b}", file=sys.stderr)
+    return not bad
+
+
+def main():
+    if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1] != "--check"):
+        sys.exit("usage: screen_progress.py [--check]")
+    p = progress()
+    print(f"stage-1 cells done: {len(p['done'])} of {p['cells']}")
+    for name, pes in p["half"]:
+        print(f"half done: {name} ({', '.join(pes)})")
+    print(f"not started: {', '.join(p['todo']) or 'none'}")
+    print(f"committed runs: {p['runs']}")
+    if len(sys.argv) == 2 and not check(p):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
