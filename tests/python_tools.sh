@@ -59,6 +59,30 @@ for bad in "$tmp/none" "--bogus"; do
     { echo "FAIL: screen_overview.py accepted $bad"; fails=$((fails+1)); }
 done
 [[ ! -e "$tmp/bad.png" ]] || { echo "FAIL: screen_overview.py wrote a figure for bad input"; fails=$((fails+1)); }
+# same_bits.py: a run stopped early against the whole run (equal), against a run of another seed
+# (refused, 2), against a copy with one curve value or one step-log value changed (1).
+sb=(train --preset quick --task indirect-indexing --steps 6 --warmup 1 --eval-every 2 --step-log 1 --n-val 16
+    --n-test 16 --device cpu --pe pope)
+mkdir -p "$tmp/sb"
+"$bin" "${sb[@]}" --out "$tmp/sb/a.json" >/dev/null 2>&1
+"$bin" "${sb[@]}" --stop-at 4 --out "$tmp/sb/b.json" >/dev/null 2>&1
+"$bin" "${sb[@]}" --seed 1 --out "$tmp/sb/c.json" >/dev/null 2>&1
+check "same_bits.py" "$py" "$src/results/same_bits.py" "$tmp/sb/a.json" "$tmp/sb/b.json"
+grep -q "^same bits: 3 curve points and 4 step-log rows, to step 4$" "$tmp/out" ||
+  { echo "FAIL: same_bits.py did not compare 3 points and 4 rows"; cat "$tmp/out"; fails=$((fails+1)); }
+"$py" "$src/results/same_bits.py" "$tmp/sb/a.json" "$tmp/sb/c.json" >/dev/null 2>&1
+[[ $? -eq 2 ]] || { echo "FAIL: same_bits.py compared runs of different seeds"; fails=$((fails+1)); }
+"$py" -c "
+import json, sys
+r = json.load(open(sys.argv[1])); r['curve'][1]['val_loss'] += 1e-12; json.dump(r, open(sys.argv[2], 'w'))
+r = json.load(open(sys.argv[1])); r['step_log']['file'] = 'e.steps.csv'; json.dump(r, open(sys.argv[3], 'w'))
+rows = open(sys.argv[4]).read().split('\n'); rows[3] = rows[3].rsplit(',', 1)[0] + ',0.999'
+open(sys.argv[5], 'w').write('\n'.join(rows))" "$tmp/sb/b.json" "$tmp/sb/d.json" "$tmp/sb/e.json" "$tmp/sb/b.steps.csv" "$tmp/sb/e.steps.csv"
+cp "$tmp/sb/b.steps.csv" "$tmp/sb/d.steps.csv"
+for m in d e; do
+  "$py" "$src/results/same_bits.py" "$tmp/sb/a.json" "$tmp/sb/$m.json" >"$tmp/out" 2>&1
+  [[ $? -eq 1 ]] && grep -q "^differ: " "$tmp/out" || { echo "FAIL: same_bits.py missed a changed value ($m)"; cat "$tmp/out"; fails=$((fails+1)); }
+done
 # The screen's progress (cells done, committed runs) as the report and the top-level README state
 # it: a count gone stale there fails here.
 check "screen_progress.py --check" "$py" "$scr/screen_progress.py" --check

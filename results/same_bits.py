@@ -1,0 +1,120 @@
+#!/usr/bin/python3
+"""Whether two runs of the same config computed the same numbers: their evaluation curves (every
+point's keys but elapsed_s) and their step logs (the run JSON's "step_log" file, CSV: every column
+as written, 9 significant digits) compared over the steps both reached, or up to --steps.
+
+    /usr/bin/python3 results/same_bits.py RUN_A.json RUN_B.json [--steps N]
+
+What it is for: a kernel change that should keep the bits (the same products in the same order)
+is checked by rerunning a committed run for a few thousand steps with the new binary and setting
+the rerun against the committed run. Exit 0 and one line when every compared value is equal;
+exit 1 with the first difference when one is not; exit 2 on bad input (a missing file, runs of
+different configs, nothing to compare).
+"""
+import argparse
+import csv
+import json
+import os
+import sys
+
+IGNORED_CURVE_KEYS = {"elapsed_s"}
+# What a run's config may differ in without changing what it computes up to a step: the stop and
+# the checkpoint and evaluation bookkeeping.
+IGNORED_TRAIN_KEYS = {"stop_at", "time_limit_s", "checkpoint_every", "keep_checkpoints_every"}
+
+
+def fail(msg):
+    print(f"same_bits.py: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            run = json.load(f)
+    except (OSError, ValueError) as e:
+        fail(f"cannot read {path}: {e}")
+    if not isinstance(run, dict) or "curve" not in run or "config" not in run:
+        fail(f"{path} is not a run JSON (no curve or config)")
+    return run
+
+
+def step_log(path, run):
+    """{step: row} of the run's step log, or None if it kept none. The run JSON names the file as
+    the run wrote it; it lies beside the JSON (runs are moved between machines as folders)."""
+    log = run.get("step_log")
+    if not isinstance(log, dict) or not log.get("file"):
+        return None
+    candidates = [os.path.join(os.path.dirname(path), os.path.basename(log["file"]))]
+    for p in candidates:
+        if os.path.exists(p):
+            with open(p, newline="") as f:
+                return {int(r["step"]): r for r in csv.DictReader(f)}
+    return None
+
+
+def comparable_config(run):
+    cfg = json.loads(json.dumps(run["config"]))
+    for k in IGNORED_TRAIN_KEYS:
+        cfg.get("train", {}).pop(k, None)
+    return cfg
+
+
+def first_config_difference(a, b, where="config"):
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            if k not in a or k not in b:
+                return f"{where}.{k}"
+            d = first_config_difference(a[k], b[k], f"{where}.{k}")
+            if d:
+                return d
+        return None
+    return None if a == b else where
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("a")
+    ap.add_argument("b")
+    ap.add_argument("--steps", type=int, default=None, help="compare up to this step (default: every step both reached)")
+    args = ap.parse_args()
+    if args.steps is not None and args.steps < 0:
+        fail("--steps must be >= 0")
+    ra, rb = load(args.a), load(args.b)
+    d = first_config_difference(comparable_config(ra), comparable_config(rb))
+    if d:
+        fail(f"the runs' configs differ at {d}: not the same run")
+    last = min(max(p["step"] for p in ra["curve"]), max(p["step"] for p in rb["curve"]))
+    if args.steps is not None:
+        last = min(last, args.steps)
+
+    pa = {p["step"]: p for p in ra["curve"] if p["step"] <= last}
+    pb = {p["step"]: p for p in rb["curve"] if p["step"] <= last}
+    if sorted(pa) != sorted(pb):
+        print(f"differ: evaluated steps {sorted(set(pa) ^ set(pb))} are in one run's curve only")
+        sys.exit(1)
+    for step in sorted(pa):
+        for k in sorted((set(pa[step]) | set(pb[step])) - IGNORED_CURVE_KEYS):
+            if pa[step].get(k) != pb[step].get(k):
+                print(f"differ: curve at step {step}, {k}: {pa[step].get(k)!r} against {pb[step].get(k)!r}")
+                sys.exit(1)
+
+    la, lb = step_log(args.a, ra), step_log(args.b, rb)
+    rows = 0
+    if la is not None and lb is not None:
+        common = sorted(s for s in set(la) & set(lb) if s <= last)
+        for s in common:
+            if la[s] != lb[s]:
+                k = next(k for k in la[s] if la[s].get(k) != lb[s].get(k))
+                print(f"differ: step log at step {s}, {k}: {la[s].get(k)} against {lb[s].get(k)}")
+                sys.exit(1)
+        rows = len(common)
+    elif la is not None or lb is not None:
+        fail("only one of the runs has a step log")
+    if not pa and not rows:
+        fail("nothing to compare (no common evaluated step or step-log row)")
+    print(f"same bits: {len(pa)} curve points and {rows} step-log rows, to step {last}")
+
+
+if __name__ == "__main__":
+    main()
