@@ -1,29 +1,23 @@
-// Every CUDA kernel against the CPU reference computed in double, on awkward shapes, with fresh
-// random inputs and NaN-poisoned outputs.
+// The CUDA kernels but attention (test_cuda_attention.cpp) against the CPU reference computed in
+// double, on awkward shapes, with fresh random inputs and NaN-poisoned outputs.
 //
 // Tolerances (normwise relative error, ||gpu - ref|| / ||ref||):
-// - fp32 kernels: 1e-4. fp32 rounding is 6e-8 per operation; the longest sums here (4100 keys x
-//   256 channels) give a typical relative error of sqrt(n) * 6e-8 ~ 6e-5, and __expf / sincosf
-//   add a few ulp. An indexing or masking bug gives errors of order 1.
+// - fp32 kernels: 1e-4. fp32 rounding is 6e-8 per operation; the longest sums here (2048-long
+//   rows and columns) give a typical relative error of sqrt(n) * 6e-8 ~ 3e-6, and erff / __expf
+//   add a few ulp. An indexing or reduction bug gives errors of order 1.
 // - TF32 matrix products: 3e-3. Inputs are rounded to 10 mantissa bits (unit roundoff
 //   2^-11 = 4.9e-4 each), so a product of two rounded inputs is off by ~1e-3 relative at most,
 //   and the normwise error of a sum of K such products is below that.
 #include <catch2/catch.hpp>
 
 #include "kernels/cpu/adamw.hpp"
-#include "kernels/cpu/attention.hpp"
 #include "kernels/cpu/cross_entropy.hpp"
 #include "kernels/cpu/embedding.hpp"
 #include "kernels/cpu/gelu.hpp"
 #include "kernels/cpu/linear.hpp"
-#include "kernels/cpu/pope.hpp"
 #include "kernels/cpu/rmsnorm.hpp"
-#include "kernels/cpu/rope.hpp"
 #include "kernels/cuda/gemm.hpp"
 #include "kernels/cuda/kernels.hpp"
-#include "models/pe_alibi.hpp"
-#include "models/pe_pope.hpp"
-#include "models/pe_rope.hpp"
 #include "tests/cuda_testing.hpp"
 #include "tests/gradcheck.hpp"
 
@@ -32,290 +26,10 @@ using namespace popebench::test;
 
 namespace {
 constexpr double kFp32Tol = 1e-4, kTf32Tol = 3e-3;
-// Attention with its products on TF32 tensor cores (--gpu-attention tf32): every product's
-// operands rounded to 10 mantissa bits. tests/tf32_attention_error.py emulates exactly that on
-// these tests' cases (B rows of 2 heads; masked pads and learned temperatures) and measures each
-// error as the checks below do. Its worst over 30 draws per case: output 4.1e-4, dqkv 6.5e-4,
-// PoPE's delta gradient 3.9e-3 (2.8e-3 at T = 1 against its floor), the log-temperature
-// gradient 9.3e-3 (5.6e-4 at T = 1): `python3 tests/tf32_attention_error.py 30`. The limits are
-// about 3x those. The two summed gradients cancel: d log-temperature is sum_ts dS_ts S_ts with
-// each row of dS summing to 0, so the exact value is often a small part of its terms' size
-// (sqrt(D) |dqkv|), and as a plain relative error it is heavy-tailed. Its check therefore floors
-// the scale at 1e-2 of that size (kTf32AttnTempFloor x the default 1e-3), where the model's
-// errors stay under 1e-2; a wrong formula still errs by O(|reference|) whenever the reference is
-// above that floor. At T = 1
-// both sums are exactly 0 and the floor is 200 x the default. A wrong tile, k-range or
-// transpose errs by O(1). On the H200 (5046a6d) the earlier limit of 6e-3 on the temperature
-// gradient without the 1e-2 floor failed twice (8.1e-3 and 9.9e-3, masked pads with
-// temperatures at T 16 and 7, D 64): inside the model's spread, which then did not model
-// temperatures.
-constexpr double kTf32AttnTol = 2e-3, kTf32AttnDeltaTol = 1.2e-2, kTf32AttnTempTol = 3e-2;
-constexpr double kTf32AttnT1Floor = 200, kTf32AttnTempFloor = 10;
 uint64_t g_seed = 1000;  // fresh inputs for every case
 std::vector<double> rnd(size_t n, double scale = 1.0) { return randn(n, g_seed++, scale); }
 
-// Reference attention with PE in double: qkv (B, T, 3, H, D) -> out (B, T, H, D) and, given
-// dout, dqkv (B, T, 3, H, D) and ddelta (H, D).
-struct AttnRef {
-  std::vector<double> out, dqkv, ddelta, dtemp;
-};
-// The attention options of the screen: masked left pads (key_start, (B)) and learned per-head
-// log-temperatures (log_temp, (H)); empty: off.
-struct AttnExtras {
-  std::vector<int32_t> key_start;
-  std::vector<double> log_temp;
-};
-// rope rotates n_rot channels (D: RoPE, D/2: RoPE half); slopes (H) or empty: ALiBi.
-AttnRef attention_reference(int B, int T, int H, int D, cuda::PEKind pe, int n_rot, const std::vector<double>& slopes,
-                            const std::vector<double>& qkv, const std::vector<double>& delta,
-                            const std::vector<double>& dout, const AttnExtras& ex = {}) {
-  const int C = H * D, DQ = pe == cuda::PEKind::kPope ? 2 * D : D;
-  const size_t nh = size_t(B) * H * T;
-  std::vector<double> q(nh * D), k(nh * D), v(nh * D);
-  auto idx = [&](int b, int t, int which, int h) { return ((size_t(b) * T + t) * 3 + which) * C + size_t(h) * D; };
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < H; ++h)
-      for (int t = 0; t < T; ++t)
-        for (int c = 0; c < D; ++c) {
-          size_t o = ((size_t(b) * H + h) * T + t) * D + c;
-          q[o] = qkv[idx(b, t, 0, h) + c];
-          k[o] = qkv[idx(b, t, 1, h) + c];
-          v[o] = qkv[idx(b, t, 2, h) + c];
-        }
-  std::vector<double> qp(nh * DQ), kp(nh * DQ);
-  auto rth = rope_thetas(n_rot, 10000), pth = pope_thetas(D, 10000);
-  if (pe == cuda::PEKind::kNone) {
-    qp = q;
-    kp = k;
-  } else if (pe == cuda::PEKind::kRope) {
-    cpu::rope_fwd(q.data(), qp.data(), B * H, T, D, n_rot, rth.data());
-    cpu::rope_fwd(k.data(), kp.data(), B * H, T, D, n_rot, rth.data());
-  } else {
-    cpu::pope_fwd(q.data(), qp.data(), B, H, T, D, pth.data(), static_cast<const double*>(nullptr));
-    cpu::pope_fwd(k.data(), kp.data(), B, H, T, D, pth.data(), delta.data());
-  }
-  cpu::AttentionShape s{B, H, T, DQ, D};
-  std::vector<double> oh(nh * D), P(size_t(B) * H * T * T);
-  const double scale = 1.0 / std::sqrt(double(D));
-  const double* lt = ex.log_temp.empty() ? nullptr : ex.log_temp.data();
-  cpu::attention_fwd(qp.data(), kp.data(), v.data(), oh.data(), P.data(), s, scale,
-                     slopes.empty() ? nullptr : slopes.data(), ex.key_start.empty() ? nullptr : ex.key_start.data(), lt);
-  std::vector<double> doh(nh * D), dqp(nh * DQ), dkp(nh * DQ), dv(nh * D), dq(nh * D), dk(nh * D);
-  AttnRef r;
-  r.out.resize(size_t(B) * T * C);
-  r.dqkv.resize(size_t(B) * T * 3 * C);
-  r.ddelta.assign(size_t(H) * D, 0.0);
-  r.dtemp.assign(H, 0.0);
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < H; ++h)
-      for (int t = 0; t < T; ++t)
-        for (int c = 0; c < D; ++c) {
-          size_t o = ((size_t(b) * H + h) * T + t) * D + c, g = (size_t(b) * T + t) * C + size_t(h) * D + c;
-          r.out[g] = oh[o];
-          doh[o] = dout[g];
-        }
-  cpu::attention_bwd(doh.data(), qp.data(), kp.data(), v.data(), P.data(), dqp.data(), dkp.data(), dv.data(), s, scale,
-                     lt, lt ? r.dtemp.data() : nullptr);
-  if (pe == cuda::PEKind::kNone) {
-    dq = dqp;
-    dk = dkp;
-  } else if (pe == cuda::PEKind::kRope) {
-    cpu::rope_bwd(dqp.data(), dq.data(), B * H, T, D, n_rot, rth.data());
-    cpu::rope_bwd(dkp.data(), dk.data(), B * H, T, D, n_rot, rth.data());
-  } else {
-    cpu::pope_bwd(dqp.data(), q.data(), dq.data(), B, H, T, D, pth.data(), static_cast<const double*>(nullptr),
-                  static_cast<double*>(nullptr));
-    cpu::pope_bwd(dkp.data(), k.data(), dk.data(), B, H, T, D, pth.data(), delta.data(), r.ddelta.data());
-  }
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < H; ++h)
-      for (int t = 0; t < T; ++t)
-        for (int c = 0; c < D; ++c) {
-          size_t o = ((size_t(b) * H + h) * T + t) * D + c;
-          r.dqkv[idx(b, t, 0, h) + c] = dq[o];
-          r.dqkv[idx(b, t, 1, h) + c] = dk[o];
-          r.dqkv[idx(b, t, 2, h) + c] = dv[o];
-        }
-  return r;
-}
-
-// n_rot 0: the full head dim; alibi: the ALiBi slopes of an H-head model (alibi_half: of H/2).
-// A small gradient (d delta, d log-temperature) against its reference: at T = 1 the softmax has
-// one key, so these are exactly 0 and a relative error is meaningless; the error is measured
-// against the scale of the same call's other gradients (dqkv) instead.
-// floor_mult scales that floor for a gradient whose natural size is not dqkv's (below).
-double small_grad_err(const std::vector<float>& got, const std::vector<double>& ref, const std::vector<double>& dqkv,
-                      double floor_mult = 1.0) {
-  double scale = 0, d2 = 0, ref2 = 0;
-  for (double x : dqkv) scale += x * x;
-  for (size_t i = 0; i < got.size(); ++i) d2 += (got[i] - ref[i]) * (got[i] - ref[i]);
-  for (double x : ref) ref2 += x * x;
-  return std::sqrt(d2) / std::max(std::sqrt(ref2), 1e-3 * floor_mult * std::sqrt(scale));
-}
-
-void check_attention(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0, bool alibi = false,
-                     bool alibi_half = false, const AttnExtras& ex = {}, bool tf32 = false) {
-  const int C = H * D;
-  if (n_rot == 0) n_rot = D;
-  std::vector<double> slopes = alibi ? alibi_slopes(H, alibi_half) : std::vector<double>{};
-  auto qkv = rnd(size_t(B) * T * 3 * C), dout = rnd(size_t(B) * T * C);
-  std::vector<double> delta(size_t(H) * D);
-  Pcg32 r(g_seed++, 3);
-  // Mostly inside [-2 pi, 0], some outside, to exercise the clamp and its zero gradient.
-  for (auto& d : delta) d = -7.0 + 8.0 * r.uniform01();
-  AttnRef ref = attention_reference(B, T, H, D, pe, n_rot, slopes, qkv, delta, dout, ex);
-  auto th = pe == cuda::PEKind::kPope ? pope_thetas(D, 10000) : rope_thetas(n_rot, 10000);
-  DevBuf<float> d_qkv(to_float(qkv)), d_dout(to_float(dout)), d_delta(to_float(delta)), d_out(size_t(B) * T * C),
-      d_lse(size_t(B) * H * T), d_dqkv(size_t(B) * T * 3 * C), d_ddp(size_t(B) * T * C), d_dd(size_t(H) * D);
-  DevBuf<double> d_th(th);
-  DevBuf<float> d_slopes(to_float(alibi ? slopes : std::vector<double>(H, 0.0)));
-  const bool temp = !ex.log_temp.empty(), masked = !ex.key_start.empty();
-  DevBuf<float> d_lt(to_float(temp ? ex.log_temp : std::vector<double>(H, 0.0))), d_dtp(size_t(B) * T * H), d_dt(H);
-  DevBuf<int32_t> d_ks(masked ? ex.key_start : std::vector<int32_t>(B, 0));
-  cuda::AttentionArgs a{B, T, H, D, pe, d_th.p, pe == cuda::PEKind::kPope ? d_delta.p : nullptr,
-                        float(1.0 / std::sqrt(double(D))), n_rot, alibi ? d_slopes.p : nullptr,
-                        masked ? d_ks.p : nullptr, temp ? d_lt.p : nullptr};
-  a.tf32_products = tf32;
-  cuda::attention_fwd(a, d_qkv.p, d_out.p, d_lse.p, nullptr);
-  cuda::attention_bwd(a, d_qkv.p, d_out.p, d_dout.p, d_lse.p, d_dqkv.p, pe == cuda::PEKind::kPope ? d_ddp.p : nullptr, nullptr,
-                      temp ? d_dtp.p : nullptr);
-  if (pe == cuda::PEKind::kPope) cuda::column_sum(d_ddp.p, d_dd.p, B * T, C, nullptr);
-  if (temp) cuda::column_sum(d_dtp.p, d_dt.p, B * T, H, nullptr);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  INFO("B=" << B << " T=" << T << " H=" << H << " D=" << D << " pe=" << int(pe) << " n_rot=" << n_rot
-              << " alibi=" << alibi << " half=" << alibi_half << " masked=" << masked << " temp=" << temp
-              << " tf32=" << tf32);
-  // Beyond the whole-sequence kernels (T > 64) the flag runs the fp32 tiled kernels: fp32 limits.
-  const bool rounded = tf32 && cuda::attention_has_tf32_form(T, D);
-  const double tol = rounded ? kTf32AttnTol : kFp32Tol;
-  const double delta_tol = rounded ? kTf32AttnDeltaTol : kFp32Tol, temp_tol = rounded ? kTf32AttnTempTol : kFp32Tol;
-  const double t1_floor = rounded ? kTf32AttnT1Floor : 10.0;
-  CHECK(rel_err(d_out.download(), ref.out) < tol);
-  CHECK(rel_err(d_dqkv.download(), ref.dqkv) < tol);
-  // d delta at T = 1: every row has one key, so the exact gradient is 0 and the GPU returns the
-  // roundoff of ds = dp - rowsum(dO o O) carried through q' and k'. Measured on the H200 (e31e3d6;
-  // masked-pad draws at D 64 and 128): 1.1-1.4e-7 of |dqkv|, about one fp32 epsilon, just over
-  // the default floor's 1e-3 x 1e-4 = 1e-7. At T = 1 the floor is ten times that (a limit of 1e-6
-  // of |dqkv|, ~8 epsilons); a wrong formula cannot show there anyway (ds is 0), and at T > 1,
-  // where it can, the check is unchanged.
-  if (pe == cuda::PEKind::kPope)
-    CHECK(small_grad_err(d_dd.download(), ref.ddelta, ref.dqkv, T == 1 ? t1_floor : 1.0) < delta_tol);
-  // d log-temperature_h is a sum over query rows of dq'.q' (D-long dot products): its natural size
-  // is dq's (part of dqkv) times |q'| ~ rms(qkv) sqrt(D) = sqrt(D) here (unit normal inputs), so
-  // its floor is dqkv's times sqrt(D). Measured on the H200 at T = 1, where it is exactly 0 and
-  // the GPU returns fp32 roundoff: 1.1-2.4e-4 of the dqkv-only floor (over the limit), so
-  // 1.3-2.5e-5 of this one (the same errors divided by sqrt(D), D 32-128; D 16 added later); at T > 1 the
-  // reference itself is the scale and the floor does not apply.
-  const double temp_floor = !rounded ? 1.0 : T == 1 ? t1_floor : kTf32AttnTempFloor;
-  if (temp) CHECK(small_grad_err(d_dt.download(), ref.dtemp, ref.dqkv, std::sqrt(double(D)) * temp_floor) < temp_tol);
-}
 }  // namespace
-
-// T <= 64 at head dims 16, 32 and 64 runs the whole-sequence kernels (attention_short.cu), the rest
-// the tiled ones: the lengths straddle that switch (64, 65) and the short kernels' padding of T
-// to a multiple of 16 (1, 7, 16, 33, 48).
-TEST_CASE("fused attention matches the CPU reference at T 1 to 97 and head dims 16 32 64 128", "[cuda][attention]") {
-  for (auto pe : {cuda::PEKind::kNone, cuda::PEKind::kRope, cuda::PEKind::kPope})
-    for (int D : {16, 32, 64, 128})
-      for (int T : {1, 7, 16, 33, 48, 64, 65, 97}) check_attention(3, T, 2, D, pe);
-}
-
-TEST_CASE("fused attention with RoPE on half the channels and with ALiBi matches the CPU", "[cuda][attention]") {
-  for (int D : {16, 32, 64, 128})
-    for (int T : {1, 7, 48, 64, 65, 97}) {
-      check_attention(3, T, 2, D, cuda::PEKind::kRope, D / 2);
-      check_attention(3, T, 4, D, cuda::PEKind::kNone, 0, true);
-      check_attention(3, T, 4, D, cuda::PEKind::kNone, 0, true, true);
-    }
-  // Long T: ALiBi's bias reaches slope * 1024 = 256 for the steepest head, so most weights are
-  // exp(-large) = 0 and a sign error in the bias would show at once.
-  check_attention(1, 1025, 4, 64, cuda::PEKind::kNone, 0, true);
-  check_attention(1, 1025, 2, 64, cuda::PEKind::kRope, 32);
-}
-
-// Masked left pads and learned temperatures (the screen's --pad-attention masked and --attn-temp
-// learned), in both kernel families: rows with no pads, a few, more than one 32-key tile of them
-// (the tiled forward skips whole tiles), and all but the last position.
-TEST_CASE("fused attention with masked pads and learned temperatures matches the CPU", "[cuda][attention]") {
-  for (auto pe : {cuda::PEKind::kNone, cuda::PEKind::kRope, cuda::PEKind::kPope})
-    for (int D : {16, 32, 64, 128})
-      for (int T : {1, 7, 33, 48, 64, 65, 97}) {
-        AttnExtras ex;
-        ex.key_start = {0, std::min(3, T - 1), std::min(40, T - 1), T - 1};
-        ex.log_temp = {0.3, -0.5};
-        check_attention(4, T, 2, D, pe, 0, false, false, ex);
-        check_attention(4, T, 2, D, pe, 0, false, false, AttnExtras{ex.key_start, {}});
-        check_attention(4, T, 2, D, pe, 0, false, false, AttnExtras{{}, ex.log_temp});
-      }
-  AttnExtras ex{{0, 5, 100}, {0.2, -0.1, 0.4, 0.0}};
-  check_attention(3, 129, 4, 64, cuda::PEKind::kNone, 0, true, false, ex);  // with ALiBi
-}
-
-// --gpu-attention tf32: the whole-sequence kernels with their products on TF32 tensor cores, at
-// every T and head dim they take (the padding of T to 16 included), every PE, ALiBi, masked pads
-// and learned temperatures; beyond T 64 the flag must change nothing (the tiled fp32 kernels).
-TEST_CASE("fused attention on TF32 tensor cores matches the CPU reference within TF32's rounding", "[cuda][attention][tf32]") {
-  for (auto pe : {cuda::PEKind::kNone, cuda::PEKind::kRope, cuda::PEKind::kPope})
-    for (int D : {16, 32, 64})
-      for (int T : {1, 7, 16, 33, 48, 64}) {
-        check_attention(3, T, 2, D, pe, 0, false, false, {}, true);
-        AttnExtras ex;
-        ex.key_start = {0, std::min(3, T - 1), std::min(40, T - 1), T - 1};
-        ex.log_temp = {0.3, -0.5};
-        check_attention(4, T, 2, D, pe, 0, false, false, ex, true);
-      }
-  for (int D : {16, 64}) {
-    check_attention(3, 47, 2, D, cuda::PEKind::kRope, D / 2, false, false, {}, true);
-    check_attention(3, 47, 4, D, cuda::PEKind::kNone, 0, true, false, {}, true);
-  }
-  check_attention(2, 65, 2, 64, cuda::PEKind::kPope, 0, false, false, {}, true);  // tiled: the fp32 tolerance holds
-}
-
-// The whole-sequence kernels' blocks per SM at the paper's shape (T 47, D 64), which their shared
-// memory layouts and register caps are built for (bench/NOTES.md, "PoPE's backward in 75 KB"):
-// the backward 3 for PoPE (2 before its buffers were reused), 4 for RoPE and no PE; the forward
-// 3 for PoPE, 4 for the others. The counts hold for an SM of 228 KB of shared memory and 64K
-// registers (Hopper); elsewhere the check is skipped, with a warning.
-TEST_CASE("the whole-sequence attention kernels fit their designed blocks per SM", "[cuda][attention]") {
-  int dev = 0;
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDevice(&dev));
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
-  if (prop.sharedMemPerMultiprocessor < 228 * 1024 || prop.regsPerMultiprocessor != 65536) {
-    WARN("blocks per SM not checked: this GPU's SM has " << prop.sharedMemPerMultiprocessor / 1024
-                                                         << " KB of shared memory, the counts assume 228");
-    return;
-  }
-  for (auto pe : {cuda::PEKind::kNone, cuda::PEKind::kRope, cuda::PEKind::kPope}) {
-    cuda::AttentionArgs a{64, 47, 8, 64, pe, nullptr, nullptr, 0.125f, 64};
-    const auto occ = cuda::attention_blocks_per_sm(a);
-    REQUIRE(occ.has_value());
-    INFO("pe=" << int(pe));
-    const int want = pe == cuda::PEKind::kPope ? 3 : 4;
-    CHECK(occ->fwd_blocks_per_sm == want);
-    CHECK(occ->bwd_blocks_per_sm == want);
-  }
-  cuda::AttentionArgs tiled{64, 65, 8, 64, cuda::PEKind::kPope, nullptr, nullptr, 0.125f, 64};
-  CHECK_FALSE(cuda::attention_blocks_per_sm(tiled).has_value());
-}
-
-TEST_CASE("fused attention refuses rope without a valid n_rot", "[cuda][attention]") {
-  cuda::AttentionArgs a{1, 4, 1, 64, cuda::PEKind::kRope, nullptr, nullptr, 0.125f};  // n_rot left 0
-  CHECK_THROWS_WITH(cuda::attention_fwd(a, nullptr, nullptr, nullptr, nullptr), Catch::Contains("even n_rot"));
-  a.n_rot = 65;
-  CHECK_THROWS_WITH(cuda::attention_bwd(a, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr),
-                    Catch::Contains("even n_rot"));
-}
-
-TEST_CASE("fused attention matches at T = 1025", "[cuda][attention]") {
-  for (auto pe : {cuda::PEKind::kRope, cuda::PEKind::kPope}) check_attention(1, 1025, 2, 64, pe);
-}
-
-TEST_CASE("fused PoPE attention keeps precision at long positions (T = 4100)", "[cuda][attention]") {
-  // t * theta reaches 4099 rad: in fp32 the angle alone would be off by ~2.4e-4 rad; the kernel
-  // forms angles in double, so the error stays at fp32 rounding of the result.
-  check_attention(1, 4100, 1, 64, cuda::PEKind::kPope);
-}
 
 TEST_CASE("bf16 GEMMs are as accurate as the same product done naively in bf16", "[cuda][gemm]") {
   // The reference for the bound: inputs rounded to bf16 (as the GPU rounds them, round_bf16),
