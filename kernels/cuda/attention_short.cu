@@ -110,30 +110,38 @@ __device__ __forceinline__ void store_rows(const float (&acc)[kMaxRowTiles][W], 
   }
 }
 
+// The forward in as little shared memory as its phases allow, so that PoPE's at the paper's shape
+// (D 64, T 48) fits four blocks an SM instead of three (bench/NOTES.md, "PoPE's forward in
+// 50 KB"): the scores wait in registers until every thread is done with Q, then P and V take Q's
+// space (V staged only then). Capped at 64 registers (four blocks of 256), within which every
+// forward fits without spilling (ptxas -v: 63-64 registers, 54-63 uncapped before). The products, their operands and their order are those
+// of 1bf32c5 and before, when every buffer had its own space.
 template <int D, PEKind PE>
-__global__ void __launch_bounds__(kThreads) attention_fwd_short_kernel(AttentionArgs a, const float* qkv, float* out,
-                                                                      float* lse) {
+__global__ void __launch_bounds__(kThreads, 4)
+    attention_fwd_short_kernel(AttentionArgs a, const float* qkv, float* out, float* lse) {
   using Dm = Dims<D, PE>;
   constexpr int SQ = Dm::SQ, SV = Dm::SV, W = D / 16;
   extern __shared__ float4 smem4[];
   const int T = a.T, C = a.H * D, h = blockIdx.x, b = blockIdx.y;
   const int Tp = padded_rows(T), SP = score_stride(Tp), nt = Tp / 16;
-  float* Qs = reinterpret_cast<float*>(smem4);  // (Tp, SQ) transformed queries times scale
-  float* Ks = Qs + Tp * SQ;                     // (Tp, SQ) transformed keys
-  float* Vs = Ks + Tp * SQ;                     // (Tp, SV)
-  float* Ps = Vs + Tp * SV;                     // (Tp, SP) scores, then probabilities
+  float* Qs = reinterpret_cast<float*>(smem4);         // (Tp, SQ) transformed queries times scale
+  float* Ps = Qs;                                      // (Tp, SP) scores, then probabilities, once Q is dead
+  float* Vs = Qs + Tp * SP;                            // (Tp, SV) values, once Q is dead
+  float* Ks = Qs + ShortSmem<D, PE>::q_region(Tp);     // (Tp, SQ) transformed keys
   const int ty = threadIdx.x >> 4, tx = threadIdx.x & 15;
-  stage_qkv_rows<D, PE>(a, qkv, b, h, head_scale(a, b, h), Qs, Ks, Vs);
+  stage_qkv_rows<D, PE>(a, qkv, b, h, head_scale(a, b, h), Qs, Ks, nullptr);
   __syncthreads();
 
   float sc[kMaxRowTiles][kMaxRowTiles];
   zero(sc);
   causal_row_dots<Dm::DQ, SQ>(Qs, Ks, ty, tx, nt, sc);
+  __syncthreads();  // Q is dead: P and V may take its space
 #pragma unroll
   for (int i = 0; i < kMaxRowTiles; ++i)
 #pragma unroll
     for (int j = 0; j <= i; ++j)
       if (i < nt) Ps[(ty + 16 * i) * SP + tx + 16 * j] = sc[i][j];
+  stage_v_rows<D>(a, qkv, b, h, SV, Vs);
   __syncthreads();
 
   softmax_rows(a, b, h, Ps, SP, lse);
@@ -274,6 +282,7 @@ struct Kernels {
   static constexpr auto bwd = attention_bwd_short_kernel<D, PE>;
   static constexpr const char* fwd_name = "attention_fwd_short";
   static constexpr const char* bwd_name = "attention_bwd_short";
+  static size_t fwd_bytes(int T) { return ShortSmem<D, PE>::fwd_reuse_bytes(T); }
   static size_t bwd_bytes(int T) { return ShortSmem<D, PE>::bwd_reuse_bytes(T); }
 };
 

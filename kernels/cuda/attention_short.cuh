@@ -28,6 +28,17 @@ struct ShortSmem {
     const int Tp = padded_rows(T);
     return sizeof(float) * Tp * (2 * Dm::SQ + Dm::SV + score_stride(Tp));
   }
+  // forward with Q's space reused (the fp32 kernel's, whose products leave S in registers): Q
+  // (Tp, SQ), then P (Tp, SP) and V (Tp, SV) in the same region once S is computed; K (Tp, SQ).
+  // At the paper's shape (PoPE, D 64, Tp 48) that is 49.5 KB, four blocks an SM (71.3 KB and
+  // three apart; bench/NOTES.md, "PoPE's forward in 50 KB").
+  __host__ __device__ static int q_region(int Tp) {
+    return Tp * Dm::SQ > Tp * (score_stride(Tp) + Dm::SV) ? Tp * Dm::SQ : Tp * (score_stride(Tp) + Dm::SV);
+  }
+  static size_t fwd_reuse_bytes(int T) {
+    const int Tp = padded_rows(T);
+    return sizeof(float) * (q_region(Tp) + Tp * Dm::SQ);
+  }
   // backward, every buffer apart (the TF32 kernel's, whose products leave S and dP in shared
   // memory): Q, K (Tp, SQ), V, dO (Tp, SV), P, dS (Tp, SP), Di, lse (Tp); the PE backward's
   // staging rows (Tp, SQ) reuse V and dO once they are dead (2 SV >= SQ).
@@ -51,7 +62,8 @@ struct ShortSmem {
 
 // Each row of the sequence, a warp per row: Qs (Tp, SQ) the transformed queries times q_scale
 // (the forward's head scale; 1 in the backward), Ks (Tp, SQ) the transformed keys, Vs (Tp, SV) the
-// values; rows T..Tp-1 zeros (the full products read them with weight 0, so they must be finite).
+// values (none when Vs is nullptr: stage_v_rows later); rows T..Tp-1 zeros (the full products
+// read them with weight 0, so they must be finite).
 template <int D, PEKind PE>
 __device__ __forceinline__ void stage_qkv_rows(const AttentionArgs& a, const float* qkv, int b, int h, float q_scale,
                                                float* Qs, float* Ks, float* Vs) {
@@ -64,13 +76,27 @@ __device__ __forceinline__ void stage_qkv_rows(const AttentionArgs& a, const flo
   for (int r = warp; r < Tp; r += kWarps) {
     if (r >= T) {
       for (int c = lane; c < Dm::DQ; c += 32) Qs[r * SQ + c] = Ks[r * SQ + c] = 0.f;
-      for (int c = lane; c < D; c += 32) Vs[r * SV + c] = 0.f;
+      if (Vs)
+        for (int c = lane; c < D; c += 32) Vs[r * SV + c] = 0.f;
       continue;
     }
     const float* q = P.q(qkv, b, r, h, D);
     load_transformed<D, PE, false>(q, r, a.theta, nullptr, a.n_rot, q_scale, Qs + r * SQ, lane);
     load_transformed<D, PE, true>(q + C, r, a.theta, delta_h, a.n_rot, 1.f, Ks + r * SQ, lane);
-    for (int c = lane; c < D; c += 32) Vs[r * SV + c] = q[2 * C + c];
+    if (Vs)
+      for (int c = lane; c < D; c += 32) Vs[r * SV + c] = q[2 * C + c];
+  }
+}
+
+// The values alone, a warp per row, into Vs (Tp, SV); rows T..Tp-1 zeros.
+template <int D>
+__device__ __forceinline__ void stage_v_rows(const AttentionArgs& a, const float* qkv, int b, int h, int SV, float* Vs) {
+  const int T = a.T, C = a.H * D, Tp = padded_rows(T);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const Ptrs P{T, a.H, C};
+  for (int r = warp; r < Tp; r += kWarps) {
+    const float* v = r < T ? P.q(qkv, b, r, h, D) + 2 * C : nullptr;
+    for (int c = lane; c < D; c += 32) Vs[r * SV + c] = v ? v[c] : 0.f;
   }
 }
 
@@ -209,7 +235,7 @@ int short_blocks_per_sm(size_t max_bytes, size_t bytes) {
 }
 
 // The forward and backward launches of a kernel family: Kernels<D, PE>::fwd and ::bwd are its
-// kernels and ::bwd_bytes(T) its backward's shared memory (attention_short.cu's fp32 products,
+// kernels and ::fwd_bytes(T), ::bwd_bytes(T) their shared memory (attention_short.cu's fp32 products,
 // attention_short_tf32.cu's TF32 ones), whose public entry points call short_fwd / short_bwd.
 template <template <int, PEKind> class Kernels>
 struct Launch {
@@ -217,8 +243,7 @@ struct Launch {
     template <int D, PEKind PE>
     static void run(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
       using K = Kernels<D, PE>;
-      using Smem = ShortSmem<D, PE>;
-      launch_short<K::fwd>(Smem::fwd_bytes(kShortMaxT), Smem::fwd_bytes(a.T), K::fwd_name, a, s, qkv, out, lse);
+      launch_short<K::fwd>(K::fwd_bytes(kShortMaxT), K::fwd_bytes(a.T), K::fwd_name, a, s, qkv, out, lse);
     }
   };
   struct Bwd {
@@ -234,8 +259,7 @@ struct Launch {
     template <int D, PEKind PE>
     static AttentionOccupancy run(const AttentionArgs& a) {
       using K = Kernels<D, PE>;
-      using Smem = ShortSmem<D, PE>;
-      return {short_blocks_per_sm<K::fwd>(Smem::fwd_bytes(kShortMaxT), Smem::fwd_bytes(a.T)),
+      return {short_blocks_per_sm<K::fwd>(K::fwd_bytes(kShortMaxT), K::fwd_bytes(a.T)),
               short_blocks_per_sm<K::bwd>(K::bwd_bytes(kShortMaxT), K::bwd_bytes(a.T))};
     }
   };

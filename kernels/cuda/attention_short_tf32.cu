@@ -180,6 +180,7 @@ struct Kernels {
   static constexpr auto bwd = attention_bwd_short_tf32_kernel<D, PE>;
   static constexpr const char* fwd_name = "attention_fwd_short_tf32";
   static constexpr const char* bwd_name = "attention_bwd_short_tf32";
+  static size_t fwd_bytes(int T) { return ShortSmem<D, PE>::fwd_bytes(T); }
   static size_t bwd_bytes(int T) { return ShortSmem<D, PE>::bwd_bytes(T); }
 };
 
