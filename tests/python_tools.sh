@@ -97,10 +97,10 @@ done
 "$py" "$scr/plateau_summary.py" "$tmp/none" >/dev/null 2>&1
 [[ $? -ne 0 ]] || { echo "FAIL: plateau_summary.py accepted a folder without inspect/"; fails=$((fails+1)); }
 # The TF32 attention error model (numpy): its worst errors over 8 draws per case stay under half
-# the limits of tests/test_cuda_kernels.cpp (read from that file, as are the floors the model
+# the limits of tests/test_cuda_attention.cpp (read from that file, as are the floors the model
 # must measure with), which are ~3x its worst over 30 draws.
 check "tf32_attention_error.py" "$py" "$src/tests/tf32_attention_error.py" 8
-"$py" - "$tmp/out" "$src/tests/test_cuda_kernels.cpp" "$src/tests/tf32_attention_error.py" <<'PY' || { echo "FAIL: the TF32 attention error model is not within half the GPU tests' limits"; cat "$tmp/out"; fails=$((fails+1)); }
+"$py" - "$tmp/out" "$src/tests/test_cuda_attention.cpp" "$src/tests/tf32_attention_error.py" <<'PY' || { echo "FAIL: the TF32 attention error model is not within half the GPU tests' limits"; cat "$tmp/out"; fails=$((fails+1)); }
 import re, sys
 worst = {k: float(v) for k, v in (line.split(": ") for line in open(sys.argv[1]).read().split("\n") if ": " in line)}
 c = dict((k, float(v)) for k, v in re.findall(r"(kTf32Attn\w+) = ([0-9.e+-]+)", open(sys.argv[2]).read()))

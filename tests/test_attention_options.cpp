@@ -3,7 +3,7 @@
 // learned per-head temperature (--attn-temp learned). The op's backward by finite differences,
 // then the model: masked left padding is right padding for a relative PE, and a learned
 // temperature starts as the fixed one and gets its gradient. The GPU twins are in
-// test_cuda_kernels.cpp and test_cuda_model.cpp.
+// test_cuda_attention.cpp and test_cuda_model.cpp.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

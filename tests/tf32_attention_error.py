@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Error model behind the GPU tests' tolerances for --gpu-attention tf32 (tests/test_cuda_kernels.cpp).
+"""Error model behind the GPU tests' tolerances for --gpu-attention tf32 (tests/test_cuda_attention.cpp).
 
 Emulates the whole-sequence attention (forward and backward, causal, as
 kernels/cuda/attention_short_tf32.cu computes it) with every product's two operands rounded to
