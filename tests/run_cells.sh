@@ -5,6 +5,7 @@
 # inspected; no checkpoint packed; bad settings and an unknown cell refused with exit 2; a stop
 # stops it and its sweep. Then cells_across_calls.sh: a job started by one call and delivered by a
 # later one, other settings refused, a long job stopped with its sweep, a killed job reported.
+# Then gated_call.sh: a new binary used only behind a passed gate, a known-good one otherwise.
 set -u
 bin="$1"
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -116,5 +117,49 @@ kill -KILL -- -"$(cat "$JOBS_DIR/killed/pid")"
 sleep 1
 out=$(PLAN="$tmp/long.json" STOP_AT=0 across killed 30 "$tmp/g2" c 300 rope 2>&1); rc=$?
 (( rc == 1 )) && [[ "$out" == *"without a status"* ]] || fail "a killed job gave $rc: $out"
+
+# gated_call.sh: the screen half runs on the new binary only after its GPU tests passed on this
+# machine and its eq rerun repeated the committed runs; otherwise on KNOWN_GOOD. The new binary
+# is a wrapper that logs its arguments: run_cells.sh asks the binary it uses for --version.
+g="$tmp/gc"; mkdir -p "$g/committed"
+STOP_AT=0 cells c 300 "$g/ref" rope > /dev/null 2>&1 || fail "the committed runs for gated_call exited $?"
+tar xzf "$g/ref/screen_runs.tgz" -C "$g/committed" --strip-components=1
+printf '#!/bin/sh\necho "$@" >> %s\nexec %s "$@"\n' "$g/new.log" "$bin" > "$g/new"
+printf '#!/bin/sh\nexit 0\n' > "$g/tests_pass"; printf '#!/bin/sh\nexit 1\n' > "$g/tests_fail"
+chmod +x "$g/new" "$g/tests_pass" "$g/tests_fail"
+cp -r "$g/committed" "$g/altered"
+/usr/bin/python3 -c "
+import json, sys
+p = sys.argv[1]; r = json.load(open(p)); r['curve'][1]['val_loss'] += 1e-9; json.dump(r, open(p, 'w'))" "$g/altered/c/rope_seed1.json"
+gated() {  # NAME TESTS COMMITTED EXTRAS...: one call on a fresh STATE unless NAME's exists
+  local name=$1 tests=$2 committed=$3; shift 3
+  : > "$g/new.log"
+  POPEBENCH="$g/new" KNOWN_GOOD="$bin" CUDA_TESTS="$g/$tests" STATE="$g/state_$name" COMMITTED="$g/$committed" \
+    EQ_CELL=c EQ_STEPS=20 bash "$src/results/indirect_indexing/screen/gated_call.sh" c rope 300 "$g/out_$name" "$@" \
+    > "$g/$name.out" 2>&1
+}
+used_new() { grep -q -- "--version" "$g/new.log"; }
+gated pass tests_pass committed gate eq || fail "a passing gate's call exited $?"
+used_new && grep -q "^same bits: " "$g/pass.out" && [[ "$(cat "$g/state_pass/gate")" == pass ]] ||
+  fail "tests passed and eq equal, but the screen did not run on the new binary: $(cat "$g/pass.out")"
+tar tzf "$g/out_pass/screen_runs.tgz" | grep -q "screen/c/rope_seed1.json" || fail "the gated half packed no runs"
+tar tzf "$g/out_pass/extras.tgz" | grep -q "extras/eq_rope.same_bits" || fail "extras.tgz holds no eq comparison"
+gated pass tests_pass committed || fail "a later call on the passed gate exited $?"
+used_new || fail "a later call on a passed gate did not use the new binary"
+gated tests tests_fail committed gate eq
+! used_new && grep -q "known-good binary: fail: GPU tests exit 1" "$g/tests.out" ||
+  fail "failing GPU tests did not send the screen to the known-good binary: $(cat "$g/tests.out")"
+gated eq tests_pass altered gate eq
+! used_new && grep -q "rope_seed1.json differs" "$g/eq.out" ||
+  fail "an eq rerun that differs did not send the screen to the known-good binary: $(cat "$g/eq.out")"
+gated fresh tests_pass committed eq
+! used_new && grep -q "no GPU tests on this machine yet" "$g/fresh.out" ||
+  fail "eq without the GPU tests on this machine used the new binary: $(cat "$g/fresh.out")"
+for bad in "c x 300" "c rope 3x0" "c rope 300 OUT bogus"; do
+  set -- $bad
+  out=$(bash "$src/results/indirect_indexing/screen/gated_call.sh" "$1" "$2" "$3" "$g/bad" "${@:5}" 2>&1); rc=$?
+  (( rc == 2 )) && [[ "$out" == gated_call.sh:* && ! -e "$g/bad" ]] || fail "'$bad' was not refused with exit 2 ($out)"
+done
+
 echo "run_cells: $fails failed"
 (( fails == 0 ))
