@@ -25,9 +25,12 @@ import tempfile
 def compile_command(build, source):
     path = os.path.join(build, "compile_commands.json")
     try:
-        entries = json.load(open(path))
+        with open(path) as f:
+            entries = json.load(f)
     except OSError as e:
         sys.exit(f"kernel_resources: cannot read {path} ({e.strerror}); configure the build with CMake first")
+    except ValueError as e:
+        sys.exit(f"kernel_resources: {path} is not JSON ({e})")
     want = os.path.realpath(source)
     for e in entries:
         if os.path.realpath(os.path.join(e["directory"], e["file"])) == want:
@@ -62,11 +65,14 @@ def blocks_by_registers(regs, threads):
 
 def resources(entry):
     args = shlex.split(entry["command"]) if "command" in entry else list(entry["arguments"])
+    if "-o" not in args[:-1]:
+        sys.exit(f"kernel_resources: the compile command of {entry['file']} names no object file (-o)")
     with tempfile.TemporaryDirectory() as tmp:
-        obj = os.path.join(tmp, "out.o")
-        i = args.index("-o")
-        args[i + 1] = obj
-        run = subprocess.run(args + ["-Xptxas", "-v"], cwd=entry["directory"], capture_output=True, text=True)
+        args[args.index("-o") + 1] = os.path.join(tmp, "out.o")
+        try:
+            run = subprocess.run(args + ["-Xptxas", "-v"], cwd=entry["directory"], capture_output=True, text=True)
+        except OSError as e:
+            sys.exit(f"kernel_resources: cannot run {args[0]} ({e.strerror})")
     if run.returncode != 0:
         sys.exit(f"kernel_resources: nvcc failed on {entry['file']}:\n{run.stderr.strip()}")
     rows, cur = [], None

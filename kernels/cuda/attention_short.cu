@@ -110,6 +110,18 @@ __device__ __forceinline__ void store_rows(const float (&acc)[kMaxRowTiles][W], 
   }
 }
 
+// A (Tp, Tp) register tile (entries j > i zeros) to shared memory rows of stride SP, every entry
+// of the causal blocks' rows written: the backward's products read all Tp columns (the forward's
+// softmax rewrites every entry anyway).
+__device__ __forceinline__ void store_scores(const float (&m)[kMaxRowTiles][kMaxRowTiles], float* dst, int SP,
+                                             int ty, int tx, int nt) {
+#pragma unroll
+  for (int i = 0; i < kMaxRowTiles; ++i)
+#pragma unroll
+    for (int j = 0; j < kMaxRowTiles; ++j)
+      if (i < nt && j < nt) dst[(ty + 16 * i) * SP + tx + 16 * j] = m[i][j];
+}
+
 // The forward in as little shared memory as its phases allow, so that PoPE's at the paper's shape
 // (D 64, T 48) fits four blocks an SM instead of three (bench/NOTES.md, "PoPE's forward in
 // 50 KB"): the scores wait in registers until every thread is done with Q, then P and V take Q's
@@ -129,18 +141,14 @@ __global__ void __launch_bounds__(kThreads, 4)
   float* Vs = Qs + Tp * SP;                            // (Tp, SV) values, once Q is dead
   float* Ks = Qs + ShortSmem<D, PE>::q_region(Tp);     // (Tp, SQ) transformed keys
   const int ty = threadIdx.x >> 4, tx = threadIdx.x & 15;
-  stage_qkv_rows<D, PE>(a, qkv, b, h, head_scale(a, b, h), Qs, Ks, nullptr);
+  stage_qk_rows<D, PE>(a, qkv, b, h, head_scale(a, b, h), Qs, Ks);
   __syncthreads();
 
   float sc[kMaxRowTiles][kMaxRowTiles];
   zero(sc);
   causal_row_dots<Dm::DQ, SQ>(Qs, Ks, ty, tx, nt, sc);
   __syncthreads();  // Q is dead: P and V may take its space
-#pragma unroll
-  for (int i = 0; i < kMaxRowTiles; ++i)
-#pragma unroll
-    for (int j = 0; j <= i; ++j)
-      if (i < nt) Ps[(ty + 16 * i) * SP + tx + 16 * j] = sc[i][j];
+  store_scores(sc, Ps, SP, ty, tx, nt);
   stage_v_rows<D>(a, qkv, b, h, SV, Vs);
   __syncthreads();
 
@@ -165,17 +173,6 @@ __device__ __forceinline__ void stage_rows(const float (&acc)[kMaxRowTiles][W], 
 #pragma unroll
     for (int w = 0; w < W; ++w) g[w] = acc[i][w] * mul;
   }
-}
-
-// A (Tp, Tp) register tile (entries j > i zeros) to shared memory rows of stride SP, every entry
-// of the causal blocks' rows written, since the products that read it run over all Tp columns.
-__device__ __forceinline__ void store_scores(const float (&m)[kMaxRowTiles][kMaxRowTiles], float* dst, int SP,
-                                             int ty, int tx, int nt) {
-#pragma unroll
-  for (int i = 0; i < kMaxRowTiles; ++i)
-#pragma unroll
-    for (int j = 0; j < kMaxRowTiles; ++j)
-      if (i < nt && j < nt) dst[(ty + 16 * i) * SP + tx + 16 * j] = m[i][j];
 }
 
 // Blocks an SM the backward is compiled for (the register cap __launch_bounds__ derives from it:
@@ -215,7 +212,8 @@ __global__ void __launch_bounds__(kThreads, kBwdBlocksPerSM<D, PE>)
   float* dKs = As;  // (Tp, SQ) over A and B (2 SR >= 2 SV >= SQ), once P and dS are dead
   const int ty = threadIdx.x >> 4, tx = threadIdx.x & 15;
   const float sh = head_scale(a, b, h);
-  stage_qkv_rows<D, PE>(a, qkv, b, h, 1.f, Qs, Ks, Vs);
+  stage_qk_rows<D, PE>(a, qkv, b, h, 1.f, Qs, Ks);
+  stage_v_rows<D>(a, qkv, b, h, SV, Vs);
   stage_dout_rows<D>(a, out, dout, lse, b, h, SV, dOs, Ds, Ls, SQ);
   __syncthreads();
 

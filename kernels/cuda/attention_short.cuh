@@ -32,9 +32,7 @@ struct ShortSmem {
   // (Tp, SQ), then P (Tp, SP) and V (Tp, SV) in the same region once S is computed; K (Tp, SQ).
   // At the paper's shape (PoPE, D 64, Tp 48) that is 49.5 KB, four blocks an SM (71.3 KB and
   // three apart; bench/NOTES.md, "PoPE's forward in 50 KB").
-  __host__ __device__ static int q_region(int Tp) {
-    return Tp * Dm::SQ > Tp * (score_stride(Tp) + Dm::SV) ? Tp * Dm::SQ : Tp * (score_stride(Tp) + Dm::SV);
-  }
+  __host__ __device__ static int q_region(int Tp) { return Tp * max(Dm::SQ, score_stride(Tp) + Dm::SV); }
   static size_t fwd_reuse_bytes(int T) {
     const int Tp = padded_rows(T);
     return sizeof(float) * (q_region(Tp) + Tp * Dm::SQ);
@@ -51,7 +49,7 @@ struct ShortSmem {
   // Q's padding columns. A and B together then hold dK' (Tp, SQ) for the PE backward, and K's
   // rows dQ'. At the paper's shape (PoPE, D 64, Tp 48) that is 75.0 KB, three blocks an SM
   // (bench/NOTES.md, "PoPE's backward in 75 KB").
-  __host__ __device__ static int region_stride(int Tp) { return Dm::SV > score_stride(Tp) ? Dm::SV : score_stride(Tp); }
+  __host__ __device__ static int region_stride(int Tp) { return max(Dm::SV, score_stride(Tp)); }
   static size_t bwd_reuse_bytes(int T) {
     const int Tp = padded_rows(T);
     return sizeof(float) * Tp * (2 * Dm::SQ + 2 * region_stride(Tp));
@@ -61,14 +59,13 @@ struct ShortSmem {
 };
 
 // Each row of the sequence, a warp per row: Qs (Tp, SQ) the transformed queries times q_scale
-// (the forward's head scale; 1 in the backward), Ks (Tp, SQ) the transformed keys, Vs (Tp, SV) the
-// values (none when Vs is nullptr: stage_v_rows later); rows T..Tp-1 zeros (the full products
-// read them with weight 0, so they must be finite).
+// (the forward's head scale; 1 in the backward) and Ks (Tp, SQ) the transformed keys; rows
+// T..Tp-1 zeros (the full products read them with weight 0, so they must be finite).
 template <int D, PEKind PE>
-__device__ __forceinline__ void stage_qkv_rows(const AttentionArgs& a, const float* qkv, int b, int h, float q_scale,
-                                               float* Qs, float* Ks, float* Vs) {
+__device__ __forceinline__ void stage_qk_rows(const AttentionArgs& a, const float* qkv, int b, int h, float q_scale,
+                                              float* Qs, float* Ks) {
   using Dm = Dims<D, PE>;
-  constexpr int SQ = Dm::SQ, SV = Dm::SV;
+  constexpr int SQ = Dm::SQ;
   const int T = a.T, C = a.H * D, Tp = padded_rows(T);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const Ptrs P{T, a.H, C};
@@ -76,19 +73,16 @@ __device__ __forceinline__ void stage_qkv_rows(const AttentionArgs& a, const flo
   for (int r = warp; r < Tp; r += kWarps) {
     if (r >= T) {
       for (int c = lane; c < Dm::DQ; c += 32) Qs[r * SQ + c] = Ks[r * SQ + c] = 0.f;
-      if (Vs)
-        for (int c = lane; c < D; c += 32) Vs[r * SV + c] = 0.f;
       continue;
     }
     const float* q = P.q(qkv, b, r, h, D);
     load_transformed<D, PE, false>(q, r, a.theta, nullptr, a.n_rot, q_scale, Qs + r * SQ, lane);
     load_transformed<D, PE, true>(q + C, r, a.theta, delta_h, a.n_rot, 1.f, Ks + r * SQ, lane);
-    if (Vs)
-      for (int c = lane; c < D; c += 32) Vs[r * SV + c] = q[2 * C + c];
   }
 }
 
-// The values alone, a warp per row, into Vs (Tp, SV); rows T..Tp-1 zeros.
+// The values, a warp per row, into Vs (Tp, SV); rows T..Tp-1 zeros. Apart from the queries and
+// keys because the fp32 forward stages them only once Q is dead (they share its space).
 template <int D>
 __device__ __forceinline__ void stage_v_rows(const AttentionArgs& a, const float* qkv, int b, int h, int SV, float* Vs) {
   const int T = a.T, C = a.H * D, Tp = padded_rows(T);

@@ -103,7 +103,8 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_short_tf32_kernel(Atte
   float* Ks = Qs + Tp * SQ;  // (Tp, SQ) transformed keys
   float* Vs = Ks + Tp * SQ;  // (Tp, SV)
   float* Ps = Vs + Tp * SV;  // (Tp, SP) scores, then probabilities
-  stage_qkv_rows<D, PE>(a, qkv, b, h, head_scale(a, b, h), Qs, Ks, Vs);
+  stage_qk_rows<D, PE>(a, qkv, b, h, head_scale(a, b, h), Qs, Ks);
+  stage_v_rows<D>(a, qkv, b, h, SV, Vs);
   __syncthreads();
   tile_product<false, true, true, 0>(Qs, SQ, Ks, SQ, Ps, SP, nt, nt, Dm::DQ, 1.f);
   __syncthreads();
@@ -135,7 +136,8 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_short_tf32_kernel(Atte
   float* Ls = Ds + Tp;        // (Tp) log-sum-exp from the forward
   float* Gs = Vs;             // (Tp, SQ) gradient rows for the PE backward, once V, dV and dO are dead
   const float sh = head_scale(a, b, h);
-  stage_qkv_rows<D, PE>(a, qkv, b, h, 1.f, Qs, Ks, Vs);
+  stage_qk_rows<D, PE>(a, qkv, b, h, 1.f, Qs, Ks);
+  stage_v_rows<D>(a, qkv, b, h, SV, Vs);
   stage_dout_rows<D>(a, out, dout, lse, b, h, SV, dOs, Ds, Ls, 1);
   __syncthreads();
   tile_product<false, true, true, 0>(Qs, SQ, Ks, SQ, Ps, SP, nt, nt, Dm::DQ, 1.f);   // S
