@@ -246,3 +246,19 @@ POPEBENCH=.devbin/popebench bash results/indirect_indexing/screen/run_cells.sh C
 # All four runs' step logs (every 100 steps: learning rate, loss, gradient norm, training accuracy,
 # printed to 9 significant digits) and validation points (0 and 2,000) are bit for bit the
 # committed ones of the fourteenth session (binary 5046a6d).
+
+# --- Sixteenth session (2026-12-05, from 01:42 UTC), binary built from commit e1116fc (the run JSONs'
+# git_commit: the whole-sequence attention kernels rebuilt for occupancy in 76f2f23 and 2b2bf2f),
+# carried in .devbin with libgomp.so.1 and, as the fallback, the binary of 1bf32c5. Each device
+# command is one PE's half of a cell through gated_call.sh (results/bench/device_call_e1116fc.sh
+# has the wrapper whole):
+export LD_LIBRARY_PATH=$PWD/.devbin
+POPEBENCH=.devbin/popebench KNOWN_GOOD=.devbin/popebench_1bf32c5 \
+  bash results/indirect_indexing/screen/gated_call.sh CELL PE TOTAL_S $OUT [gate] [eq] [bench]
+# Command 1, `bias pope 585 gate eq` (453 s): the gate's GPU tests all passed (9504 assertions in
+# 26 test cases, 72 s; results/bench/h200_cuda_tests_e1116fc.log), and abs_pos_learned's PoPE half
+# rerun to 2,000 steps with the new binary repeated the committed runs (binary 5046a6d) bit for
+# bit (same_bits.py: both curve points and all 20 step-log rows of each seed), so the gate passed
+# and bias's PoPE half ran on the new binary: 128.3 / 127.9 steps/s per run (bias's RoPE half,
+# binary 1bf32c5: 145.7), 40,000 steps in 5.2 minutes, then inspect on both 40k checkpoints with
+# 1,000 test examples. Its log is sweep_bias_pope.log.
