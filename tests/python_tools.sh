@@ -88,6 +88,16 @@ done
 check "screen_progress.py --check" "$py" "$scr/screen_progress.py" --check
 grep -q "^stage-1 cells done: [0-9]* of [0-9]*$" "$tmp/out" || { echo "FAIL: screen_progress.py printed no cell count"; fails=$((fails+1)); }
 "$py" "$scr/screen_progress.py" --bogus >/dev/null 2>&1 && { echo "FAIL: screen_progress.py accepted --bogus"; fails=$((fails+1)); }
+# A half whose runs stopped short of the 40,000-step stop is no half done until they reach it.
+mkdir -p "$tmp/sp/stage1/c"
+echo '{"cells": [{"name": "c", "pe": ["pope"], "seeds": [0, 1]}, {"name": "d", "pe": ["rope"], "seeds": [0, 1]}]}' > "$tmp/sp/screen.json"
+echo '{"status": "partial", "steps_done": 40000}' > "$tmp/sp/stage1/c/pope_seed0.json"
+echo '{"status": "partial", "steps_done": 39868}' > "$tmp/sp/stage1/c/pope_seed1.json"
+sp_counts() { "$py" -c "import sys; sys.path.insert(0, sys.argv[1]); from screen_progress import progress
+p = progress(sys.argv[2]); print(len(p['done']), len(p['short']), ','.join(p['todo']), p['runs'])" "$scr" "$tmp/sp"; }
+[[ "$(sp_counts)" == "0 1 d 2" ]] || { echo "FAIL: screen_progress.py counted a run short of the stop: $(sp_counts)"; fails=$((fails+1)); }
+echo '{"status": "complete", "steps_done": 100000}' > "$tmp/sp/stage1/c/pope_seed1.json"
+[[ "$(sp_counts)" == "1 0 d 2" ]] || { echo "FAIL: screen_progress.py missed a cell done: $(sp_counts)"; fails=$((fails+1)); }
 # The report's plateau numbers: every class and attention row, over the committed checkpoints.
 check "plateau_summary.py" "$py" "$scr/plateau_summary.py"
 for want in "^1. Plateau checkpoints inspected: [1-9]" "^| source, wrong sign | [0-9.]*-[0-9.]* |" "^| query to source | max " \

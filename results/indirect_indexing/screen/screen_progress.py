@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """How far the screen is, from the plan (screen.json) and the committed run JSONs: the stage-1
-cells done (each PE the plan gives the cell has runs of the cell's first two seeds, the runs
-every cell trains to the 40,000-step stop), the cells of which one PE's half is done, the cells
-not started, and the run JSONs committed under stage*/ (each a run as it stands, to 40,000 or to
-100,000 steps). The report's and the top-level README's counts come from here; with --check they
+cells done (each PE the plan gives the cell has runs of the cell's first two seeds, each trained
+at least to the 40,000-step stop every cell trains to), the cells of which one PE's half is
+done, the runs committed short of the stop (a device command that ran out of time: they count
+as runs, not as a half done), the cells not started, and the run JSONs committed under stage*/
+(each a run as it stands, to 40,000 or to 100,000 steps). The report's and the top-level README's counts come from here; with --check they
 are compared with what those files say.
 
   /usr/bin/python3 results/indirect_indexing/screen/screen_progress.py [--check]
@@ -19,25 +20,38 @@ import os
 import re
 import sys
 
-from screen_runs import HERE
+from screen_runs import HERE, STOP_AT, complete
 
 
 def progress(root=HERE):
     with open(os.path.join(root, "screen.json")) as f:
         plan = json.load(f)
-    done, half, todo = [], [], []
+    done, half, todo, short = [], [], [], []
     for cell in plan["cells"]:
         folder = os.path.join(root, "stage1", cell["name"])
-        first = cell["seeds"][:2]
-        have = {pe: all(os.path.exists(os.path.join(folder, f"{pe}_seed{s}.json")) for s in first) for pe in cell["pe"]}
+        have = {}
+        for pe in cell["pe"]:
+            steps = [steps_done(os.path.join(folder, f"{pe}_seed{s}.json")) for s in cell["seeds"][:2]]
+            short += [(cell["name"], pe, s, n) for s, n in zip(cell["seeds"], steps) if n is not None and n < STOP_AT]
+            have[pe] = all(n is not None and n >= STOP_AT for n in steps)
         if all(have.values()):
             done.append(cell["name"])
         elif any(have.values()):
             half.append((cell["name"], [pe for pe, ok in have.items() if ok]))
-        else:
+        elif not any(c == cell["name"] for c, *_ in short):
             todo.append(cell["name"])
     runs = len(glob.glob(os.path.join(root, "stage*", "*", "*_seed*.json")))
-    return {"cells": len(plan["cells"]), "done": done, "half": half, "todo": todo, "runs": runs}
+    return {"cells": len(plan["cells"]), "done": done, "half": half, "todo": todo, "short": short, "runs": runs}
+
+
+def steps_done(path):
+    """The steps a committed run trained (a complete run counts as reaching every stop), or None
+    when there is no such run."""
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        run = json.load(f)
+    return float("inf") if complete(run) else run["steps_done"]
 
 
 def flat(path):
@@ -63,6 +77,8 @@ def main():
     print(f"stage-1 cells done: {len(p['done'])} of {p['cells']}")
     for name, pes in p["half"]:
         print(f"half done: {name} ({', '.join(pes)})")
+    for name, pe, seed, n in p["short"]:
+        print(f"short of the {STOP_AT:,}-step stop: {name} {pe} seed {seed} ({n:,} steps)")
     print(f"not started: {', '.join(p['todo']) or 'none'}")
     print(f"committed runs: {p['runs']}")
     if len(sys.argv) == 2 and not check(p):

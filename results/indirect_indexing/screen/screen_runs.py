@@ -6,6 +6,7 @@ import json
 import os
 
 ESCAPE = 0.06  # PLAN.md: the plateau is 4.65 %; no baseline run is above 5.4 % before it escapes
+STOP_AT = 40000  # PLAN.md: every run trains to 40,000 steps first and stops there if it has not escaped
 HERE = os.path.dirname(os.path.abspath(__file__))
 BASELINE = "baseline (paper_100k)"
 

@@ -262,3 +262,12 @@ POPEBENCH=.devbin/popebench KNOWN_GOOD=.devbin/popebench_1bf32c5 \
 # and bias's PoPE half ran on the new binary: 128.3 / 127.9 steps/s per run (bias's RoPE half,
 # binary 1bf32c5: 145.7), 40,000 steps in 5.2 minutes, then inspect on both 40k checkpoints with
 # 1,000 test examples. Its log is sweep_bias_pope.log.
+# Between commands 1 and 2 the session got no machine for 55 minutes (every start refused).
+# Command 2, `delta_shared pope 520 bench` (418 s), on a fresh machine: no gate there, so the half
+# ran on the fallback binary of 1bf32c5 (140.2 / 140.4 steps/s per run). Its time limit, 305 s
+# (520 less the bench's reserve, the inspect's and a margin), was too short for that rate: the
+# runs stopped at 39,868 steps, 132 short of the plan's stop, their last validation at 38,000.
+# They are committed as they are (status partial, steps_done 39,868) with their inspect at
+# 39,868 (1,000 test examples) and the log sweep_delta_shared_pope_short.log; the half runs again
+# to 40,000. Then the bench of e1116fc (results/bench/). Later commands on the same machine ran no
+# screen cell (results/bench/device_call_e1116fc.sh).
