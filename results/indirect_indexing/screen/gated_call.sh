@@ -14,7 +14,7 @@
 #   gate   run every GPU test of CUDA_TESTS first (its log: EXTRAS/gate_tests.log)
 #   eq     rerun EQ_CELL's PE half to EQ_STEPS with POPEBENCH and compare with COMMITTED/EQ_CELL
 #   bench  `popebench bench --attention-lengths 48 --iters 30 --batch-runs 8` (EXTRAS/bench_fp32.json)
-#   ncu    Nsight Compute's stall and occupancy sections for the whole-sequence backward
+#   ncu    Nsight Compute's stall and occupancy sections for PoPE's whole-sequence backward at D 64
 #   tests  every GPU test again, at the end
 # Extras (their logs and JSON) are packed into OUT_DIR/extras.tgz.
 # Environment: POPEBENCH (the new binary; default .devbin/popebench); KNOWN_GOOD (the fallback;
@@ -99,7 +99,10 @@ for x in "$@"; do
     bench) timeout $(( l - 10 )) "$bin" bench --attention-lengths 48 --iters 30 --batch-runs 8 --gpu-attention fp32 \
              --out "$extras/bench_fp32.json" > "$extras/bench.log" 2>&1
            echo "bench rc=$? left $(left)";;
-    ncu) timeout $(( l - 10 )) ncu --clock-control none --kernel-name regex:attention_bwd_short --launch-count 2 \
+    # PoPE's backward at D 64 by its demangled name (<64, 2>: PEKind::kPope); by the bare function
+    # name ncu took the step benchmark's first launches, RoPE's (results/bench, e1116fc).
+    ncu) timeout $(( l - 10 )) ncu --clock-control none --kernel-name-base demangled \
+           --kernel-name 'regex:attention_bwd_short_kernel<64, [^>]*2>' --launch-count 2 \
            --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
            "$bin" bench --attention-lengths 48 --iters 2 --warmup 1 --out "$extras/ncu_bench.json" > "$extras/ncu_bwd.txt" 2>&1
          echo "ncu rc=$? left $(left)";;
