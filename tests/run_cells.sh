@@ -134,7 +134,7 @@ p = sys.argv[1]; r = json.load(open(p)); r['curve'][1]['val_loss'] += 1e-9; json
 gated() {  # NAME TESTS COMMITTED EXTRAS...: one call on a fresh STATE unless NAME's exists
   local name=$1 tests=$2 committed=$3; shift 3
   : > "$g/new.log"
-  POPEBENCH="$g/new" KNOWN_GOOD="$bin" CUDA_TESTS="$g/$tests" STATE="$g/state_$name" COMMITTED="$g/$committed" \
+  POPEBENCH="$g/new" KNOWN_GOOD="$bin" CUDA_TESTS="$g/$tests" STATE="$g/state_$name" COMMITTED="$g/$committed" MIN_HALF_S=${MIN_HALF_S:-0} \
     EQ_CELL=c EQ_STEPS=20 bash "$src/results/indirect_indexing/screen/gated_call.sh" c rope 300 "$g/out_$name" "$@" \
     > "$g/$name.out" 2>&1
 }
@@ -155,6 +155,10 @@ gated eq tests_pass altered gate eq
 gated fresh tests_pass committed eq
 ! used_new && grep -q "no GPU tests on this machine yet" "$g/fresh.out" ||
   fail "eq without the GPU tests on this machine used the new binary: $(cat "$g/fresh.out")"
+MIN_HALF_S=1000 gated short tests_pass committed gate
+rc=$?
+(( rc == 3 )) && grep -q "half is not started" "$g/short.out" && [[ ! -e "$g/out_short/screen_runs.tgz" && -s "$g/out_short/extras.tgz" ]] ||
+  fail "a budget below MIN_HALF_S did not skip the half to the extras with exit 3 (rc $rc): $(cat "$g/short.out")"
 for bad in "c x 300" "c rope 3x0" "c rope 300 OUT bogus"; do
   set -- $bad
   out=$(bash "$src/results/indirect_indexing/screen/gated_call.sh" "$1" "$2" "$3" "$g/bad" "${@:5}" 2>&1); rc=$?
