@@ -164,6 +164,8 @@ for bad in "c x 300" "c rope 3x0" "c rope 300 OUT bogus"; do
   out=$(bash "$src/results/indirect_indexing/screen/gated_call.sh" "$1" "$2" "$3" "$g/bad" "${@:5}" 2>&1); rc=$?
   (( rc == 2 )) && [[ "$out" == gated_call.sh:* && ! -e "$g/bad" ]] || fail "'$bad' was not refused with exit 2 ($out)"
 done
+out=$(MIN_HALF_S=5m bash "$src/results/indirect_indexing/screen/gated_call.sh" c rope 300 "$g/bad" 2>&1); rc=$?
+(( rc == 2 )) && [[ "$out" == "gated_call.sh: MIN_HALF_S"* && ! -e "$g/bad" ]] || fail "MIN_HALF_S=5m was not refused with exit 2 ($out)"
 
 echo "run_cells: $fails failed"
 (( fails == 0 ))

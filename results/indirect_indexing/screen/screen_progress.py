@@ -4,8 +4,8 @@ cells done (each PE the plan gives the cell has runs of the cell's first two see
 at least to the 40,000-step stop every cell trains to), the cells of which one PE's half is
 done, the runs committed short of the stop (a device command that ran out of time: they count
 as runs, not as a half done), the cells not started, and the run JSONs committed under stage*/
-(each a run as it stands, to 40,000 or to 100,000 steps). The report's and the top-level README's counts come from here; with --check they
-are compared with what those files say.
+(each a run as it stands, to 40,000 or to 100,000 steps). The report's and the top-level
+README's counts come from here; with --check they are compared with what those files say.
 
   /usr/bin/python3 results/indirect_indexing/screen/screen_progress.py [--check]
 
@@ -31,8 +31,9 @@ def progress(root=HERE):
         folder = os.path.join(root, "stage1", cell["name"])
         have = {}
         for pe in cell["pe"]:
-            steps = [steps_done(os.path.join(folder, f"{pe}_seed{s}.json")) for s in cell["seeds"][:2]]
-            short += [(cell["name"], pe, s, n) for s, n in zip(cell["seeds"], steps) if n is not None and n < STOP_AT]
+            seeds = cell["seeds"][:2]
+            steps = [steps_done(os.path.join(folder, f"{pe}_seed{s}.json")) for s in seeds]
+            short += [(cell["name"], pe, s, n) for s, n in zip(seeds, steps) if n is not None and n < STOP_AT]
             have[pe] = all(n is not None and n >= STOP_AT for n in steps)
         if all(have.values()):
             done.append(cell["name"])
