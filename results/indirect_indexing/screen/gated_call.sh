@@ -21,8 +21,10 @@
 # gating is on only when it is set); CUDA_TESTS (default: popebench_cuda_tests beside POPEBENCH);
 # STATE (default /tmp/popebench_gate); PLAN (run_cells.sh's plan, also the eq rerun's; default
 # the screen's); COMMITTED (default this folder's stage1/); EQ_CELL (default abs_pos_learned);
-# EQ_STEPS (default 2000); MIN_HALF_S (the least budget a half is started with, below).
-# Exit: run_cells.sh's status, 3 when the half was not started for want of time, 2 on bad input.
+# EQ_STEPS (default 2000); MIN_BUDGET_S (run_cells.sh's: the least budget a half is started with).
+# Exit: run_cells.sh's status (3 when the half's budget, TOTAL_S less the time already taken and
+# the extras' reserve, could not reach the stop: the half is not started, the extras still run),
+# 2 on bad input.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 usage="usage: gated_call.sh CELL PE TOTAL_S OUT_DIR [gate] [eq] [bench] [ncu] [tests]"
@@ -42,13 +44,6 @@ eq_cell=${EQ_CELL:-abs_pos_learned} eq_steps=${EQ_STEPS:-2000}
 [[ -x "$bin" ]] || { echo "gated_call.sh: POPEBENCH $bin is not an executable" >&2; exit 2; }
 [[ -z "${KNOWN_GOOD:-}" || -x "$KNOWN_GOOD" ]] || { echo "gated_call.sh: KNOWN_GOOD $KNOWN_GOOD is not an executable" >&2; exit 2; }
 [[ "$eq_steps" =~ ^[1-9][0-9]*$ ]] || { echo "gated_call.sh: EQ_STEPS must be a positive number (got '$eq_steps')" >&2; exit 2; }
-# A half that cannot reach the 40,000-step stop is device time spent on no result (delta_shared's
-# first PoPE half stopped 132 steps short with a 409 s budget). The least budget worth starting
-# one: run_cells.sh keeps 105 s for the inspect and a margin, the sweep's start and evaluations
-# take ~15 s, and training 40,000 steps takes 231 s for RoPE (173.5 steps/s) and up to 313 s for
-# PoPE (128 steps/s with biases; 140 on 1bf32c5's binary).
-case $pe in rope) min_half=${MIN_HALF_S:-360};; pope) min_half=${MIN_HALF_S:-440};; esac
-[[ "$min_half" =~ ^[0-9]+$ ]] || { echo "gated_call.sh: MIN_HALF_S must be a number of seconds (got '$min_half')" >&2; exit 2; }
 t0=$(date +%s); left() { echo $(( total - ($(date +%s) - t0) )); }
 extras="$state/extras"
 mkdir -p "$extras" "$out"
@@ -96,15 +91,10 @@ reserve=0
 for x in "$@"; do case $x in bench) reserve=$((reserve + 110));; ncu) reserve=$((reserve + 90));; tests) reserve=$((reserve + 150));; esac; done
 rc=0
 if [[ "$cell" != - ]]; then
-  budget=$(( $(left) - reserve ))
-  if (( budget < min_half )); then
-    rc=3
-    echo "the half is not started: its budget, $budget s, is below MIN_HALF_S $min_half s"
-  else
-    POPEBENCH=$use PLAN=$plan bash "$here/run_cells.sh" "$cell" "$budget" "$out" "$pe"
-    rc=$?
-    echo "run_cells rc=$rc with $use after $(( $(date +%s) - t0 )) s"
-  fi
+  budget=$(( $(left) - reserve )); (( budget > 0 )) || budget=0
+  POPEBENCH=$use PLAN=$plan bash "$here/run_cells.sh" "$cell" "$budget" "$out" "$pe"
+  rc=$?
+  echo "run_cells rc=$rc with $use after $(( $(date +%s) - t0 )) s"
 fi
 for x in "$@"; do
   l=$(left); (( l > 30 )) || break

@@ -26,6 +26,10 @@
 #   PLAN=FILE     the plan (default results/indirect_indexing/screen/screen.json)
 #   WORK=DIR      the work folder, which must not exist yet (default a new /tmp/cells.XXXX); its
 #                 screen.log shows the sweep's progress; it is removed at the end either way
+#   MIN_BUDGET_S=N the least BUDGET_S a sweep is started with (0: any). Below it nothing is
+#                 run or written and the exit status is 3. Default: for one PE's half with a
+#                 stop (STOP_AT > 0, no SHARD), the time its two runs need to reach the stop on
+#                 one H200 (below); 0 otherwise, where the need is not measured
 # The sweep stops its runs (resumable, their JSONs marked partial) when the budget less the
 # inspect's share is spent; inspect takes what is left, 1,000 test examples when it can.
 set -u
@@ -38,6 +42,26 @@ for v in "$budget" "$stop_at" "$keep"; do
 done
 [[ -z "$shard" || "$shard" =~ ^[0-9]+/[0-9]+$ ]] || { echo "run_cells.sh: SHARD must be i/n (got '$shard')" >&2; exit 2; }
 [[ "$along" == 0 || "$along" == 1 ]] || { echo "run_cells.sh: ALONG must be 0 or 1 (got '$along')" >&2; exit 2; }
+inspect_s=75  # up to 4 checkpoints at once, 1,000 examples, 16 cores shared: ~60 s
+# A half whose sweep cannot reach the stop inside its time limit (BUDGET_S less the inspect's
+# share and a 30 s margin) is device time spent on runs that must be trained again: delta_shared's
+# first PoPE half stopped 132 steps short of 40,000 in a 409 s budget. Two runs at once train
+# 173.5 steps/s each for RoPE and down to 128 for PoPE (bias, e1116fc; 140 at 1bf32c5); the
+# sweep's start and its evaluations take ~15 s more; 10 s of slack. RoPE with biases (145.7) needs
+# MIN_BUDGET_S set: no cell left to run has it.
+if [[ -n "${MIN_BUDGET_S:-}" ]]; then
+  min_budget=$MIN_BUDGET_S
+  [[ "$min_budget" =~ ^[0-9]+$ ]] || { echo "run_cells.sh: MIN_BUDGET_S must be a number of seconds (got '$min_budget')" >&2; exit 2; }
+elif (( stop_at > 0 )) && [[ -z "$shard" ]] && [[ "$pe" == rope || "$pe" == pope ]]; then
+  case $pe in rope) rate_x10=1735;; pope) rate_x10=1280;; esac
+  min_budget=$(( (stop_at * 10 + rate_x10 - 1) / rate_x10 + 15 + inspect_s + 30 + 10 ))
+else
+  min_budget=0
+fi
+if (( budget < min_budget )); then
+  echo "run_cells.sh: the half is not started: BUDGET_S $budget is below the $min_budget s it needs to reach step $stop_at (MIN_BUDGET_S)" >&2
+  exit 3
+fi
 t0=$(date +%s)
 left() { echo $(( budget - ($(date +%s) - t0) )); }
 if [[ -n "${WORK:-}" ]]; then
@@ -59,7 +83,6 @@ stop() {
 }
 trap stop TERM INT
 trap 'rm -rf "$work"' EXIT
-inspect_s=75  # up to 4 checkpoints at once, 1,000 examples, 16 cores shared: ~60 s
 inspect() {  # CKPT OUT EXAMPLES THREADS: into OUT only when it finished (a cut one leaves nothing)
   mkdir -p "$(dirname "$2")"
   timeout $(( $(left) - 15 )) nice -n 10 "$bin" inspect "$1" --split test --examples "$3" --show 30 --threads "$4" \
@@ -111,6 +134,7 @@ echo "inspect done at $(date -u '+%T') UTC" >> "$work/session.txt"
 tar czf "$work/inspect.tgz" --exclude='*.tmp' -C "$work" inspect
 tar czf "$work/screen_runs.tgz" --exclude='*.ckpt*' -C "$work" screen
 mv "$work/screen.log" "$work/session.txt" "$work/inspect.tgz" "$work/screen_runs.tgz" "$out/"
-# The sweep's own status when it failed (2: bad input, e.g. an unknown cell, with its one-line
-# error in screen.log); 0 when it trained (75, stopped by the budget, is no failure here).
+# Exit 3 (above) when the budget could not reach the stop. The sweep's own status when it failed
+# (2: bad input, e.g. an unknown cell, with its one-line error in screen.log); 0 when it trained
+# (75, stopped by the budget, is no failure here).
 (( rc == 0 || rc == 75 )) || exit $rc
