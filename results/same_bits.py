@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Whether two runs of the same config computed the same numbers: their evaluation curves (every
 point's keys but elapsed_s) and their step logs (the run JSON's "step_log" file, CSV: every column
-as written, 9 significant digits) compared over the steps both reached, or up to --steps.
+as written, 9 significant digits) compared over the steps both reached, or up to --steps. Each is
+compared to its own last common step: a run stopped between two evaluations has step-log rows
+past its last curve point, and they are compared too.
 
     /usr/bin/python3 results/same_bits.py RUN_A.json RUN_B.json [--steps N]
 
@@ -101,8 +103,17 @@ def main():
 
     la, lb = step_log(args.a, ra), step_log(args.b, rb)
     rows = 0
+    log_last = None
     if la is not None and lb is not None:
-        common = sorted(s for s in set(la) & set(lb) if s <= last)
+        log_last = min(max(la, default=-1), max(lb, default=-1))
+        if args.steps is not None:
+            log_last = min(log_last, args.steps)
+        ka = {s for s in la if s <= log_last}
+        kb = {s for s in lb if s <= log_last}
+        if ka != kb:
+            print(f"differ: step-log steps {sorted(ka ^ kb)[:5]} are in one run's log only")
+            sys.exit(1)
+        common = sorted(ka)
         for s in common:
             if la[s] != lb[s]:
                 k = next(k for k in la[s] if la[s].get(k) != lb[s].get(k))
@@ -113,7 +124,10 @@ def main():
         fail("only one of the runs has a step log")
     if not pa and not rows:
         fail("nothing to compare (no common evaluated step or step-log row)")
-    print(f"same bits: {len(pa)} curve points and {rows} step-log rows, to step {last}")
+    if rows and log_last != last:
+        print(f"same bits: {len(pa)} curve points to step {last} and {rows} step-log rows to step {log_last}")
+    else:
+        print(f"same bits: {len(pa)} curve points and {rows} step-log rows, to step {last}")
 
 
 if __name__ == "__main__":

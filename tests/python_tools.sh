@@ -79,7 +79,18 @@ r = json.load(open(sys.argv[1])); r['step_log']['file'] = 'e.steps.csv'; json.du
 rows = open(sys.argv[4]).read().split('\n'); rows[3] = rows[3].rsplit(',', 1)[0] + ',0.999'
 open(sys.argv[5], 'w').write('\n'.join(rows))" "$tmp/sb/b.json" "$tmp/sb/d.json" "$tmp/sb/e.json" "$tmp/sb/b.steps.csv" "$tmp/sb/e.steps.csv"
 cp "$tmp/sb/b.steps.csv" "$tmp/sb/d.steps.csv"
-for m in d e; do
+# A run stopped between evaluations (step 5; curve to 4): its last step-log row is compared too,
+# and a change there is found.
+"$bin" "${sb[@]}" --stop-at 5 --out "$tmp/sb/f.json" >/dev/null 2>&1
+check "same_bits.py (stopped between evaluations)" "$py" "$src/results/same_bits.py" "$tmp/sb/a.json" "$tmp/sb/f.json"
+grep -q "^same bits: 3 curve points to step 4 and 5 step-log rows to step 5$" "$tmp/out" ||
+  { echo "FAIL: same_bits.py did not compare the step log past the last curve point"; cat "$tmp/out"; fails=$((fails+1)); }
+"$py" -c "
+import json, sys
+r = json.load(open(sys.argv[1])); r['step_log']['file'] = 'g.steps.csv'; json.dump(r, open(sys.argv[2], 'w'))
+rows = open(sys.argv[3]).read().rstrip('\n').split('\n'); rows[-1] = rows[-1].rsplit(',', 1)[0] + ',0.999'
+open(sys.argv[4], 'w').write('\n'.join(rows) + '\n')" "$tmp/sb/f.json" "$tmp/sb/g.json" "$tmp/sb/f.steps.csv" "$tmp/sb/g.steps.csv"
+for m in d e g; do
   "$py" "$src/results/same_bits.py" "$tmp/sb/a.json" "$tmp/sb/$m.json" >"$tmp/out" 2>&1
   [[ $? -eq 1 ]] && grep -q "^differ: " "$tmp/out" || { echo "FAIL: same_bits.py missed a changed value ($m)"; cat "$tmp/out"; fails=$((fails+1)); }
 done
