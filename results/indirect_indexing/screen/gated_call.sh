@@ -102,10 +102,12 @@ for x in "$@"; do
     bench) timeout $(( l - 10 )) "$bin" bench --attention-lengths 48 --iters 30 --batch-runs 8 --gpu-attention fp32 \
              --out "$extras/bench_fp32.json" > "$extras/bench.log" 2>&1
            echo "bench rc=$? left $(left)";;
-    # PoPE's backward at D 64 by its demangled name (<64, 2>: PEKind::kPope); by the bare function
-    # name ncu took the step benchmark's first launches, RoPE's (results/bench, e1116fc).
+    # PoPE's backward at D 64 by its demangled name, as ncu lists it:
+    # attention_bwd_short_kernel<(int)64, (popebench::cuda::PEKind)2> (2: kPope). By the bare
+    # function name ncu took the step benchmark's first launches, RoPE's (results/bench, e1116fc);
+    # a pattern without the casts, <64, ...2>, matched nothing (seventeenth session).
     ncu) timeout $(( l - 10 )) ncu --clock-control none --kernel-name-base demangled \
-           --kernel-name 'regex:attention_bwd_short_kernel<64, [^>]*2>' --launch-count 2 \
+           --kernel-name 'regex:attention_bwd_short_kernel<\(int\)64, \(popebench::cuda::PEKind\)2>' --launch-count 2 \
            --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
            "$bin" bench --attention-lengths 48 --iters 2 --warmup 1 --out "$extras/ncu_bench.json" > "$extras/ncu_bwd.txt" 2>&1
          echo "ncu rc=$? left $(left)";;

@@ -271,3 +271,24 @@ POPEBENCH=.devbin/popebench KNOWN_GOOD=.devbin/popebench_1bf32c5 \
 # 39,868 (1,000 test examples) and the log sweep_delta_shared_pope_short.log; the half runs again
 # to 40,000. Then the bench of e1116fc (results/bench/). Later commands on the same machine ran no
 # screen cell (results/bench/device_call_e1116fc.sh).
+
+# --- Seventeenth session (2026-12-05, from 05:12 UTC), the same carried binaries as the sixteenth
+# (e1116fc, the fallback 1bf32c5's), each device command one PE's half through gated_call.sh:
+export LD_LIBRARY_PATH=$PWD/.devbin
+POPEBENCH=.devbin/popebench KNOWN_GOOD=.devbin/popebench_1bf32c5 \
+  bash results/indirect_indexing/screen/gated_call.sh CELL PE TOTAL_S $OUT [gate] [eq] [ncu]
+# Two earlier starts were refused (04:43, 04:52 UTC). Command 1, `delta_shared pope 588 gate eq`
+# (434 s, a fresh machine): the gate's GPU tests all passed again (9504 assertions in 26 test
+# cases, 90 s) and abs_pos_learned's PoPE half rerun to 2,000 steps repeated the committed runs
+# bit for bit, so the half ran on e1116fc's binary: 149.4 / 149.7 steps/s per run, `--time-limit
+# 372`, 40,000 steps, then inspect (1,000 test examples). Its first 39,868 steps repeat the first
+# attempt's (binary 1bf32c5, sweep_delta_shared_pope_short.log) bit for bit:
+/usr/bin/python3 results/same_bits.py OLD/delta_shared/pope_seedS.json stage1/delta_shared/pope_seedS.json
+# -> "same bits: 20 curve points to step 38000 and 398 step-log rows to step 39800", seeds 0 and 1.
+# Its log is sweep_delta_shared_pope.log.
+# Command 2, `sampling_epochs rope 520 ncu` (291 s, same machine, gate passed): 178.0 steps/s per
+# run, `--time-limit 325`; ncu profiled nothing (its kernel-name pattern lacked the demangled
+# casts, fixed in gated_call.sh since). Command 3, `sampling_epochs pope 560` (320 s): 149.7 /
+# 150.2 steps/s, `--time-limit 455`. The two logs, RoPE's first, are sweep_sampling_epochs.log.
+# Later commands on the same machine ran the extrapolation setup sweep
+# (results/length_extrapolation/indirect_indexing_setup/), no screen cell.
