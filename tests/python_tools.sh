@@ -117,6 +117,29 @@ for want in "^1. Plateau checkpoints inspected: [1-9]" "^| source, wrong sign | 
 done
 "$py" "$scr/plateau_summary.py" "$tmp/none" >/dev/null 2>&1
 [[ $? -ne 0 ]] || { echo "FAIL: plateau_summary.py accepted a folder without inspect/"; fails=$((fails+1)); }
+# choose_setup.py: the extrapolation setup sweep's rule on the committed runs (the choice the
+# results README states), then on made-up runs: a tie broken by the parameter counts of the logs,
+# a tie with no counts refused, no cell qualifying, a missing run.
+cs="$src/results/length_extrapolation/indirect_indexing_setup/choose_setup.py"
+check "choose_setup.py" "$py" "$cs"
+grep -q "^chosen: d128_h8 " "$tmp/out" || { echo "FAIL: choose_setup.py did not choose d128_h8 from the committed runs"; cat "$tmp/out"; fails=$((fails+1)); }
+mkdir -p "$tmp/cs/runs/x" "$tmp/cs/runs/y"
+echo '{"cells": [{"name": "x", "pe": ["rope", "pope"], "seeds": [0, 1]}, {"name": "y", "pe": ["rope", "pope"], "seeds": [0, 1]}]}' > "$tmp/cs/plan.json"
+cs_run() { echo "{\"status\": \"complete\", \"final\": {\"test\": {\"acc\": $2, \"n\": 1000}}}" > "$tmp/cs/runs/$1.json"; }
+cs_run x/rope_seed0 0.95; cs_run x/rope_seed1 0.90; cs_run x/pope_seed0 0.2; cs_run x/pope_seed1 0.899
+cs_run y/rope_seed0 0.1; cs_run y/rope_seed1 0.1; cs_run y/pope_seed0 0.99; cs_run y/pope_seed1 1.0
+printf 'popebench: x/rope/0: 500 parameters (1 layers x 8, 2 heads) on cpu\npopebench: y/pope/0: 400 parameters (1 layers x 8, 2 heads) on cpu\n' > "$tmp/cs/runs/sweep.log"
+check "choose_setup.py (a tie)" "$py" "$cs" --plan "$tmp/cs/plan.json" --runs "$tmp/cs/runs"
+grep -q "^chosen: y (the most learned runs (2), then the fewest parameters (400))$" "$tmp/out" ||
+  { echo "FAIL: choose_setup.py broke the tie wrongly"; cat "$tmp/out"; fails=$((fails+1)); }
+"$py" "$cs" --plan "$tmp/cs/plan.json" --runs "$tmp/cs/runs" --logs >"$tmp/out" 2>&1
+[[ $? -eq 2 ]] && grep -q "needs the parameter counts" "$tmp/out" || { echo "FAIL: choose_setup.py broke a tie with no counts"; cat "$tmp/out"; fails=$((fails+1)); }
+cs_run x/rope_seed1 0.5; cs_run y/pope_seed1 0.5
+check "choose_setup.py (none qualifies)" "$py" "$cs" --plan "$tmp/cs/plan.json" --runs "$tmp/cs/runs"
+grep -q "^no cell qualifies" "$tmp/out" || { echo "FAIL: choose_setup.py chose a cell with one learned run a PE"; cat "$tmp/out"; fails=$((fails+1)); }
+rm "$tmp/cs/runs/y/pope_seed1.json"
+"$py" "$cs" --plan "$tmp/cs/plan.json" --runs "$tmp/cs/runs" >"$tmp/out" 2>&1
+[[ $? -eq 1 ]] && grep -q "y/pope_seed1" "$tmp/out" || { echo "FAIL: choose_setup.py chose with a run missing"; cat "$tmp/out"; fails=$((fails+1)); }
 # The TF32 attention error model (numpy): its worst errors over 8 draws per case stay under half
 # the limits of tests/test_cuda_attention.cpp (read from that file, as are the floors the model
 # must measure with), which are ~3x its worst over 30 draws.
