@@ -84,10 +84,18 @@ void check_output_path(const std::string& path, const std::string& what) {
   const auto st = fs::status(path, ec);
   if (!ec && fs::exists(st) && !fs::is_regular_file(st))
     throw UserError(what + " " + path + " exists and is not a regular file");
-  // The nearest folder that exists must be a writable folder (the rest can be created).
+  // The nearest folder that exists must be a writable folder (the rest can be created). A
+  // relative path whose first folder does not exist yet ("runs/a/b.json") ends the walk at the
+  // working folder, which is where that first folder will be made.
   fs::path dir = fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
-  while (!fs::exists(dir, ec) && dir.has_parent_path() && dir.parent_path() != dir) dir = dir.parent_path();
+  while (!fs::exists(dir, ec)) {
+    if (!dir.has_parent_path() || dir.parent_path() == dir) {
+      if (dir.is_relative()) dir = ".";
+      break;
+    }
+    dir = dir.parent_path();
+  }
   if (!fs::is_directory(dir, ec)) throw UserError(what + " " + path + ": " + dir.string() + " is not a folder");
   if (::access(dir.c_str(), W_OK) != 0) throw UserError(what + " " + path + ": cannot write in " + dir.string());
 }

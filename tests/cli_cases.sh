@@ -283,6 +283,18 @@ expect_error "is the run JSON's own path" train --out "$tmp/p/run.json" --checkp
 expect_error "is not a folder" train --out "$tmp/ok/manifest.json/run.json"
 expect_error "names a folder, not a file" train --out "$tmp/p/"
 expect_error "no dataset at" train --data "$tmp/none" --out "$tmp/p2/run.json"
+# A relative output path whose first folder does not exist yet is made in the working folder
+# (train and sweep once refused "runs/a.json" with "runs is not a folder"); a relative path under
+# a file is still refused.
+mkdir -p "$tmp/rel" && pushd "$tmp/rel" > /dev/null
+expect_ok train --preset quick --steps 2 --warmup 1 --eval-every 0 --n-train 50 --n-val 8 --n-test 8 --device cpu --out new/sub/run.json
+[[ -f new/sub/run.json ]] || { echo "FAIL: train --out new/sub/run.json (relative) wrote no run"; fails=$((fails+1)); }
+printf '{"name": "r", "preset": "quick", "args": ["--steps", "2", "--warmup", "1", "--eval-every", "0", "--n-train", "50", "--n-val", "8", "--n-test", "8", "--device", "cpu"], "cells": [{"name": "c", "pe": ["rope"], "seeds": [0]}]}' > plan.json
+expect_ok sweep plan.json --out swept
+[[ -f swept/c/rope_seed0.json ]] || { echo "FAIL: sweep --out swept (relative) wrote no run"; fails=$((fails+1)); }
+touch afile
+expect_error "is not a folder" train --out afile/run.json
+popd > /dev/null
 [[ ! -e "$tmp/p" && ! -e "$tmp/p2" ]] || { echo "FAIL: a refused train left a folder behind"; ls -R "$tmp/p" "$tmp/p2"; fails=$((fails+1)); }
 mkfifo "$tmp/fifo.json"
 expect_error "not a regular file" merge "$tmp/fifo.json" --out "$tmp/m3/summary.json"
