@@ -5,11 +5,14 @@ as written, 9 significant digits) compared over the steps both reached, or up to
 compared to its own last common step: a run stopped between two evaluations has step-log rows
 past its last curve point, and they are compared too.
 
-    /usr/bin/python3 results/same_bits.py RUN_A.json RUN_B.json [--steps N]
+    /usr/bin/python3 results/same_bits.py RUN_A.json RUN_B.json [--steps N] [--ignore model.max_len]
 
 What it is for: a kernel change that should keep the bits (the same products in the same order)
 is checked by rerunning a committed run for a few thousand steps with the new binary and setting
-the rerun against the committed run. Exit 0 and one line when every compared value is equal;
+the rerun against the committed run. --ignore names config fields (dotted, under "config") that
+may differ because they do not enter what is compared: e.g. model.max_len between a sweep's run
+and `extrapolate`'s run of the same rotary PE, which sizes the position range for 10x but
+computes nothing from it at the training lengths. Exit 0 and one line when every compared value is equal;
 exit 1 with the first difference when one is not; exit 2 on bad input (a missing file, runs of
 different configs, nothing to compare).
 """
@@ -55,10 +58,17 @@ def step_log(path, run):
     return None
 
 
-def comparable_config(run):
+def comparable_config(run, ignore=()):
     cfg = json.loads(json.dumps(run["config"]))
     for k in IGNORED_TRAIN_KEYS:
         cfg.get("train", {}).pop(k, None)
+    for dotted in ignore:
+        *parents, last = dotted.split(".")
+        node = cfg
+        for p in parents:
+            node = node.get(p) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            node.pop(last, None)
     return cfg
 
 
@@ -79,11 +89,16 @@ def main():
     ap.add_argument("a")
     ap.add_argument("b")
     ap.add_argument("--steps", type=int, default=None, help="compare up to this step (default: every step both reached)")
+    ap.add_argument("--ignore", action="append", default=[], metavar="FIELD",
+                    help="a config field (dotted, e.g. model.max_len) that may differ; repeatable")
     args = ap.parse_args()
     if args.steps is not None and args.steps < 0:
         fail("--steps must be >= 0")
     ra, rb = load(args.a), load(args.b)
-    d = first_config_difference(comparable_config(ra), comparable_config(rb))
+    for f in args.ignore:
+        if not f or any(not part for part in f.split(".")):
+            fail(f"--ignore {f!r} is not a dotted config field such as model.max_len")
+    d = first_config_difference(comparable_config(ra, args.ignore), comparable_config(rb, args.ignore))
     if d:
         fail(f"the runs' configs differ at {d}: not the same run")
     last = min(max(p["step"] for p in ra["curve"]), max(p["step"] for p in rb["curve"]))

@@ -94,6 +94,17 @@ for m in d e g; do
   "$py" "$src/results/same_bits.py" "$tmp/sb/a.json" "$tmp/sb/$m.json" >"$tmp/out" 2>&1
   [[ $? -eq 1 ]] && grep -q "^differ: " "$tmp/out" || { echo "FAIL: same_bits.py missed a changed value ($m)"; cat "$tmp/out"; fails=$((fails+1)); }
 done
+# --ignore: a run whose config differs only in a field that does not enter what is compared
+# (model.max_len, as between a sweep's run and extrapolate's) is refused without it, equal with it.
+"$py" -c "
+import json, sys
+r = json.load(open(sys.argv[1])); r['config']['model']['max_len'] += 90; r['step_log']['file'] = 'h.steps.csv'
+json.dump(r, open(sys.argv[2], 'w'))" "$tmp/sb/b.json" "$tmp/sb/h.json"
+cp "$tmp/sb/b.steps.csv" "$tmp/sb/h.steps.csv"
+"$py" "$src/results/same_bits.py" "$tmp/sb/a.json" "$tmp/sb/h.json" >"$tmp/out" 2>&1
+[[ $? -eq 2 ]] && grep -q "differ at config.model.max_len" "$tmp/out" || { echo "FAIL: same_bits.py compared runs of different max_len"; cat "$tmp/out"; fails=$((fails+1)); }
+check "same_bits.py --ignore model.max_len" "$py" "$src/results/same_bits.py" "$tmp/sb/a.json" "$tmp/sb/h.json" --ignore model.max_len
+grep -q "^same bits: 3 curve points and 4 step-log rows, to step 4$" "$tmp/out" || { echo "FAIL: same_bits.py --ignore"; cat "$tmp/out"; fails=$((fails+1)); }
 # The screen's progress (cells done, committed runs) as the report and the top-level README state
 # it: a count gone stale there fails here.
 check "screen_progress.py --check" "$py" "$scr/screen_progress.py" --check
