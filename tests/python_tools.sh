@@ -105,6 +105,24 @@ cp "$tmp/sb/b.steps.csv" "$tmp/sb/h.steps.csv"
 [[ $? -eq 2 ]] && grep -q "differ at config.model.max_len" "$tmp/out" || { echo "FAIL: same_bits.py compared runs of different max_len"; cat "$tmp/out"; fails=$((fails+1)); }
 check "same_bits.py --ignore model.max_len" "$py" "$src/results/same_bits.py" "$tmp/sb/a.json" "$tmp/sb/h.json" --ignore model.max_len
 grep -q "^same bits: 3 curve points and 4 step-log rows, to step 4$" "$tmp/out" || { echo "FAIL: same_bits.py --ignore"; cat "$tmp/out"; fails=$((fails+1)); }
+# eval_extrapolation.py: two seeds' checkpoints evaluated at 1x and 2x become one row each per
+# label (RoPE with its scalings), with a figure; other buckets, or a plain eval, refused.
+ee=(--preset quick --task k-back --min-len 4 --max-len 6 --max-k 2 --steps 3 --warmup 1 --eval-every 0 --n-train 100
+    --n-val 10 --n-test 10 --device cpu --pe rope)
+mkdir -p "$tmp/ee"
+for s in 0 1; do
+  "$bin" train "${ee[@]}" --seed $s --out "$tmp/ee/r$s.json" >/dev/null 2>&1
+  "$bin" eval --checkpoint "$tmp/ee/r$s.json.ckpt" --factors 1,2 --rope-variants pi --out "$tmp/ee/e$s.json" >/dev/null 2>&1
+done
+"$bin" eval --checkpoint "$tmp/ee/r0.json.ckpt" --factors 1,3 --out "$tmp/ee/other.json" >/dev/null 2>&1
+"$bin" eval --checkpoint "$tmp/ee/r0.json.ckpt" --out "$tmp/ee/plain.json" >/dev/null 2>&1
+check "eval_extrapolation.py" "$py" "$src/results/eval_extrapolation.py" "$tmp/ee/e0.json" "$tmp/ee/e1.json" --figure "$tmp/ee/x.png"
+[[ $(grep -cE "^\| rope(\+pi)? \| [01] \| [0-9.]+ \| [0-9.]+ \|$" "$tmp/out") -eq 4 && -s "$tmp/ee/x.png" ]] ||
+  { echo "FAIL: eval_extrapolation.py did not give 4 rows (rope, rope+pi x 2 seeds) and a figure"; cat "$tmp/out"; fails=$((fails+1)); }
+for bad in "$tmp/ee/other.json" "$tmp/ee/plain.json" "$tmp/ee/e0.json"; do
+  "$py" "$src/results/eval_extrapolation.py" "$tmp/ee/e0.json" "$bad" >"$tmp/out" 2>&1
+  [[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] || { echo "FAIL: eval_extrapolation.py took $bad beside e0.json"; cat "$tmp/out"; fails=$((fails+1)); }
+done
 # The screen's progress (cells done, committed runs) as the report and the top-level README state
 # it: a count gone stale there fails here.
 check "screen_progress.py --check" "$py" "$scr/screen_progress.py" --check
