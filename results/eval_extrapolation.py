@@ -94,8 +94,14 @@ def main():
             ax.set_title(args.title, fontsize=10)
         ax.legend(fontsize=8)
         fig.tight_layout()
-        os.makedirs(os.path.dirname(os.path.abspath(args.figure)), exist_ok=True)
-        fig.savefig(args.figure, dpi=120)
+        # Written beside and renamed, so a failed write leaves no cut figure at the path.
+        tmp = args.figure + ".tmp.png"
+        try:
+            os.makedirs(os.path.dirname(os.path.abspath(args.figure)), exist_ok=True)
+            fig.savefig(tmp, dpi=120)
+            os.replace(tmp, args.figure)
+        except OSError as err:
+            fail(f"cannot write the figure {args.figure}: {err.strerror or err}")
         print(f"\nwrote {args.figure}")
 
 

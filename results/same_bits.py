@@ -9,10 +9,11 @@ past its last curve point, and they are compared too.
 
 What it is for: a kernel change that should keep the bits (the same products in the same order)
 is checked by rerunning a committed run for a few thousand steps with the new binary and setting
-the rerun against the committed run. --ignore names config fields (dotted, under "config") that
-may differ because they do not enter what is compared: e.g. model.max_len between a sweep's run
-and `extrapolate`'s run of the same rotary PE, which sizes the position range for 10x but
-computes nothing from it at the training lengths. Exit 0 and one line when every compared value is equal;
+the rerun against the committed run. --ignore names more config fields (dotted, under
+"config") that may differ because they do not enter what is compared, beside the stop and the
+checkpoint bookkeeping, which always may: e.g. model.max_len between a sweep's run and
+`extrapolate`'s run of the same rotary PE, which sizes the position range for 10x but computes
+nothing from it at the training lengths. Exit 0 and one line when every compared value is equal;
 exit 1 with the first difference when one is not; exit 2 on bad input (a missing file, runs of
 different configs, nothing to compare).
 """
@@ -25,7 +26,7 @@ import sys
 IGNORED_CURVE_KEYS = {"elapsed_s"}
 # What a run's config may differ in without changing what it computes up to a step: the stop and
 # the checkpoint and evaluation bookkeeping.
-IGNORED_TRAIN_KEYS = {"stop_at", "time_limit_s", "checkpoint_every", "keep_checkpoints_every"}
+ALWAYS_IGNORED = ("train.stop_at", "train.time_limit_s", "train.checkpoint_every", "train.keep_checkpoints_every")
 
 
 def fail(msg):
@@ -59,10 +60,9 @@ def step_log(path, run):
 
 
 def comparable_config(run, ignore=()):
+    """The run's config less ALWAYS_IGNORED and the dotted fields of ignore."""
     cfg = json.loads(json.dumps(run["config"]))
-    for k in IGNORED_TRAIN_KEYS:
-        cfg.get("train", {}).pop(k, None)
-    for dotted in ignore:
+    for dotted in ALWAYS_IGNORED + tuple(ignore):
         *parents, last = dotted.split(".")
         node = cfg
         for p in parents:
@@ -94,10 +94,10 @@ def main():
     args = ap.parse_args()
     if args.steps is not None and args.steps < 0:
         fail("--steps must be >= 0")
-    ra, rb = load(args.a), load(args.b)
     for f in args.ignore:
         if not f or any(not part for part in f.split(".")):
             fail(f"--ignore {f!r} is not a dotted config field such as model.max_len")
+    ra, rb = load(args.a), load(args.b)
     d = first_config_difference(comparable_config(ra, args.ignore), comparable_config(rb, args.ignore))
     if d:
         fail(f"the runs' configs differ at {d}: not the same run")

@@ -119,6 +119,10 @@ done
 check "eval_extrapolation.py" "$py" "$src/results/eval_extrapolation.py" "$tmp/ee/e0.json" "$tmp/ee/e1.json" --figure "$tmp/ee/x.png"
 [[ $(grep -cE "^\| rope(\+pi)? \| [01] \| [0-9.]+ \| [0-9.]+ \|$" "$tmp/out") -eq 4 && -s "$tmp/ee/x.png" ]] ||
   { echo "FAIL: eval_extrapolation.py did not give 4 rows (rope, rope+pi x 2 seeds) and a figure"; cat "$tmp/out"; fails=$((fails+1)); }
+touch "$tmp/ee/afile"
+"$py" "$src/results/eval_extrapolation.py" "$tmp/ee/e0.json" --figure "$tmp/ee/afile/x.png" >"$tmp/out" 2>&1
+[[ $? -eq 2 ]] && grep -q "^eval_extrapolation.py: cannot write the figure" "$tmp/out" ||
+  { echo "FAIL: eval_extrapolation.py did not refuse a figure under a file"; cat "$tmp/out"; fails=$((fails+1)); }
 for bad in "$tmp/ee/other.json" "$tmp/ee/plain.json" "$tmp/ee/e0.json"; do
   "$py" "$src/results/eval_extrapolation.py" "$tmp/ee/e0.json" "$bad" >"$tmp/out" 2>&1
   [[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] || { echo "FAIL: eval_extrapolation.py took $bad beside e0.json"; cat "$tmp/out"; fails=$((fails+1)); }
