@@ -191,6 +191,41 @@ bad = [k for k in limits if worst[k] >= limits[k] / 2]
 print("over half the limit:", bad) if bad else None
 sys.exit(1 if bad else 0)
 PY
+# readme_tables.py: every table the READMEs mark as generated equals what its command prints from
+# the committed files now; a stale copy is found (exit 1) and rewritten by --write; a marker with
+# no table, a failing command or a header the command does not print is exit 2 and one line.
+rt="$src/results/readme_tables.py"
+check "readme_tables.py on the repository" "$py" "$rt"
+(( $(grep -rl --include='*.md' '^<!-- generated table: ' "$src" | wc -l) >= 4 )) ||
+  { echo "FAIL: fewer than 4 files mark generated tables"; fails=$((fails+1)); }
+mk() { printf '%s\n' "intro" "<!-- generated table: $1 -->" "${@:2}" "" "outro" > "$tmp/t.md"; }
+table_cmd="printf '%s\n' 'x' '| a | b |' '| --- | --- |' '| 1 | 2 |' '' '| c |' '| --- |' '| 3 |'"
+mk "$table_cmd" '| a | b |' '| --- | --- |' '| 1 | 9 |'
+"$py" "$rt" "$tmp/t.md" >"$tmp/out" 2>&1
+[[ $? -eq 1 ]] && grep -q "t.md:3: stale: row 2: has '| 1 | 9 |'" "$tmp/out" ||
+  { echo "FAIL: readme_tables.py missed a stale cell"; cat "$tmp/out"; fails=$((fails+1)); }
+check "readme_tables.py --write" "$py" "$rt" --write "$tmp/t.md"
+[[ "$(sed -n 5p "$tmp/t.md")" == "| 1 | 2 |" && "$(tail -1 "$tmp/t.md")" == "outro" && $(wc -l < "$tmp/t.md") -eq 7 ]] ||
+  { echo "FAIL: readme_tables.py --write did not rewrite the table alone"; cat "$tmp/t.md"; fails=$((fails+1)); }
+check "readme_tables.py after --write" "$py" "$rt" "$tmp/t.md"
+mk "$table_cmd" '| c |' '| --- |'
+"$py" "$rt" "$tmp/t.md" >"$tmp/out" 2>&1
+[[ $? -eq 1 ]] && grep -q "2 rows, the command prints 3" "$tmp/out" ||
+  { echo "FAIL: readme_tables.py missed a missing row"; cat "$tmp/out"; fails=$((fails+1)); }
+for bad in "no table:$table_cmd:" "exit 3:exit 3:| a | b |" "header:$table_cmd:| z |"; do
+  IFS=: read -r what cmd row <<< "$bad"
+  if [[ -n "$row" ]]; then mk "$cmd" "$row"; else mk "$cmd"; sed -i '3d' "$tmp/t.md"; fi
+  "$py" "$rt" "$tmp/t.md" >"$tmp/out" 2>&1
+  [[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] && grep -q "^readme_tables.py: .*t.md:2: " "$tmp/out" ||
+    { echo "FAIL: readme_tables.py did not refuse a marker ($what) with exit 2 and one line"; cat "$tmp/out"; fails=$((fails+1)); }
+done
+"$py" "$rt" "$tmp/none.md" >/dev/null 2>&1; [[ $? -eq 2 ]] || { echo "FAIL: readme_tables.py accepted a missing file"; fails=$((fails+1)); }
+# summary_table.py on the committed Table 1 summary, and on a file that is no summary.
+check "summary_table.py" "$py" "$src/results/summary_table.py" "$src/results/indirect_indexing/paper_100k/summary.json"
+grep -q "^| PoPE | 3 | 8.11 ± 3.03 | 4.73 / 10.57 / 9.02 | 94.82 ± 2.91 |$" "$tmp/out" ||
+  { echo "FAIL: summary_table.py's PoPE row"; cat "$tmp/out"; fails=$((fails+1)); }
+"$py" "$src/results/summary_table.py" "$src/results/indirect_indexing/paper_100k/pope_seed0.json" >"$tmp/out" 2>&1
+[[ $? -eq 2 ]] && grep -q "is not a popebench summary" "$tmp/out" || { echo "FAIL: summary_table.py read a run JSON as a summary"; fails=$((fails+1)); }
 # --help answers before matplotlib is imported
 for s in plot.py plot_inspect.py; do
   "$py" "$src/results/$s" --help 2>/dev/null | grep -q "results/$s" || { echo "FAIL: $s --help"; fails=$((fails+1)); }

@@ -93,7 +93,7 @@ def main():
                 rows.append((name, pe, seed, acc, run["final"]["test"].get("n"), ok))
         qualifies = any(n >= SEEDS_TO_QUALIFY for n in learned.values())
         cells.append({"name": name, "order": order, "learned": learned, "total": sum(learned.values()),
-                      "qualifies": qualifies, "seeds": len(seeds)})
+                      "qualifies": qualifies, "seeds": len(seeds), "seed_list": seeds})
     if missing:
         fail("runs missing or unfinished, no choice made: " + ", ".join(missing), code=1)
 
@@ -102,11 +102,23 @@ def main():
     for name, pe, seed, acc, n, ok in rows:
         print(f"| {name} | {pe} | {seed} | {100 * acc:.2f} | {n} | {'yes' if ok else 'no'} |")
     print()
-    print("| cell | learned runs | qualifies |")
+    print(f"| cell | learned runs (test accuracy >= {100 * LEARNED:.0f} % at 1x) "
+          f"| qualifies (a PE in >= {SEEDS_TO_QUALIFY} of its seeds) |")
     print("| --- | --- | --- |")
     for c in cells:
         per_pe = ", ".join(f"{pe} {n} of {c['seeds']}" for pe, n in c["learned"].items())
         print(f"| {c['name']} | {per_pe} | {'yes' if c['qualifies'] else 'no'} |")
+    print()
+    # The same runs a cell a row: every seed's number side by side, PEs in the plan's order.
+    pes = list(dict.fromkeys(pe for _, pe, _, _, _, _ in rows))
+    seed_lists = {tuple(c["seed_list"]) for c in cells}
+    seeds = ("seeds " + " / ".join(str(s) for s in seed_lists.pop())) if len(seed_lists) == 1 else "each cell's seeds in order"
+    print("| cell | " + " | ".join(f"{pe} test acc % at 1x, {seeds}" for pe in pes) + " |")
+    print("| --- |" + " --- |" * len(pes))
+    for c in cells:
+        accs = [" / ".join(f"{100 * acc:.2f}" for name, pe_, _, acc, _, _ in rows if name == c["name"] and pe_ == pe)
+                or "-" for pe in pes]
+        print(f"| {c['name']} | " + " | ".join(accs) + " |")
     print()
 
     qualifying = [c for c in cells if c["qualifies"]]
