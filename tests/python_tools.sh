@@ -226,6 +226,18 @@ grep -q "^| PoPE | 3 | 8.11 ± 3.03 | 4.73 / 10.57 / 9.02 | 94.82 ± 2.91 |$" "$
   { echo "FAIL: summary_table.py's PoPE row"; cat "$tmp/out"; fails=$((fails+1)); }
 "$py" "$src/results/summary_table.py" "$src/results/indirect_indexing/paper_100k/pope_seed0.json" >"$tmp/out" 2>&1
 [[ $? -eq 2 ]] && grep -q "is not a popebench summary" "$tmp/out" || { echo "FAIL: summary_table.py read a run JSON as a summary"; fails=$((fails+1)); }
+# extrapolation_table.py on the merged extrapolate folder: the buckets asked for, rows in the order
+# asked; a factor without a bucket, an unknown label and a run JSON are refused with exit 2.
+check "extrapolation_table.py" "$py" "$src/results/extrapolation_table.py" "$tmp/m" --factors 1,2 --labels pope,rope
+[[ "$(sed -n 1p "$tmp/out")" == "| PE | 1x (4-6) | 2x (7-12) |" && "$(sed -n 3p "$tmp/out" | cut -d' ' -f2)" == pope &&
+   "$(sed -n 4p "$tmp/out" | cut -d' ' -f2)" == rope && $(wc -l < "$tmp/out") -eq 4 ]] ||
+  { echo "FAIL: extrapolation_table.py's table"; cat "$tmp/out"; fails=$((fails+1)); }
+for bad in "--factors 1,3" "--labels pope,alibi" "--factors 1,x"; do
+  "$py" "$src/results/extrapolation_table.py" "$tmp/m" $bad >"$tmp/out" 2>&1
+  [[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] || { echo "FAIL: extrapolation_table.py accepted $bad"; cat "$tmp/out"; fails=$((fails+1)); }
+done
+"$py" "$src/results/extrapolation_table.py" "$tmp/a/runs/pope_seed0.json" >/dev/null 2>&1
+[[ $? -eq 2 ]] || { echo "FAIL: extrapolation_table.py read a run JSON"; fails=$((fails+1)); }
 # --help answers before matplotlib is imported
 for s in plot.py plot_inspect.py; do
   "$py" "$src/results/$s" --help 2>/dev/null | grep -q "results/$s" || { echo "FAIL: $s --help"; fails=$((fails+1)); }

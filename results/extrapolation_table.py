@@ -1,0 +1,82 @@
+#!/usr/bin/python3
+"""An extrapolation table (`popebench extrapolate` or `merge`: extrapolation.json) cut to the
+length buckets a README shows: per label, test accuracy % as mean ± sample std over seeds (the
+mean alone for one seed), with the bucket's lengths in the header of the first two and the last
+column. The READMEs show extrapolation folders through this script (results/readme_tables.py
+checks them); extrapolation.md beside the JSON has every bucket.
+
+  /usr/bin/python3 results/extrapolation_table.py DIR_OR_JSON [--factors 1,2,3,4,5,10] [--labels A,B,...]
+
+--labels picks the rows and their order (default: every label, in the file's order). Exit 2 with
+one line on a file that is no extrapolation table, a factor it has no bucket for, or an unknown
+label.
+"""
+import argparse
+import json
+import os
+import sys
+
+
+def fail(msg):
+    print(f"extrapolation_table.py: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def int_list(text, what):
+    try:
+        out = [int(x) for x in text.split(",")]
+    except ValueError:
+        fail(f"{what} must be comma-separated integers (got '{text}')")
+    if not out or len(set(out)) != len(out):
+        fail(f"{what} must name each value once (got '{text}')")
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("path", help="an extrapolate folder or its extrapolation.json")
+    ap.add_argument("--factors", default="1,2,3,4,5,10", help="the buckets to show, as multiples of the training length")
+    ap.add_argument("--labels", help="the rows to show, in this order (default: all)")
+    a = ap.parse_args()
+    path = os.path.join(a.path, "extrapolation.json") if os.path.isdir(a.path) else a.path
+    try:
+        with open(path) as f:
+            x = json.load(f)
+    except (OSError, ValueError) as e:
+        fail(f"cannot read {path}: {e}")
+    if not isinstance(x, dict) or x.get("schema") != "popebench.extrapolation" or not x.get("table"):
+        fail(f"{path} is not an extrapolation table (schema popebench.extrapolation)")
+    factors = int_list(a.factors, "--factors")
+    buckets = {b["factor"]: b for b in x["buckets"]}
+    missing = [f for f in factors if f not in buckets]
+    if missing:
+        fail(f"{path} has no bucket for factor {missing[0]} (it has {sorted(buckets)})")
+    rows = {r["label"]: r for r in x["table"]}
+    labels = list(rows) if a.labels is None else a.labels.split(",")
+    unknown = [l for l in labels if l not in rows]
+    if unknown:
+        fail(f"{path} has no label '{unknown[0]}' (it has {', '.join(rows)})")
+
+    unit = " pairs" if x.get("task", {}).get("name") == "associative-recall" else ""
+    head = []
+    for i, f in enumerate(factors):
+        b = buckets[f]
+        shown = i < 2 or i == len(factors) - 1
+        head.append(f"{f}x ({b['min_len']}-{b['max_len']}{unit if i == 0 else ''})" if shown else f"{f}x")
+    print("| PE | " + " | ".join(head) + " |")
+    print("| --- |" + " --- |" * len(factors))
+    for label in labels:
+        r = rows[label]
+        at = {f: k for k, f in enumerate(r["factors"])}
+        cells = []
+        for f in factors:
+            if f not in at:
+                cells.append("-")
+                continue
+            mean, std = r["mean"][at[f]], (r["std"] or [None] * len(r["factors"]))[at[f]]
+            cells.append(f"{mean:.1f}" if std is None else f"{mean:.1f} ± {std:.1f}")
+        print(f"| {label} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
