@@ -55,6 +55,28 @@ ins=$(list "$tmp/b/inspect.tgz")
   fail "STOP_AT=20 packed '$ins', not each run's last checkpoint's inspect"
 grep -q "sweep rc=75" "$tmp/b/session.txt" || fail "a run stopped by STOP_AT did not end the sweep with 75"
 
+# ingest_half.sh puts the half where the screen keeps it (runs into STAGE/CELL, inspects into
+# inspect/CELL, the log as STAGE/sweep_NAME.log) and draws the cell's curves; a log name used
+# before, an inspect already there with other content and bad arguments are refused before
+# anything is copied.
+ingest() { SCREEN_DIR="$tmp/scr" bash "$src/results/indirect_indexing/screen/ingest_half.sh" "$@"; }
+mkdir -p "$tmp/scr"
+out=$(ingest "$tmp/b" stage1 c_pope 2>&1) || fail "ingest_half.sh exited $?: $out"
+for f in stage1/c/pope_seed0.json stage1/c/pope_seed1.steps.csv stage1/sweep_c_pope.log stage1/c/curves.png \
+         inspect/c/pope_seed0.inspect.json inspect/c/pope_seed1.inspect.json; do
+  [[ -s "$tmp/scr/$f" ]] || fail "ingest_half.sh left no $f ($out)"
+done
+[[ ! -e "$tmp/scr/inspect/errors.log" && $(grep -c '^new: ' <<< "$out") -eq 7 ]] || fail "ingest_half.sh copied other than 7 files: $out"
+out=$(ingest "$tmp/b" stage1 c_pope 2>&1); [[ $? -eq 2 && "$out" == *"exists already"* ]] || fail "a log name used before was not refused ($out)"
+echo '{}' > "$tmp/scr/inspect/c/pope_seed0.inspect.json"
+rm "$tmp/scr/stage1/c/pope_seed1.json"
+out=$(ingest "$tmp/b" stage1 c_pope_again 2>&1)
+[[ $? -eq 2 && "$out" == *"inspect/c/pope_seed0.inspect.json exists with other content"* && ! -e "$tmp/scr/stage1/c/pope_seed1.json" &&
+   ! -e "$tmp/scr/stage1/sweep_c_pope_again.log" ]] || fail "an inspect conflict was not refused before any copy ($out)"
+for bad in "$tmp/b stage3 x" "$tmp/b stage1 a/b" "$tmp/nothing stage1 x" "$tmp/b stage1"; do
+  out=$(ingest $bad 2>&1); [[ $? -eq 2 && $(wc -l <<< "$out") -eq 1 ]] || fail "ingest_half.sh $bad was not refused with one line ($out)"
+done
+
 # A half whose budget cannot reach the stop is not started: the default least budget for a PoPE
 # half to step 40,000 is 443 s (two runs at 128 steps/s, ~15 s of start and evaluations, the
 # inspect's 75 s, margins of 30 and 10 s); it follows the stop: PoPE to STOP_AT=20000 needs 287.

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Puts what one device command of the screen delivered (run_cells.sh's or cells_across_calls.sh's
+# OUT_DIR: screen_runs.tgz, inspect.tgz, screen.log, session.txt) where the screen keeps it, so that
+# every half lands the same way:
+#   screen/CELL/RUN.json, RUN.steps.csv  ->  STAGE/CELL/        (a run of 100,000 steps replaces
+#                                                                the same run's 40,000-step JSON:
+#                                                                git keeps the one it replaced)
+#   inspect/CELL/...                     ->  inspect/CELL/...   (never overwritten: an inspect
+#                                                                already there with other content
+#                                                                is an error, nothing is copied)
+#   screen.log                           ->  STAGE/sweep_LOG_NAME.log (must not exist yet)
+# then draws each touched cell's curves (results/plot.py) and the overview, and prints the checks
+# that say what else is stale: readme_tables.py (the README's tables; --write updates them) and
+# screen_progress.py --check (the counts in the text, which are prose and written by hand).
+#
+#   bash results/indirect_indexing/screen/ingest_half.sh FILES_DIR STAGE LOG_NAME
+#
+# STAGE: stage1 or stage2. LOG_NAME: letters, digits, '.', '_', '-' (e.g. batch256_rope).
+# SCREEN_DIR: the screen's folder (default: this script's). Exit 0 when everything was copied (the
+# checks' findings are printed, not failed on), 2 on bad input or a conflict, before anything is
+# copied.
+set -u -o pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+screen=${SCREEN_DIR:-$here}
+src=$(cd "$here/../../.." && pwd)
+die() { echo "ingest_half.sh: $*" >&2; exit 2; }
+(( $# == 3 )) || die "usage: ingest_half.sh FILES_DIR STAGE LOG_NAME"
+files=$1 stage=$2 log_name=$3
+[[ "$stage" == stage1 || "$stage" == stage2 ]] || die "STAGE must be stage1 or stage2 (got '$stage')"
+[[ "$log_name" =~ ^[A-Za-z0-9._-]+$ ]] || die "LOG_NAME must be letters, digits, '.', '_' or '-' (got '$log_name')"
+for f in screen_runs.tgz inspect.tgz screen.log; do
+  [[ -s "$files/$f" ]] || die "$files has no $f (run_cells.sh's OUT_DIR holds screen_runs.tgz, inspect.tgz, screen.log)"
+done
+log_dest="$screen/$stage/sweep_$log_name.log"
+[[ ! -e "$log_dest" ]] || die "$log_dest exists already: choose another LOG_NAME"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+tar xzf "$files/screen_runs.tgz" -C "$tmp" 2>/dev/null || die "$files/screen_runs.tgz is not a whole archive"
+tar xzf "$files/inspect.tgz" -C "$tmp" 2>/dev/null || die "$files/inspect.tgz is not a whole archive"
+[[ -d "$tmp/screen" ]] || die "$files/screen_runs.tgz holds no screen/ folder"
+mapfile -t runs < <(cd "$tmp/screen" && find . -mindepth 2 -maxdepth 2 -type f \( -name '*_seed*.json' -o -name '*_seed*.steps.csv' \) | sed 's|^\./||' | sort)
+(( ${#runs[@]} > 0 )) || die "$files/screen_runs.tgz holds no run"
+stray=$(cd "$tmp/screen" && find . -type f | sed 's|^\./||' | grep -v -E '^[^/]+/[^/]+_seed[0-9]+\.(json|steps\.csv)$' | grep -v -E '^[^/]+/summary\.(json|md)$' | head -1)
+[[ -z "$stray" ]] || die "$files/screen_runs.tgz holds $stray, which is neither a run JSON nor a step log"
+mapfile -t inspects < <([[ -d "$tmp/inspect" ]] && cd "$tmp/inspect" && find . -type f -name '*.inspect.json' | sed 's|^\./||' | sort)
+for f in "${inspects[@]}"; do
+  dest="$screen/inspect/$f"
+  [[ ! -e "$dest" ]] || cmp -s "$dest" "$tmp/inspect/$f" || die "inspect/$f exists with other content: nothing copied"
+done
+
+cells=()
+for f in "${runs[@]}"; do
+  cell=${f%%/*}
+  mkdir -p "$screen/$stage/$cell"
+  if [[ -e "$screen/$stage/$f" ]]; then
+    cmp -s "$screen/$stage/$f" "$tmp/screen/$f" && what=same || what=replaced
+  else
+    what=new
+  fi
+  cp "$tmp/screen/$f" "$screen/$stage/$f"
+  echo "$what: $stage/$f"
+  [[ " ${cells[*]} " == *" $cell "* ]] || cells+=("$cell")
+done
+for f in "${inspects[@]}"; do
+  mkdir -p "$(dirname "$screen/inspect/$f")"
+  [[ -e "$screen/inspect/$f" ]] && echo "same: inspect/$f" || { cp "$tmp/inspect/$f" "$screen/inspect/$f"; echo "new: inspect/$f"; }
+done
+if [[ -s "$tmp/inspect/errors.log" ]]; then
+  echo "inspect errors (inspect/errors.log of the delivery, not copied):"; sed 's/^/  /' "$tmp/inspect/errors.log"
+fi
+cp "$files/screen.log" "$log_dest"
+echo "new: $stage/sweep_$log_name.log"
+
+py=/usr/bin/python3
+for c in "${cells[@]}"; do
+  "$py" "$src/results/plot.py" "$screen/$stage/$c" > /dev/null || echo "plot.py failed on $stage/$c"
+done
+echo "figures: $(printf '%s/curves.png ' "${cells[@]/#/$stage/}")"
+if [[ "$screen" == "$here" ]]; then
+  "$py" "$here/screen_overview.py" > /dev/null && echo "figure: overview.png" || echo "screen_overview.py failed"
+  echo "-- results/readme_tables.py (tables; --write updates them):"
+  "$py" "$src/results/readme_tables.py" "$here/README.md" && echo "tables up to date"
+  echo "-- screen_progress.py --check (the counts written in the READMEs' text):"
+  "$py" "$here/screen_progress.py" --check
+fi
+exit 0
