@@ -5,9 +5,10 @@ mean alone for one seed), with the bucket's lengths in the header of the first t
 column. The READMEs show extrapolation folders through this script (results/readme_tables.py
 checks them); extrapolation.md beside the JSON has every bucket.
 
-  /usr/bin/python3 results/extrapolation_table.py DIR_OR_JSON [--factors 1,2,3,4,5,10] [--labels A,B,...]
+  /usr/bin/python3 results/extrapolation_table.py DIR_OR_JSON [--factors 1,2,3,4,5,10] [--labels A,B,...] [--per-seed]
 
---labels picks the rows and their order (default: every label, in the file's order). Exit 2 with
+--labels picks the rows and their order (default: every label, in the file's order); --per-seed
+gives each seed its own row (what a mean hides when some seeds learn and others do not). Exit 2 with
 one line on a file that is no extrapolation table, a factor it has no bucket for, or an unknown
 label.
 """
@@ -37,6 +38,7 @@ def main():
     ap.add_argument("path", help="an extrapolate folder or its extrapolation.json")
     ap.add_argument("--factors", default="1,2,3,4,5,10", help="the buckets to show, as multiples of the training length")
     ap.add_argument("--labels", help="the rows to show, in this order (default: all)")
+    ap.add_argument("--per-seed", action="store_true", help="a row per label and seed instead of mean ± std")
     a = ap.parse_args()
     path = os.path.join(a.path, "extrapolation.json") if os.path.isdir(a.path) else a.path
     try:
@@ -63,6 +65,15 @@ def main():
         b = buckets[f]
         shown = i < 2 or i == len(factors) - 1
         head.append(f"{f}x ({b['min_len']}-{b['max_len']}{unit if i == 0 else ''})" if shown else f"{f}x")
+    if a.per_seed:
+        print("| PE | seed | " + " | ".join(head) + " |")
+        print("| --- | --- |" + " --- |" * len(factors))
+        for label in labels:
+            for r in sorted((r for r in x["rows"] if r["label"] == label), key=lambda r: r["seed"]):
+                at = {f: k for k, f in enumerate(r["factors"])}
+                cells = [f"{100 * r['acc'][at[f]]:.1f}" if f in at else "-" for f in factors]
+                print(f"| {label} | {r['seed']} | " + " | ".join(cells) + " |")
+        return
     print("| PE | " + " | ".join(head) + " |")
     print("| --- |" + " --- |" * len(factors))
     for label in labels:
@@ -76,7 +87,6 @@ def main():
             mean, std = r["mean"][at[f]], (r["std"] or [None] * len(r["factors"]))[at[f]]
             cells.append(f"{mean:.1f}" if std is None else f"{mean:.1f} ± {std:.1f}")
         print(f"| {label} | " + " | ".join(cells) + " |")
-
 
 if __name__ == "__main__":
     main()

@@ -232,6 +232,9 @@ check "extrapolation_table.py" "$py" "$src/results/extrapolation_table.py" "$tmp
 [[ "$(sed -n 1p "$tmp/out")" == "| PE | 1x (4-6) | 2x (7-12) |" && "$(sed -n 3p "$tmp/out" | cut -d' ' -f2)" == pope &&
    "$(sed -n 4p "$tmp/out" | cut -d' ' -f2)" == rope && $(wc -l < "$tmp/out") -eq 4 ]] ||
   { echo "FAIL: extrapolation_table.py's table"; cat "$tmp/out"; fails=$((fails+1)); }
+check "extrapolation_table.py --per-seed" "$py" "$src/results/extrapolation_table.py" "$tmp/m" --factors 1,2 --labels pope --per-seed
+[[ "$(sed -n 1p "$tmp/out")" == "| PE | seed | 1x (4-6) | 2x (7-12) |" && "$(sed -n '3,5p' "$tmp/out" | cut -d' ' -f2,4 | tr '\n' ' ')" == "pope 0 pope 1 pope 2 " ]] ||
+  { echo "FAIL: extrapolation_table.py --per-seed did not give the merged folder's three seeds in order"; cat "$tmp/out"; fails=$((fails+1)); }
 for bad in "--factors 1,3" "--labels pope,alibi" "--factors 1,x"; do
   "$py" "$src/results/extrapolation_table.py" "$tmp/m" $bad >"$tmp/out" 2>&1
   [[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] || { echo "FAIL: extrapolation_table.py accepted $bad"; cat "$tmp/out"; fails=$((fails+1)); }
