@@ -14,7 +14,8 @@ content. COMMAND sees what is committed, so the check needs nothing but the repo
 
   /usr/bin/python3 results/readme_tables.py [--write] [FILES...]
 
-FILES: Markdown files (default: every *.md tracked by git). Without --write, exit 1 naming each
+FILES: Markdown files (default: every *.md tracked by git; outside a git checkout, every *.md
+but under build folders). Without --write, exit 1 naming each
 stale table (file, line, what differs first); with --write, stale tables are rewritten in place
 (each file written whole beside and renamed), exit 0. Exit 2, one line, when a marked table
 cannot be checked: its command fails, prints no table with that header, or no table follows
@@ -99,6 +100,22 @@ def check_file(path, write):
     return stale
 
 
+def markdown_files():
+    """Every *.md of the repository: git's list, or, outside a git checkout (an unpacked
+    release), every *.md under the root but build folders."""
+    try:
+        p = subprocess.run(["git", "ls-files", "*.md"], cwd=ROOT, capture_output=True, text=True)
+        if p.returncode == 0:
+            return [os.path.join(ROOT, f) for f in p.stdout.split()]
+    except OSError:
+        pass
+    out = []
+    for d, dirs, names in os.walk(ROOT):
+        dirs[:] = sorted(x for x in dirs if not x.startswith((".", "build")))
+        out += [os.path.join(d, n) for n in sorted(names) if n.endswith(".md")]
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("files", nargs="*", help="Markdown files (default: every tracked *.md)")
@@ -106,10 +123,7 @@ def main():
     a = ap.parse_args()
     files = a.files
     if not files:
-        p = subprocess.run(["git", "ls-files", "*.md"], cwd=ROOT, capture_output=True, text=True)
-        if p.returncode != 0:
-            sys.exit("readme_tables.py: not in a git checkout; name the files")
-        files = [os.path.join(ROOT, f) for f in p.stdout.split()]
+        files = markdown_files()
     for f in files:
         if not os.path.isfile(f):
             print(f"readme_tables.py: {f} is not a file", file=sys.stderr)
