@@ -49,6 +49,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "popebench: error: %s (see --help)\n", e.what());
     return 2;
+  } catch (const UserError& e) {  // from an option's own parser (e.g. a list), run while parsing
+    std::fprintf(stderr, "popebench: error: %s (see --help)\n", e.what());
+    return 2;
   }
   try {
     for (auto& [sub, run] : runners)

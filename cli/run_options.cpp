@@ -327,6 +327,12 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
       ->default_val(c.train.grad_accum)->check(integer_in(1, 4096))->group(g);
   cmd.add_option("--loss", c.train.loss, "Training loss: answer (the answer position only) or all (every next token, as a language model)")
       ->default_val(c.train.loss)->group(g);
+  cmd.add_option_function<std::string>(
+         "--loss-fields", [&c](const std::string& v) { c.train.loss_fields = parse_int_list(v, "--loss-fields"); },
+         "With --loss all: only the next-token targets in these ','-separated fields of the input count, numbered "
+         "from 0 (Indirect Indexing: 0 the string, 1 the source letter, 2 the shift; a ',' belongs to the field it "
+         "ends); the answer always counts. Default: every field")
+      ->group(g);
   cmd.add_option("--sampling", c.train.sampling, "Batch sampling: replacement (independent uniform draws) or epochs (shuffled passes)")
       ->default_val(c.train.sampling)->group(g);
   cmd.add_option("--eval-every", c.train.eval_every, "Steps between validation points (0: end only)")->default_val(c.train.eval_every)->check(integer_in(0, 1000000000000LL))->group(g);

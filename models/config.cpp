@@ -134,6 +134,11 @@ void TrainConfig::validate() const {
   if (sampling != "replacement" && sampling != "epochs")
     bad("unknown batch sampling '" + sampling + "' (known: replacement, epochs)");
   if (loss != "answer" && loss != "all") bad("unknown loss '" + loss + "' (known: answer, all)");
+  if (!loss_fields.empty() && loss != "all") bad("loss fields choose among the targets of the loss on every token (--loss all)");
+  for (size_t i = 0; i < loss_fields.size(); ++i) {
+    if (loss_fields[i] < 0 || loss_fields[i] > 63) bad("loss fields must be in [0, 63]");
+    if (std::count(loss_fields.begin(), loss_fields.end(), loss_fields[i]) > 1) bad("loss fields must be distinct");
+  }
 }
 
 void RunConfig::validate() const {
@@ -148,6 +153,8 @@ void RunConfig::validate() const {
   if (task.n_train < 1) bad("the training split is empty");
   if ((model.abs_pos != "none") && (pe.kind == "learned" || pe.kind == "sinusoidal"))
     bad("--abs-pos adds a position embedding on top of the PE; the PE " + pe.kind + " is one already");
+  // A crop could drop a whole field, and with it the numbering the fields are chosen by.
+  if (!train.loss_fields.empty() && input.context > 0) bad("loss fields are numbered from the input's start, which a context crop removes");
   if (optim.warmup_steps > train.steps) bad("warmup (" + std::to_string(optim.warmup_steps) + ") is longer than the run (" + std::to_string(train.steps) + " steps)");
 }
 
@@ -218,6 +225,8 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
        {"gpu_attention", c.gpu_attention},
        {"batch_sampling", json_spelling(c.sampling, kSampling)}, {"grad_accum", c.grad_accum},
        {"loss", json_spelling(c.loss, kLoss)}};
+  // Only when set, so that every run made before the option has the config it had.
+  if (!c.loss_fields.empty()) j["loss_fields"] = c.loss_fields;
 }
 void from_json(const nlohmann::json& j, TrainConfig& c) {
   c.seed = json_int<uint64_t>(j, "seed");
@@ -234,6 +243,7 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
   c.sampling = option_spelling(j, "batch_sampling", kSampling);
   c.grad_accum = j.contains("grad_accum") ? json_int<int>(j, "grad_accum") : 1;
   c.loss = option_spelling(j, "loss", kLoss);
+  c.loss_fields = j.value("loss_fields", std::vector<int>{});
 }
 void to_json(nlohmann::json& j, const InputConfig& c) {
   j = {{"context", c.context}, {"pad", c.pad}, {"pad_attention", c.pad_attention}};

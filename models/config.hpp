@@ -129,6 +129,12 @@ struct TrainConfig {
   // mean cross-entropy of every next token of the example, the target included: a language
   // model's loss). Evaluation always scores the answer.
   std::string loss = "answer";
+  // With the loss on every token: only the predictions whose target lies in these fields of the
+  // input count (fields are separated by ',' and numbered from 0, a ',' belonging to the field it
+  // ends: Indirect Indexing's string is field 0, its source letter 1, its shift 2); the answer
+  // always counts. Empty: every field (the loss "all" as nanoGPT has it). An ablation of which
+  // of those targets carry the signal; recorded in the run JSON only when set.
+  std::vector<int> loss_fields;
   void validate() const;
 };
 

@@ -343,7 +343,7 @@ nlohmann::json train(TrainOptions opt) {
   while (st.step < T.steps) {
     for (auto& b : micro) {
       run.sampler().next(idx);
-      b = make_batch(data.train, idx, row_len, cfg.input);
+      b = make_training_batch(data.train, idx, row_len, cfg);
     }
     double lr = lr_at(cfg.optim, st.step, T.steps);
     StepResult r = be.train_step(micro, lr, static_cast<long>(st.step + 1));

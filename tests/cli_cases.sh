@@ -170,6 +170,12 @@ expect_error "needs --pad left" train --pad-attention masked --out "$tmp/t.json"
 expect_error "unknown pad attention 'none'" train --pad left --pad-attention none --out "$tmp/t.json"
 expect_error "unknown attention temperature 'fast'" train --attn-temp fast --out "$tmp/t.json"
 expect_error "unknown pair draw" train --pair-draw other --out "$tmp/t.json"
+expect_error "(--loss all)" train --loss-fields 2 --out "$tmp/t.json"
+expect_error "--loss-fields: 'x'" train --loss all --loss-fields 2,x --out "$tmp/t.json"
+expect_error "loss fields must be distinct" train --loss all --loss-fields 2,2 --out "$tmp/t.json"
+expect_ok train --preset quick --pe rope --steps 3 --warmup 1 --eval-every 0 --device cpu --loss all --loss-fields 0,2 --out "$tmp/lf.json"
+/usr/bin/python3 -c "import json, sys; t = json.load(open(sys.argv[1]))['config']['train']; assert t['loss_fields'] == [0, 2] and t['loss'] == 'every_next_token', t" "$tmp/lf.json" ||
+  { echo "FAIL: --loss-fields is not in the run JSON"; fails=$((fails+1)); }
 expect_error "applies to indirect-indexing only" train --task k-back --pair-draw shift-first --out "$tmp/t.json"
 expect_error "unknown weight decay scope" train --weight-decay-on all --out "$tmp/t.json"
 
