@@ -24,7 +24,7 @@ RunConfig tiny(const std::string& pe, const std::string& matmul, int d_model = 6
 Batch batch_of(const RunConfig& c, const Dataset& d, size_t first, int n, int pad_to) {
   std::vector<size_t> idx;
   for (int i = 0; i < n; ++i) idx.push_back(first + i);
-  return make_batch(d, idx, pad_to, c.input);
+  return make_training_batch(d, idx, pad_to, c);  // with c's loss fields, as the trainer's
 }
 }  // namespace
 
@@ -62,6 +62,10 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
   variants.push_back({"rope", "none", 0, "init scaled-embedding", [](RunConfig& c) { c.model.init = "scaled-embedding"; }});
   variants.push_back({"pope", "none", 0, "abs-pos learned", [](RunConfig& c) { c.model.abs_pos = "learned"; }});
   variants.push_back({"pope", "none", 0, "loss all", [](RunConfig& c) { c.train.loss = "all"; }});
+  variants.push_back({"rope", "none", 0, "loss all, fields 0 and 2", [](RunConfig& c) {
+                        c.train.loss = "all";
+                        c.train.loss_fields = {0, 2};
+                      }});
   variants.push_back({"pope", "none", 0, "delta shared", [](RunConfig& c) { c.pe.delta_shared = true; }});
   variants.push_back({"rope", "none", 0, "bias", [](RunConfig& c) { c.model.bias = true; }});
   variants.push_back({"rope", "none", 0, "loss all, pad left", [](RunConfig& c) {
