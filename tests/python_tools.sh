@@ -241,6 +241,26 @@ for bad in "--factors 1,3" "--labels pope,alibi" "--factors 1,x"; do
 done
 "$py" "$src/results/extrapolation_table.py" "$tmp/a/runs/pope_seed0.json" >/dev/null 2>&1
 [[ $? -eq 2 ]] || { echo "FAIL: extrapolation_table.py read a run JSON"; fails=$((fails+1)); }
+# shift_information.py: knowing the source's position leaves the shift as uncertain as the answer
+# is to a model that found the source and ignores the shift (plateau_levels.py's level, derived
+# another way): H(shift | L, p) is that level's loss, for every pair draw; bad options refused.
+si="$src/results/indirect_indexing/screen/shift_information.py"
+check "shift_information.py" "$py" "$si"
+[[ $(grep -c '^| ' "$tmp/out") -eq 7 ]] || { echo "FAIL: shift_information.py's table"; cat "$tmp/out"; fails=$((fails+1)); }
+check "shift_information.py against plateau_levels.py" "$py" - "$src/results/indirect_indexing" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1]); sys.path.insert(0, sys.argv[1] + "/screen")
+from plateau_levels import plateau_levels
+from shift_information import shift_information
+for draw in ("joint", "shift-first", "source-first"):
+    for a in ((20, 40, 15), (5, 8, 2)):
+        v = shift_information(*a, draw)
+        level = plateau_levels(*a, draw)["source found, shift ignored"][0]
+        assert abs(v["H(shift | L, p)"] - level) < 1e-12, (draw, a, v, level)
+        assert 0 < v["I(sign; p | L)"] <= v["I(shift; p | L)"] <= v["H(shift | L)"], (draw, a, v)
+PY
+"$py" "$si" --min-len 5 >/dev/null 2>&1; [[ $? -eq 2 ]] || { echo "FAIL: shift_information.py took --min-len alone"; fails=$((fails+1)); }
+"$py" "$si" --min-len 5 --max-len 8 --max-shift 5 >/dev/null 2>&1; [[ $? -eq 2 ]] || { echo "FAIL: shift_information.py took a shift as long as a string"; fails=$((fails+1)); }
 # --help answers before matplotlib is imported
 for s in plot.py plot_inspect.py; do
   "$py" "$src/results/$s" --help 2>/dev/null | grep -q "results/$s" || { echo "FAIL: $s --help"; fails=$((fails+1)); }
