@@ -57,7 +57,7 @@ TEST_CASE("loss-fields: only the chosen fields' targets count, and the answer", 
     }
 }
 
-TEST_CASE("loss-fields: every field is the loss on every token; fewer train something else", "[screen][model]") {
+TEST_CASE("loss-fields: every field is the loss on every token, fewer train something else", "[screen][model]") {
   RunConfig all = loss_fields_run({});
   RunConfig every = loss_fields_run({0, 1, 2});
   RunConfig shift = loss_fields_run({2});
@@ -84,7 +84,7 @@ TEST_CASE("loss-fields: every field is the loss on every token; fewer train some
   CHECK(p_shift != p_all);
 }
 
-TEST_CASE("loss-fields: refused without --loss all, out of range, twice, or with a crop; in the JSON only when set", "[screen][config]") {
+TEST_CASE("loss-fields: refused without --loss all, out of range, twice, or with a crop, and in the JSON only when set", "[screen][config]") {
   TrainConfig t;
   t.loss_fields = {2};
   CHECK_THROWS_WITH(t.validate(), Catch::Contains("--loss all"));
