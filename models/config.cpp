@@ -243,7 +243,12 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
   c.sampling = option_spelling(j, "batch_sampling", kSampling);
   c.grad_accum = j.contains("grad_accum") ? json_int<int>(j, "grad_accum") : 1;
   c.loss = option_spelling(j, "loss", kLoss);
-  c.loss_fields = j.value("loss_fields", std::vector<int>{});
+  c.loss_fields.clear();  // absent before the option existed, and whenever it is not set
+  if (j.contains("loss_fields")) {
+    const auto& fields = j.at("loss_fields");
+    if (!fields.is_array()) throw nlohmann::json::type_error::create(302, "loss_fields must be a list of integers", nullptr);
+    for (const auto& f : fields) c.loss_fields.push_back(json_int<int>(f, std::string("loss_fields")));
+  }
 }
 void to_json(nlohmann::json& j, const InputConfig& c) {
   j = {{"context", c.context}, {"pad", c.pad}, {"pad_attention", c.pad_attention}};

@@ -34,6 +34,15 @@ def int_list(text, what):
 
 
 def main():
+    out = []  # the table's lines, printed only once the whole table is made
+    try:
+        table(out)
+    except (KeyError, TypeError, IndexError, ValueError) as e:
+        fail(f"the file is not an extrapolation table as popebench writes it ({type(e).__name__}: {e})")
+    print("\n".join(out))
+
+
+def table(out):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("path", help="an extrapolate folder or its extrapolation.json")
     ap.add_argument("--factors", default="1,2,3,4,5,10", help="the buckets to show, as multiples of the training length")
@@ -66,16 +75,16 @@ def main():
         shown = i < 2 or i == len(factors) - 1
         head.append(f"{f}x ({b['min_len']}-{b['max_len']}{unit if i == 0 else ''})" if shown else f"{f}x")
     if a.per_seed:
-        print("| PE | seed | " + " | ".join(head) + " |")
-        print("| --- | --- |" + " --- |" * len(factors))
+        out.append("| PE | seed | " + " | ".join(head) + " |")
+        out.append("| --- | --- |" + " --- |" * len(factors))
         for label in labels:
             for r in sorted((r for r in x["rows"] if r["label"] == label), key=lambda r: r["seed"]):
                 at = {f: k for k, f in enumerate(r["factors"])}
                 cells = [f"{100 * r['acc'][at[f]]:.1f}" if f in at else "-" for f in factors]
-                print(f"| {label} | {r['seed']} | " + " | ".join(cells) + " |")
+                out.append(f"| {label} | {r['seed']} | " + " | ".join(cells) + " |")
         return
-    print("| PE | " + " | ".join(head) + " |")
-    print("| --- |" + " --- |" * len(factors))
+    out.append("| PE | " + " | ".join(head) + " |")
+    out.append("| --- |" + " --- |" * len(factors))
     for label in labels:
         r = rows[label]
         at = {f: k for k, f in enumerate(r["factors"])}
@@ -86,7 +95,7 @@ def main():
                 continue
             mean, std = r["mean"][at[f]], (r["std"] or [None] * len(r["factors"]))[at[f]]
             cells.append(f"{mean:.1f}" if std is None else f"{mean:.1f} ± {std:.1f}")
-        print(f"| {label} | " + " | ".join(cells) + " |")
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
 
 if __name__ == "__main__":
     main()

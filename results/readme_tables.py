@@ -49,7 +49,12 @@ def tables(text):
     return out
 
 
+_outputs = {}  # command -> its tables: a command that makes several tables runs once
+
+
 def generated(command, where):
+    if command in _outputs:
+        return _outputs[command]
     try:
         p = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired:
@@ -57,7 +62,8 @@ def generated(command, where):
     if p.returncode != 0:
         err = (p.stderr.strip().splitlines() or ["no message"])[-1]
         raise Unchecked(f"{where}: '{command}' exited {p.returncode} ({err})")
-    return tables(p.stdout)
+    _outputs[command] = tables(p.stdout)
+    return _outputs[command]
 
 
 def check_file(path, write):

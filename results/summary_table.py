@@ -40,15 +40,15 @@ def main():
     if not isinstance(s, dict) or s.get("schema") != "popebench.summary" or not isinstance(s.get("rows"), list):
         fail(f"{path} is not a popebench summary (schema popebench.summary with rows)")
     rows = s["rows"]
+    for r in rows:  # every row checked before a line is printed
+        if not isinstance(r, dict) or any(k not in r for k in ("pe", "n", "mean", "test_acc")):
+            fail(f"{path}: a row lacks pe, n, mean or test_acc")
     seed_lists = {tuple(r.get("seeds", [])) for r in rows}
     seeds = " / ".join(map(str, seed_lists.pop())) if len(seed_lists) == 1 else "by seed"
     with_paper = any(r.get("paper") for r in rows)
     print(f"| PE | runs | test accuracy % (ours) | per seed ({seeds}) |" + (" paper |" if with_paper else ""))
     print("| --- | --- | --- | --- |" + (" --- |" if with_paper else ""))
     for r in rows:
-        for key in ("pe", "n", "mean", "test_acc"):
-            if key not in r:
-                fail(f"{path}: a row has no {key}")
         std = r.get("std") if r["n"] > 1 else None
         line = f"| {NAMES.get(r['pe'], r['pe'])} | {r['n']} | {spread(r['mean'], std)} | " + \
                " / ".join(f"{a:.2f}" for a in r["test_acc"]) + " |"

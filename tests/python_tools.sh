@@ -239,6 +239,15 @@ for bad in "--factors 1,3" "--labels pope,alibi" "--factors 1,x"; do
   "$py" "$src/results/extrapolation_table.py" "$tmp/m" $bad >"$tmp/out" 2>&1
   [[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] || { echo "FAIL: extrapolation_table.py accepted $bad"; cat "$tmp/out"; fails=$((fails+1)); }
 done
+# A file shaped almost right: refused whole, nothing printed (no half table).
+echo '{"schema": "popebench.extrapolation", "table": [{"label": "x"}], "buckets": [{"factor": 1, "min_len": 1, "max_len": 2}]}' > "$tmp/bad_ex.json"
+echo '{"schema": "popebench.summary", "rows": [{"pe": "rope", "n": 1, "mean": 1, "test_acc": [1]}, {"pe": "x"}]}' > "$tmp/bad_sum.json"
+for bad in "extrapolation_table.py $tmp/bad_ex.json --factors 1" "summary_table.py $tmp/bad_sum.json"; do
+  read -r -a argv <<< "$bad"
+  "$py" "$src/results/${argv[0]}" "${argv[@]:1}" >"$tmp/stdout" 2>"$tmp/stderr"
+  [[ $? -eq 2 && ! -s "$tmp/stdout" && $(wc -l < "$tmp/stderr") -eq 1 ]] ||
+    { echo "FAIL: ${argv[0]} on a malformed file: not exit 2 with one line and no table"; cat "$tmp/stdout" "$tmp/stderr"; fails=$((fails+1)); }
+done
 "$py" "$src/results/extrapolation_table.py" "$tmp/a/runs/pope_seed0.json" >/dev/null 2>&1
 [[ $? -eq 2 ]] || { echo "FAIL: extrapolation_table.py read a run JSON"; fails=$((fails+1)); }
 # shift_information.py: knowing the source's position leaves the shift as uncertain as the answer

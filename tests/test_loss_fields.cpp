@@ -110,4 +110,11 @@ TEST_CASE("loss-fields: refused without --loss all, out of range, twice, or with
   nlohmann::json j = set;
   CHECK(j.at("loss_fields") == nlohmann::json({0, 2}));
   CHECK(j.get<TrainConfig>().loss_fields == std::vector<int>{0, 2});
+  // Read as every integer of a user's file is (common/json_int.hpp): no float, no other type.
+  for (nlohmann::json bad_fields : {nlohmann::json({1.5}), nlohmann::json({1e73}), nlohmann::json(2), nlohmann::json({"2"})}) {
+    nlohmann::json jb = j;
+    jb["loss_fields"] = bad_fields;
+    INFO(bad_fields.dump());
+    CHECK_THROWS_AS(jb.get<TrainConfig>(), nlohmann::json::type_error);
+  }
 }
