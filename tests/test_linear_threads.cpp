@@ -38,59 +38,62 @@ bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
+// N, in, out: none a multiple of the 64-row chunks, so every product has a short last chunk;
+// in = 300 and N = 1000 are the summed lengths of y and dx, and of dw.
+constexpr int N = 1000, in = 300, out = 70;
+
+template <typename T>
+struct LinearInputs {
+  std::vector<T> x = random_values<T>(static_cast<size_t>(N) * in, 1);     // (N, in)
+  std::vector<T> w = random_values<T>(static_cast<size_t>(out) * in, 2);   // (out, in)
+  std::vector<T> dy = random_values<T>(static_cast<size_t>(N) * out, 3);   // (N, out)
+  std::vector<T> dw0 = random_values<T>(static_cast<size_t>(out) * in, 4); // (out, in), accumulated into, as in a step
+};
+
 template <typename T>
 struct LinearOutputs {
   std::vector<T> y, dx, dw;  // (N, out), (N, in), (out, in)
 };
 
-// N, in, out: none a multiple of the 64-row chunks, so every product has a short last chunk;
-// in = 300 and N = 1000 are the summed lengths of y and dx, and of dw.
 template <typename T>
-LinearOutputs<T> run_linear(int threads, int N, int in, int out) {
+LinearOutputs<T> run_linear(int threads, const LinearInputs<T>& a) {
   omp_set_num_threads(threads);
-  auto x = random_values<T>(static_cast<size_t>(N) * in, 1), w = random_values<T>(static_cast<size_t>(out) * in, 2),
-       dy = random_values<T>(static_cast<size_t>(N) * out, 3);
-  LinearOutputs<T> o;
-  o.y.resize(static_cast<size_t>(N) * out);
-  o.dx.resize(static_cast<size_t>(N) * in);
-  o.dw = random_values<T>(static_cast<size_t>(out) * in, 4);  // accumulated into, as in a step
-  cpu::linear_fwd(x.data(), w.data(), o.y.data(), N, in, out);
-  cpu::linear_bwd(dy.data(), x.data(), w.data(), o.dx.data(), o.dw.data(), N, in, out);
+  LinearOutputs<T> o{std::vector<T>(static_cast<size_t>(N) * out), std::vector<T>(static_cast<size_t>(N) * in), a.dw0};
+  cpu::linear_fwd(a.x.data(), a.w.data(), o.y.data(), N, in, out);
+  cpu::linear_bwd(a.dy.data(), a.x.data(), a.w.data(), o.dx.data(), o.dw.data(), N, in, out);
   return o;
 }
 
 template <typename T>
 void check_linear_threads(double tol) {
   ThreadCount restore;
-  const int N = 1000, in = 300, out = 70;
-  auto one = run_linear<T>(1, N, in, out);
+  const LinearInputs<T> a;
+  auto one = run_linear<T>(1, a);
   for (int threads : {2, 3, 5}) {
     INFO("threads " << threads);
-    auto many = run_linear<T>(threads, N, in, out);
+    auto many = run_linear<T>(threads, a);
     CHECK(same_bits(one.y, many.y));
     CHECK(same_bits(one.dx, many.dx));
     CHECK(same_bits(one.dw, many.dw));
   }
   // And the chunks are the whole product: every element against a sum in long double.
-  auto x = random_values<T>(static_cast<size_t>(N) * in, 1), w = random_values<T>(static_cast<size_t>(out) * in, 2),
-       dy = random_values<T>(static_cast<size_t>(N) * out, 3), dw0 = random_values<T>(static_cast<size_t>(out) * in, 4);
   double worst = 0;
   for (int n = 0; n < N; n += 37)
     for (int o = 0; o < out; ++o) {
       long double s = 0;
-      for (int i = 0; i < in; ++i) s += static_cast<long double>(x[n * in + i]) * w[o * in + i];
+      for (int i = 0; i < in; ++i) s += static_cast<long double>(a.x[n * in + i]) * a.w[o * in + i];
       worst = std::max(worst, std::abs(double(s) - double(one.y[n * out + o])));
     }
   for (int n = 0; n < N; n += 41)
     for (int i = 0; i < in; ++i) {
       long double s = 0;
-      for (int o = 0; o < out; ++o) s += static_cast<long double>(dy[n * out + o]) * w[o * in + i];
+      for (int o = 0; o < out; ++o) s += static_cast<long double>(a.dy[n * out + o]) * a.w[o * in + i];
       worst = std::max(worst, std::abs(double(s) - double(one.dx[n * in + i])));
     }
   for (int o = 0; o < out; ++o)
     for (int i = 0; i < in; i += 7) {
-      long double s = dw0[o * in + i];
-      for (int n = 0; n < N; ++n) s += static_cast<long double>(dy[n * out + o]) * x[n * in + i];
+      long double s = a.dw0[o * in + i];
+      for (int n = 0; n < N; ++n) s += static_cast<long double>(a.dy[n * out + o]) * a.x[n * in + i];
       worst = std::max(worst, std::abs(double(s) - double(one.dw[o * in + i])));
     }
   CHECK(worst < tol);
