@@ -292,3 +292,28 @@ POPEBENCH=.devbin/popebench KNOWN_GOOD=.devbin/popebench_1bf32c5 \
 # 150.2 steps/s, `--time-limit 455`. The two logs, RoPE's first, are sweep_sampling_epochs.log.
 # Later commands on the same machine ran the extrapolation setup sweep
 # (results/length_extrapolation/indirect_indexing_setup/), no screen cell.
+
+# --- Session of 2026-12-05 from 15:10 UTC, binary built from commit f2410b0 (kernels as
+# at e1116fc; the screen's runs since e1116fc use it), carried in .devbin with libgomp.so.1, on one
+# H100 (the kind lent that session; same sm_90 architecture as the H200s of earlier sessions).
+export LD_LIBRARY_PATH=$PWD/.devbin:/usr/local/cuda/lib64:/usr/local/cuda/lib
+# Command 1 ran the Indirect Indexing 10x runs (results/length_extrapolation/
+# indirect_indexing_d128_h8_10x/) and beside them the gate: its GPU tests were stopped by the gate's
+# 170 s limit with 21 training runs sharing the GPU (the gate said fail), and abs_pos_learned's RoPE
+# half rerun to 2,000 steps repeated the committed runs bit for bit (both seeds: 2 curve points and
+# 20 step-log rows). Command 2 first ran the GPU tests alone, all passed (9648 assertions in 26 test
+# cases, 95 s; results/bench/h100_cuda_tests_f2410b0.log), then base_100's RoPE seed 0 to 100,000
+# steps with its kept checkpoints inspected as they appeared:
+timeout 170 .devbin/popebench_cuda_tests
+SHARD=0/3 STOP_AT=0 ALONG=1 POPEBENCH=.devbin/popebench \
+  bash results/indirect_indexing/screen/run_cells.sh base_100 490 $OUT rope
+# (the budget was 585 s less the tests' 95). It ran `popebench sweep
+# results/indirect_indexing/screen/screen.json --out DIR --cells base_100 --pe rope --shard 0/3
+# --concurrent 4 --keep-checkpoints 20000 --time-limit 385`: 297.6 steps/s, 100,000 steps in 6.3
+# minutes, then inspect of the 20k-100k checkpoints (1,000 test examples each). Its first 40,000
+# steps repeat the 40k run of the eleventh session (H200, binary d73b426) bit for bit:
+/usr/bin/python3 results/same_bits.py OLD/base_100/rope_seed0.json stage1/base_100/rope_seed0.json \
+  --ignore train.gpu_attention
+# -> "same bits: 21 curve points and 400 step-log rows, to step 40000" (gpu_attention is an
+# option added since, whose default, fp32, is what d73b426 computed). Its log is
+# sweep_base_100_rope_100k_shard0.log.
