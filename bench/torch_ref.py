@@ -23,6 +23,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 import torch
@@ -197,18 +198,19 @@ def worker(a):
         json.dump({"t0": t0, "t1": t1, "steps": a.worker_steps}, fh)
 
 
-def run_processes(pe, R, steps, warmup, tmpdir):
+def run_processes(pe, R, steps, warmup):
     """R worker processes on one GPU, started together: aggregate run-steps/s."""
-    os.makedirs(tmpdir, exist_ok=True)
+    # The workers' hand-shake files live in a scratch folder of their own, removed afterwards:
+    # beside --out they landed in the folder a lent GPU sends back, whose file count is limited.
+    with tempfile.TemporaryDirectory(prefix="torch_ref_workers_") as tmpdir:
+        return _run_processes_in(pe, R, steps, warmup, tmpdir)
+
+
+def _run_processes_in(pe, R, steps, warmup, tmpdir):
     start = os.path.join(tmpdir, "start")
-    if os.path.exists(start):
-        os.remove(start)
     procs, outs, readies = [], [], []
     for r in range(R):
         out, ready = os.path.join(tmpdir, f"w{r}.json"), os.path.join(tmpdir, f"ready{r}")
-        for f in (out, ready):
-            if os.path.exists(f):
-                os.remove(f)
         procs.append(subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", pe, "--worker-steps",
                                        str(steps), "--warmup", str(warmup), "--ready-file", ready,
                                        "--start-file", start, "--out", out]))
@@ -345,7 +347,7 @@ def main():
                 rec["vmap_compile"] = {"error": f"{type(e).__name__}: {e}"[:500]}
             torch.cuda.empty_cache()
             try:
-                rec["processes"] = run_processes(pe, R, a.process_steps, a.warmup, a.out + ".workers")
+                rec["processes"] = run_processes(pe, R, a.process_steps, a.warmup)
             except Exception as e:
                 rec["processes"] = {"error": f"{type(e).__name__}: {e}"[:500]}
             rates = [v["run_steps_per_s"] for v in (rec["vmap_compile"], rec["processes"]) if "run_steps_per_s" in v]
