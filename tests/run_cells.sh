@@ -30,7 +30,7 @@ SHARD=1/2 KEEP=10 STOP_AT=0 ALONG=1 cells c 300 "$tmp/a" rope || fail "the along
 runs=$(list "$tmp/a/screen_runs.tgz")
 [[ "$runs" == "screen/c/rope_seed1.json screen/c/rope_seed1.steps.csv " ]] || fail "SHARD=1/2 packed '$runs', not seed 1 alone"
 ins=$(list "$tmp/a/inspect.tgz")
-want="inspect/c/along/rope_seed1.step10.inspect.json inspect/c/along/rope_seed1.step20.inspect.json inspect/c/along/rope_seed1.step30.inspect.json inspect/errors.log "
+want="inspect/c/along/rope_seed1.step10.inspect.json inspect/c/along/rope_seed1.step20.inspect.json inspect/c/along/rope_seed1.step30.inspect.json inspect/stderr.log "
 [[ "$ins" == "$want" ]] || fail "ALONG=1 packed '$ins', not every kept step's inspect (and no last-state one)"
 mkdir -p "$tmp/ax" && tar xzf "$tmp/a/inspect.tgz" -C "$tmp/ax" && tar xzf "$tmp/a/screen_runs.tgz" -C "$tmp/ax"
 /usr/bin/python3 - "$tmp/ax" <<'PY' || fail "the along inspects are not the run's checkpoints"
@@ -51,7 +51,7 @@ runs=$(list "$tmp/b/screen_runs.tgz")
 [[ "$runs" == "screen/c/pope_seed0.json screen/c/pope_seed0.steps.csv screen/c/pope_seed1.json screen/c/pope_seed1.steps.csv " ]] ||
   fail "the PoPE half packed '$runs'"
 ins=$(list "$tmp/b/inspect.tgz")
-[[ "$ins" == "inspect/c/pope_seed0.inspect.json inspect/c/pope_seed1.inspect.json inspect/errors.log " ]] ||
+[[ "$ins" == "inspect/c/pope_seed0.inspect.json inspect/c/pope_seed1.inspect.json inspect/stderr.log " ]] ||
   fail "STOP_AT=20 packed '$ins', not each run's last checkpoint's inspect"
 grep -q "sweep rc=75" "$tmp/b/session.txt" || fail "a run stopped by STOP_AT did not end the sweep with 75"
 
@@ -66,7 +66,7 @@ for f in stage1/c/pope_seed0.json stage1/c/pope_seed1.steps.csv stage1/sweep_c_p
          inspect/c/pope_seed0.inspect.json inspect/c/pope_seed1.inspect.json; do
   [[ -s "$tmp/scr/$f" ]] || fail "ingest_half.sh left no $f ($out)"
 done
-[[ ! -e "$tmp/scr/inspect/errors.log" && $(grep -c '^new: ' <<< "$out") -eq 7 ]] || fail "ingest_half.sh copied other than 7 files: $out"
+[[ ! -e "$tmp/scr/inspect/stderr.log" && $(grep -c '^new: ' <<< "$out") -eq 7 ]] || fail "ingest_half.sh copied other than 7 files: $out"
 out=$(ingest "$tmp/b" stage1 c_pope 2>&1); [[ $? -eq 2 && "$out" == *"exists already"* ]] || fail "a log name used before was not refused ($out)"
 echo '{}' > "$tmp/scr/inspect/c/pope_seed0.inspect.json"
 rm "$tmp/scr/stage1/c/pope_seed1.json"
@@ -124,7 +124,7 @@ runs=$(list "$tmp/e2/screen_runs.tgz")
   fail "the job delivered '$runs'"
 [[ -e "$tmp/e2/run_cells.log" && -e "$tmp/e2/session.txt" ]] || fail "the job's log or session.txt is missing"
 ins=$(list "$tmp/e2/inspect.tgz")
-[[ "$ins" == "inspect/c/rope_seed0.inspect.json inspect/c/rope_seed1.inspect.json inspect/errors.log " ]] ||
+[[ "$ins" == "inspect/c/rope_seed0.inspect.json inspect/c/rope_seed1.inspect.json inspect/stderr.log " ]] ||
   fail "the job delivered inspects '$ins'"
 out=$(POPEBENCH="$tmp/pb" STOP_AT=10 across short 1 "$tmp/e3" c 300 rope 2>&1); rc=$?
 (( rc == 2 )) && [[ "$out" == *"was started as"* && ! -e "$tmp/e3" ]] || fail "a call with other settings gave $rc: $out"

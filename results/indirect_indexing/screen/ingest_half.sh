@@ -66,9 +66,13 @@ for f in "${inspects[@]}"; do
   mkdir -p "$(dirname "$screen/inspect/$f")"
   [[ -e "$screen/inspect/$f" ]] && echo "same: inspect/$f" || { cp "$tmp/inspect/$f" "$screen/inspect/$f"; echo "new: inspect/$f"; }
 done
-if [[ -s "$tmp/inspect/errors.log" ]]; then
-  echo "inspect errors (inspect/errors.log of the delivery, not copied):"; sed 's/^/  /' "$tmp/inspect/errors.log"
-fi
+# What the inspects printed on stderr: a line per finished inspect, and any error. (Deliveries
+# made before run_cells.sh named it stderr.log called it errors.log.)
+for f in stderr.log errors.log; do
+  if [[ -s "$tmp/inspect/$f" ]]; then
+    echo "inspect's stderr (inspect/$f of the delivery, not copied):"; sed 's/^/  /' "$tmp/inspect/$f"
+  fi
+done
 cp "$files/screen.log" "$log_dest"
 echo "new: $stage/sweep_$log_name.log"
 

@@ -86,7 +86,7 @@ trap 'rm -rf "$work"' EXIT
 inspect() {  # CKPT OUT EXAMPLES THREADS: into OUT only when it finished (a cut one leaves nothing)
   mkdir -p "$(dirname "$2")"
   timeout $(( $(left) - 15 )) nice -n 10 "$bin" inspect "$1" --split test --examples "$3" --show 30 --threads "$4" \
-    --out "$2.tmp" > /dev/null 2>> "$work/inspect/errors.log" && mv "$2.tmp" "$2"
+    --out "$2.tmp" > /dev/null 2>> "$work/inspect/stderr.log" && mv "$2.tmp" "$2"
 }
 along_pass() {  # inspects every kept checkpoint not yet inspected, one at a time; THREADS
   local ck cell name out_json
