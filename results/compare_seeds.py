@@ -5,6 +5,9 @@
                                                t and its two-sided p (Student t, n - 1 df)
   compare_seeds.py DIR PE_A PE_B --above X     runs of each PE with test accuracy above X %,
                                                and the two-sided Fisher exact p of the 2x2 table
+  ... --dir-b DIR_B                            PE_B's runs from DIR_B instead: one PE under two
+                                               configs (e.g. rope in a probe against rope in its
+                                               baseline), with either comparison
 
 DIR holds run JSONs (`reproduce`: DIR/*.json; `extrapolate`: DIR/runs/*.json), or is a folder
 of `popebench merge` of extrapolation folders, whose extrapolation.json names the runs (its
@@ -101,18 +104,24 @@ def main():
     ap.add_argument("pe_a")
     ap.add_argument("pe_b")
     ap.add_argument("--above", type=float, help="count runs above this test accuracy %% instead of pairing seeds")
+    ap.add_argument("--dir-b", help="take PE_B's runs from this folder (default: DIR)")
     a = ap.parse_args()
-    if not os.path.isdir(a.dir):
-        fail(f"{a.dir}: no such directory")
-    runs = load(a.dir)
-    for pe in (a.pe_a, a.pe_b):
+    dir_b = a.dir_b or a.dir
+    side = {}
+    for pe, d in ((a.pe_a, a.dir), (a.pe_b, dir_b)):
+        if not os.path.isdir(d):
+            fail(f"{d}: no such directory")
+        runs = load(d)
         if pe not in runs:
-            fail(f"no complete runs of '{pe}' in {a.dir} (found: {', '.join(sorted(runs)) or 'none'})")
-    A, B = runs[a.pe_a], runs[a.pe_b]
+            fail(f"no complete runs of '{pe}' in {d} (found: {', '.join(sorted(runs)) or 'none'})")
+        side[(pe, d)] = runs[pe]
+    A, B = side[(a.pe_a, a.dir)], side[(a.pe_b, dir_b)]
+    # Names for the output: with two folders the same PE may stand on both sides.
+    name_a, name_b = (a.pe_a, a.pe_b) if dir_b == a.dir else (f"{a.pe_a} ({a.dir})", f"{a.pe_b} ({dir_b})")
     if a.above is not None:
         ka, kb = sum(v > a.above for v in A.values()), sum(v > a.above for v in B.values())
         p = fisher_two_sided_p(ka, len(A), kb, len(B))
-        print(f"above {a.above:g} %: {a.pe_a} {ka} of {len(A)}, {a.pe_b} {kb} of {len(B)}; "
+        print(f"above {a.above:g} %: {name_a} {ka} of {len(A)}, {name_b} {kb} of {len(B)}; "
               f"two-sided Fisher exact p = {p:.3g}")
         return
     seeds = sorted(set(A) & set(B))
@@ -123,7 +132,7 @@ def main():
     mean = sum(diff) / n
     sd = math.sqrt(sum((x - mean) ** 2 for x in diff) / (n - 1))
     for s, x in zip(seeds, diff):
-        print(f"seed {s}: {a.pe_a} {A[s]:.2f} - {a.pe_b} {B[s]:.2f} = {x:+.2f}")
+        print(f"seed {s}: {name_a} {A[s]:.2f} - {name_b} {B[s]:.2f} = {x:+.2f}")
     if sd == 0:
         print(f"mean difference {mean:+.2f} points, no spread over {n} seeds (t undefined)")
         return

@@ -40,6 +40,18 @@ grep -q "pope 3 of 3, rope 3 of 3; two-sided Fisher exact p = 1" "$tmp/out" ||
   { echo "FAIL: compare_seeds.py --above -1 did not count every run"; cat "$tmp/out"; fails=$((fails+1)); }
 "$py" "$src/results/compare_seeds.py" "$tmp/m" pope alibi >/dev/null 2>&1
 [[ $? -eq 2 ]] || { echo "FAIL: compare_seeds.py with a PE that has no runs did not exit 2"; fails=$((fails+1)); }
+# One PE under two configs: PE_B's runs from another folder (the reproduce runs below the merged table).
+check "compare_seeds.py --dir-b" "$py" "$src/results/compare_seeds.py" "$tmp/m" rope rope --dir-b "$tmp/r" --above -1
+grep -q "rope ($tmp/m) 3 of 3, rope ($tmp/r) 1 of 1; two-sided Fisher exact p = 1" "$tmp/out" ||
+  { echo "FAIL: compare_seeds.py --dir-b did not count each folder's runs"; cat "$tmp/out"; fails=$((fails+1)); }
+"$py" "$src/results/compare_seeds.py" "$tmp/m" rope rope --dir-b "$tmp/none" >/dev/null 2>&1
+[[ $? -eq 2 ]] || { echo "FAIL: compare_seeds.py with a missing --dir-b did not exit 2"; fails=$((fails+1)); }
+# The Fisher p against a hand count: 5 of 10 against 0 of 10 is twice C(10,5) / C(20,5) = 2 * 252 / 15504.
+check "compare_seeds.py Fisher p" "$py" -c "
+import sys; sys.path.insert(0, '$src/results'); import compare_seeds as c
+p = c.fisher_two_sided_p(5, 10, 0, 10)
+assert abs(p - 2 * 252 / 15504) < 1e-12, p
+assert abs(c.fisher_two_sided_p(3, 3, 0, 3) - 0.1) < 1e-12"
 "$py" "$src/results/plot.py" "$tmp/none" >/dev/null 2>&1 && { echo "FAIL: plot.py accepted a missing folder"; fails=$((fails+1)); }
 # inspect on the reproduce run's checkpoint, and its figure.
 check "inspect" "$bin" inspect "$tmp/r/pope_seed0.json.ckpt" --examples 16 --show 2 --out "$tmp/i/pope.json"
