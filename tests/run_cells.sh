@@ -161,7 +161,8 @@ STOP_AT=0 cells c 300 "$g/ref" rope > /dev/null 2>&1 || fail "the committed runs
 tar xzf "$g/ref/screen_runs.tgz" -C "$g/committed" --strip-components=1
 printf '#!/bin/sh\necho "$@" >> %s\nexec %s "$@"\n' "$g/new.log" "$bin" > "$g/new"
 printf '#!/bin/sh\nexit 0\n' > "$g/tests_pass"; printf '#!/bin/sh\nexit 1\n' > "$g/tests_fail"
-chmod +x "$g/new" "$g/tests_pass" "$g/tests_fail"
+printf '#!/bin/sh\nsleep 5\nexit 0\n' > "$g/tests_slow"
+chmod +x "$g/new" "$g/tests_pass" "$g/tests_fail" "$g/tests_slow"
 cp -r "$g/committed" "$g/altered"
 /usr/bin/python3 -c "
 import json, sys
@@ -190,6 +191,12 @@ gated eq tests_pass altered gate eq
 gated fresh tests_pass committed eq
 ! used_new && grep -q "no GPU tests on this machine yet" "$g/fresh.out" ||
   fail "eq without the GPU tests on this machine used the new binary: $(cat "$g/fresh.out")"
+GATE_TESTS_S=1 gated slow tests_slow committed gate eq
+! used_new && grep -q "known-good binary: fail: GPU tests exit 124" "$g/slow.out" ||
+  fail "GPU tests past GATE_TESTS_S did not fail the gate: $(cat "$g/slow.out")"
+out=$(POPEBENCH="$g/new" GATE_TESTS_S=0 bash "$src/results/indirect_indexing/screen/gated_call.sh" c rope 300 "$g/bad" gate 2>&1); rc=$?
+(( rc == 2 )) && [[ "$out" == "gated_call.sh: GATE_TESTS_S must be"* && ! -e "$g/bad" ]] ||
+  fail "GATE_TESTS_S=0 was not refused with exit 2 ($out)"
 MIN_BUDGET_S=1000 gated short tests_pass committed gate
 rc=$?
 (( rc == 3 )) && grep -q "half is not started" "$g/short.out" && [[ ! -e "$g/out_short/screen_runs.tgz" && -s "$g/out_short/extras.tgz" ]] ||

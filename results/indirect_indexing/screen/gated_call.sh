@@ -21,7 +21,9 @@
 # gating is on only when it is set); CUDA_TESTS (default: popebench_cuda_tests beside POPEBENCH);
 # STATE (default /tmp/popebench_gate); PLAN (run_cells.sh's plan, also the eq rerun's; default
 # the screen's); COMMITTED (default this folder's stage1/); EQ_CELL (default abs_pos_learned);
-# EQ_STEPS (default 2000); MIN_BUDGET_S (run_cells.sh's: the least budget a half is started with).
+# EQ_STEPS (default 2000); GATE_TESTS_S (the gate's limit on the GPU tests, default 170: they
+# take 72-95 s alone on an H200 or H100, and more than 170 beside 21 training runs, which a gate
+# then reads as a failure); MIN_BUDGET_S (run_cells.sh's: the least budget a half is started with).
 # Exit: run_cells.sh's status (3 when the half's budget, TOTAL_S less the time already taken and
 # the extras' reserve, could not reach the stop: the half is not started, the extras still run),
 # 2 on bad input.
@@ -40,10 +42,11 @@ tests_bin=${CUDA_TESTS:-$(dirname "$bin")/popebench_cuda_tests}
 state=${STATE:-/tmp/popebench_gate}
 plan=${PLAN:-$here/screen.json}
 committed=${COMMITTED:-$here/stage1}
-eq_cell=${EQ_CELL:-abs_pos_learned} eq_steps=${EQ_STEPS:-2000}
+eq_cell=${EQ_CELL:-abs_pos_learned} eq_steps=${EQ_STEPS:-2000} gate_tests_s=${GATE_TESTS_S:-170}
 [[ -x "$bin" ]] || { echo "gated_call.sh: POPEBENCH $bin is not an executable" >&2; exit 2; }
 [[ -z "${KNOWN_GOOD:-}" || -x "$KNOWN_GOOD" ]] || { echo "gated_call.sh: KNOWN_GOOD $KNOWN_GOOD is not an executable" >&2; exit 2; }
 [[ "$eq_steps" =~ ^[1-9][0-9]*$ ]] || { echo "gated_call.sh: EQ_STEPS must be a positive number (got '$eq_steps')" >&2; exit 2; }
+[[ "$gate_tests_s" =~ ^[1-9][0-9]*$ ]] || { echo "gated_call.sh: GATE_TESTS_S must be a positive number of seconds (got '$gate_tests_s')" >&2; exit 2; }
 t0=$(date +%s); left() { echo $(( total - ($(date +%s) - t0) )); }
 extras="$state/extras"
 mkdir -p "$extras" "$out"
@@ -54,7 +57,7 @@ for x in "$@"; do
   case $x in
     gate)
       echo pass > "$state/gate"
-      (cd "$(dirname "$tests_bin")" && timeout 170 "./$(basename "$tests_bin")") > "$extras/gate_tests.log" 2>&1
+      (cd "$(dirname "$tests_bin")" && timeout "$gate_tests_s" "./$(basename "$tests_bin")") > "$extras/gate_tests.log" 2>&1
       rc=$?
       echo "gate tests rc=$rc after $(( $(date +%s) - t0 )) s"
       (( rc == 0 )) || fail_gate "GPU tests exit $rc (gate_tests.log)";;
