@@ -53,7 +53,17 @@ Runner register_bench(CLI::App& app) {
     nlohmann::json out = {{"schema", "popebench.bench"}, {"schema_version", 1},
                           {"environment", environment_json(dev.name, 1, g_command_line)},
                           {"iters", st->iters}, {"warmup", st->warmup}, {"gpu_matmul", st->matmul},
-                          {"gpu_attention", st->attention}};
+                          {"gpu_attention", st->attention}, {"complete", false}};
+    // The JSON is rewritten (atomically) after every measurement, "complete" false until the last:
+    // a bench stopped by a command's time limit keeps what it measured (the whole --batch-runs
+    // curve takes longer than a lent GPU's 10-minute command, and a cut one used to leave a log
+    // only). A partial file says so in "complete".
+    auto save = [&](bool complete) {
+      std::fflush(stdout);  // the printed line of the measurement too, before a limit can cut it
+      if (st->out.empty()) return;
+      out["complete"] = complete;
+      write_file_atomic(st->out, out.dump(2) + "\n");
+    };
     RunConfig base;
     base.train.gpu_matmul = st->matmul;
     base.train.gpu_attention = st->attention;
@@ -104,6 +114,7 @@ Runner register_bench(CLI::App& app) {
       r["trainer_ms_per_step"] = 1e3 * s / n;
       r["achieved_tflops"] = step_flops / (r["step_graph_ms"].get<double>() * 1e-3) * 1e-12;
       out["step"][pe] = r;
+      save(false);
       std::printf("step %-4s graph %.3f ms  trainer %.3f ms  (fwd %.3f, fwd+bwd %.3f, gemms %.3f, attention %.3f, optimizer %.3f)\n",
                   pe.c_str(), r["step_graph_ms"].get<double>(), r["trainer_ms_per_step"].get<double>(),
                   r["forward_ms"].get<double>(), r["forward_backward_ms"].get<double>(), r["gemms_ms"].get<double>(),
@@ -123,6 +134,7 @@ Runner register_bench(CLI::App& app) {
           r["products"] = heuristic ? "batch_heuristic" : "as_run_alone";
           add_rates(r, R, ms);
           out["batched"].push_back(r);
+          save(false);
           std::printf("batch of %2d %-4s %-15s step %.3f ms  %.1f run-steps/s  %.1f%% of the bf16 floor  (fwd %.3f, gemms %.3f, attention %.3f, optimizer %.3f)\n",
                       R, pe.c_str(), heuristic ? "batch heuristic" : "as run alone", ms,
                       r["run_steps_per_s"].get<double>(), 100 * r["floor_share"].get<double>(),
@@ -140,6 +152,7 @@ Runner register_bench(CLI::App& app) {
         r["pe"] = pe;
         add_rates(r, R, ms);
         out["streams"].push_back(r);
+        save(false);
         std::printf("%2d runs on streams %-4s step of all %.3f ms  %.1f run-steps/s  %.1f%% of the bf16 floor\n", R,
                     pe.c_str(), ms, r["run_steps_per_s"].get<double>(), 100 * r["floor_share"].get<double>());
       }
@@ -150,6 +163,7 @@ Runner register_bench(CLI::App& app) {
         auto r = cuda_benchmark_attention(Bl, Tl, 8, 64, pk, st->warmup, st->iters);
         r["pe"] = name;
         out["attention"].push_back(r);
+        save(false);
         std::printf("attention %-4s B %3d T %5d H 8 D 64: fwd %.3f ms  bwd %.3f ms", name, Bl, Tl,
                     r["fwd_ms"].get<double>(), r["bwd_ms"].get<double>());
         if (r.contains("tf32"))
@@ -158,7 +172,7 @@ Runner register_bench(CLI::App& app) {
         std::printf("\n");
       }
     }
-    if (!st->out.empty()) write_file_atomic(st->out, out.dump(2) + "\n");
+    save(true);
     return 0;
 #endif
   };
