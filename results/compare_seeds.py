@@ -98,6 +98,16 @@ def fisher_two_sided_p(k1, n1, k2, n2):
     return sum(prob(x) for x in range(max(0, k - n2), min(k, n1) + 1) if prob(x) <= p0 * (1 + 1e-9))
 
 
+def runs_of(pe, d):
+    """{seed: test accuracy %} of PE's complete runs in folder d, or a one-line error."""
+    if not os.path.isdir(d):
+        fail(f"{d}: no such directory")
+    runs = load(d)
+    if pe not in runs:
+        fail(f"no complete runs of '{pe}' in {d} (found: {', '.join(sorted(runs)) or 'none'})")
+    return runs[pe]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dir")
@@ -107,15 +117,7 @@ def main():
     ap.add_argument("--dir-b", help="take PE_B's runs from this folder (default: DIR)")
     a = ap.parse_args()
     dir_b = a.dir_b or a.dir
-    side = {}
-    for pe, d in ((a.pe_a, a.dir), (a.pe_b, dir_b)):
-        if not os.path.isdir(d):
-            fail(f"{d}: no such directory")
-        runs = load(d)
-        if pe not in runs:
-            fail(f"no complete runs of '{pe}' in {d} (found: {', '.join(sorted(runs)) or 'none'})")
-        side[(pe, d)] = runs[pe]
-    A, B = side[(a.pe_a, a.dir)], side[(a.pe_b, dir_b)]
+    A, B = runs_of(a.pe_a, a.dir), runs_of(a.pe_b, dir_b)
     # Names for the output: with two folders the same PE may stand on both sides.
     name_a, name_b = (a.pe_a, a.pe_b) if dir_b == a.dir else (f"{a.pe_a} ({a.dir})", f"{a.pe_b} ({dir_b})")
     if a.above is not None:
