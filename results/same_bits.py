@@ -6,6 +6,7 @@ compared to its own last common step: a run stopped between two evaluations has 
 past its last curve point, and they are compared too.
 
     /usr/bin/python3 results/same_bits.py RUN_A.json RUN_B.json [--steps N] [--ignore model.max_len]
+        [--curve-only]
 
 What it is for: a kernel change that should keep the bits (the same products in the same order)
 is checked by rerunning a committed run for a few thousand steps with the new binary and setting
@@ -13,7 +14,10 @@ the rerun against the committed run. --ignore names more config fields (dotted, 
 "config") that may differ because they do not enter what is compared, beside the stop and the
 checkpoint bookkeeping, which always may: e.g. model.max_len between a sweep's run and
 `extrapolate`'s run of the same rotary PE, which sizes the position range for 10x but computes
-nothing from it at the training lengths. Exit 0 and one line when every compared value is equal;
+nothing from it at the training lengths; a section of options (e.g. "input") that an older run
+lacks altogether compares equal once every field of it is ignored. --curve-only compares the
+curves alone, for a run written before step logs existed (without it, a step log on one side
+only is refused). Exit 0 and one line when every compared value is equal;
 exit 1 with the first difference when one is not; exit 2 on bad input (a missing file, runs of
 different configs, nothing to compare).
 """
@@ -69,7 +73,16 @@ def comparable_config(run, ignore=()):
             node = node.get(p) if isinstance(node, dict) else None
         if isinstance(node, dict):
             node.pop(last, None)
-    return cfg
+    return prune_empty(cfg)
+
+
+def prune_empty(node):
+    """node without the sections that ignoring left empty: a run written before a section's
+    options existed has no such section at all (e.g. "input" before --pad and --context)."""
+    if not isinstance(node, dict):
+        return node
+    out = {k: prune_empty(v) for k, v in node.items()}
+    return {k: v for k, v in out.items() if v != {}}
 
 
 def first_config_difference(a, b, where="config"):
@@ -91,6 +104,8 @@ def main():
     ap.add_argument("--steps", type=int, default=None, help="compare up to this step (default: every step both reached)")
     ap.add_argument("--ignore", action="append", default=[], metavar="FIELD",
                     help="a config field (dotted, e.g. model.max_len) that may differ; repeatable")
+    ap.add_argument("--curve-only", action="store_true",
+                    help="compare the curves alone, for a run written before step logs existed")
     args = ap.parse_args()
     if args.steps is not None and args.steps < 0:
         fail("--steps must be >= 0")
@@ -116,7 +131,7 @@ def main():
                 print(f"differ: curve at step {step}, {k}: {pa[step].get(k)!r} against {pb[step].get(k)!r}")
                 sys.exit(1)
 
-    la, lb = step_log(args.a, ra), step_log(args.b, rb)
+    la, lb = (None, None) if args.curve_only else (step_log(args.a, ra), step_log(args.b, rb))
     rows = 0
     log_last = None
     if la is not None and lb is not None:
@@ -136,7 +151,7 @@ def main():
                 sys.exit(1)
         rows = len(common)
     elif la is not None or lb is not None:
-        fail("only one of the runs has a step log")
+        fail("only one of the runs has a step log (--curve-only compares the curves alone)")
     if not pa and not rows:
         fail("nothing to compare (no common evaluated step or step-log row)")
     if rows and log_last != last:

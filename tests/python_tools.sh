@@ -117,6 +117,29 @@ cp "$tmp/sb/b.steps.csv" "$tmp/sb/h.steps.csv"
 [[ $? -eq 2 ]] && grep -q "differ at config.model.max_len" "$tmp/out" || { echo "FAIL: same_bits.py compared runs of different max_len"; cat "$tmp/out"; fails=$((fails+1)); }
 check "same_bits.py --ignore model.max_len" "$py" "$src/results/same_bits.py" "$tmp/sb/a.json" "$tmp/sb/h.json" --ignore model.max_len
 grep -q "^same bits: 3 curve points and 4 step-log rows, to step 4$" "$tmp/out" || { echo "FAIL: same_bits.py --ignore"; cat "$tmp/out"; fails=$((fails+1)); }
+# A run written before a section's options existed has no such section: ignoring every field of
+# the other run's section compares them; ignoring only some of it does not.
+"$py" -c "
+import json, sys
+r = json.load(open(sys.argv[1])); sec = r['config'].pop('input'); json.dump(r, open(sys.argv[2], 'w'))
+print(' '.join('--ignore input.' + k for k in sec))" "$tmp/sb/a.json" "$tmp/sb/old.json" > "$tmp/sb/ign"
+cp "$tmp/sb/a.steps.csv" "$tmp/sb/old.steps.csv"
+[[ $(wc -w < "$tmp/sb/ign") -ge 4 ]] || { echo "FAIL: the run JSON's input section has under 2 fields"; fails=$((fails+1)); }
+check "same_bits.py (a section the older run lacks)" "$py" "$src/results/same_bits.py" "$tmp/sb/old.json" "$tmp/sb/b.json" $(cat "$tmp/sb/ign")
+grep -q "^same bits: 3 curve points and 4 step-log rows, to step 4$" "$tmp/out" || { echo "FAIL: same_bits.py with a section missing"; cat "$tmp/out"; fails=$((fails+1)); }
+"$py" "$src/results/same_bits.py" "$tmp/sb/old.json" "$tmp/sb/b.json" $(cut -d' ' -f1-2 "$tmp/sb/ign") >"$tmp/out" 2>&1
+[[ $? -eq 2 ]] && grep -q "differ at config.input" "$tmp/out" || { echo "FAIL: same_bits.py compared a half-ignored section"; cat "$tmp/out"; fails=$((fails+1)); }
+# A run without a step log (written before they existed) against one with: refused, unless
+# --curve-only, which compares the curves alone.
+"$py" -c "
+import json, sys
+r = json.load(open(sys.argv[1])); r.pop('step_log'); json.dump(r, open(sys.argv[2], 'w'))" "$tmp/sb/a.json" "$tmp/sb/nolog.json"
+"$py" "$src/results/same_bits.py" "$tmp/sb/nolog.json" "$tmp/sb/b.json" >"$tmp/out" 2>&1
+[[ $? -eq 2 ]] && grep -q "only one of the runs has a step log" "$tmp/out" || { echo "FAIL: same_bits.py compared a run without a step log"; cat "$tmp/out"; fails=$((fails+1)); }
+check "same_bits.py --curve-only" "$py" "$src/results/same_bits.py" "$tmp/sb/nolog.json" "$tmp/sb/b.json" --curve-only
+grep -q "^same bits: 3 curve points and 0 step-log rows, to step 4$" "$tmp/out" || { echo "FAIL: same_bits.py --curve-only"; cat "$tmp/out"; fails=$((fails+1)); }
+"$py" "$src/results/same_bits.py" "$tmp/sb/a.json" "$tmp/sb/d.json" --curve-only >"$tmp/out" 2>&1
+[[ $? -eq 1 ]] || { echo "FAIL: same_bits.py --curve-only missed a changed curve value"; cat "$tmp/out"; fails=$((fails+1)); }
 # eval_extrapolation.py: two seeds' checkpoints evaluated at 1x and 2x become one row each per
 # label (RoPE with its scalings), with a figure; other buckets, or a plain eval, refused.
 ee=(--preset quick --task k-back --min-len 4 --max-len 6 --max-k 2 --steps 3 --warmup 1 --eval-every 0 --n-train 100
