@@ -68,6 +68,10 @@ for f in stage1/c/pope_seed0.json stage1/c/pope_seed1.steps.csv stage1/sweep_c_p
 done
 [[ ! -e "$tmp/scr/inspect/stderr.log" && $(grep -c '^new: ' <<< "$out") -eq 7 ]] || fail "ingest_half.sh copied other than 7 files: $out"
 out=$(ingest "$tmp/b" stage1 c_pope 2>&1); [[ $? -eq 2 && "$out" == *"exists already"* ]] || fail "a log name used before was not refused ($out)"
+# The Table 1 retrain lands beside the stages, its inspects (the same files) kept as they are.
+out=$(ingest "$tmp/b" table1_retrain c_pope 2>&1) || fail "ingest_half.sh into table1_retrain exited $?: $out"
+[[ -s "$tmp/scr/table1_retrain/c/pope_seed0.json" && -s "$tmp/scr/table1_retrain/sweep_c_pope.log" &&
+   "$out" == *"same: inspect/c/pope_seed0.inspect.json"* ]] || fail "ingest_half.sh table1_retrain did not land the runs ($out)"
 echo '{}' > "$tmp/scr/inspect/c/pope_seed0.inspect.json"
 rm "$tmp/scr/stage1/c/pope_seed1.json"
 out=$(ingest "$tmp/b" stage1 c_pope_again 2>&1)

@@ -15,7 +15,9 @@
 #
 #   bash results/indirect_indexing/screen/ingest_half.sh FILES_DIR STAGE LOG_NAME
 #
-# STAGE: stage1 or stage2. LOG_NAME: letters, digits, '.', '_', '-' (e.g. batch256_rope).
+# STAGE: stage1 or stage2, or table1_retrain (the Table 1 runs trained again with kept checkpoints
+# for inspect, PLAN=table1_retrain.json: no screen cell, so the screen's counts leave them out).
+# LOG_NAME: letters, digits, '.', '_', '-' (e.g. batch256_rope).
 # SCREEN_DIR: the screen's folder (default: this script's). Exit 0 when everything was copied (the
 # checks' findings are printed, not failed on), 2 on bad input or a conflict, before anything is
 # copied.
@@ -26,7 +28,8 @@ src=$(cd "$here/../../.." && pwd)
 die() { echo "ingest_half.sh: $*" >&2; exit 2; }
 (( $# == 3 )) || die "usage: ingest_half.sh FILES_DIR STAGE LOG_NAME"
 files=$1 stage=$2 log_name=$3
-[[ "$stage" == stage1 || "$stage" == stage2 ]] || die "STAGE must be stage1 or stage2 (got '$stage')"
+[[ "$stage" == stage1 || "$stage" == stage2 || "$stage" == table1_retrain ]] ||
+  die "STAGE must be stage1, stage2 or table1_retrain (got '$stage')"
 [[ "$log_name" =~ ^[A-Za-z0-9._-]+$ ]] || die "LOG_NAME must be letters, digits, '.', '_' or '-' (got '$log_name')"
 for f in screen_runs.tgz inspect.tgz screen.log; do
   [[ -s "$files/$f" ]] || die "$files has no $f (run_cells.sh's OUT_DIR holds screen_runs.tgz, inspect.tgz, screen.log)"
