@@ -317,3 +317,25 @@ SHARD=0/3 STOP_AT=0 ALONG=1 POPEBENCH=.devbin/popebench \
 # -> "same bits: 21 curve points and 400 step-log rows, to step 40000" (gpu_attention is an
 # option added since, whose default, fp32, is what d73b426 computed). Its log is
 # sweep_base_100_rope_100k_shard0.log.
+
+# --- Session of 2026-12-05 from 17:42 UTC, binary built from commit 66f16b9 (kernels as at
+# e1116fc), carried in .devbin with libgomp.so.1, on one H100 (the H200 kind could not be started;
+# nvidia-h100-x1 could). Command 1: base_100's RoPE seed 1 to 100,000 steps, its kept checkpoints
+# inspected as they appeared, then the GPU tests in what was left of the command (all passed:
+# 9648 assertions in 26 test cases):
+SHARD=1/3 STOP_AT=0 ALONG=1 POPEBENCH=.devbin/popebench \
+  bash results/indirect_indexing/screen/run_cells.sh base_100 585 $OUT rope
+timeout 188 .devbin/popebench_cuda_tests   # the limit: 592 s less what run_cells.sh took (404 s)
+# (run_cells.sh ran `popebench sweep results/indirect_indexing/screen/screen.json --out DIR
+# --cells base_100 --pe rope --shard 1/3 --concurrent 4 --keep-checkpoints 20000 --time-limit
+# 480`: 297.7 steps/s, 100,000 steps in 6.2 minutes.) Its first 40,000 steps repeat its 40k run
+# (H200, binary d73b426) bit for bit:
+/usr/bin/python3 results/same_bits.py OLD/base_100/rope_seed1.json stage1/base_100/rope_seed1.json \
+  --ignore train.gpu_attention
+# -> "same bits: 21 curve points and 400 step-log rows, to step 40000". Its log is
+# sweep_base_100_rope_100k_shard1.log. Command 2, the same for seed 2 (new at 100k, no 40k run to
+# compare; 298.3 steps/s), log sweep_base_100_rope_100k_shard2.log:
+SHARD=2/3 STOP_AT=0 ALONG=1 POPEBENCH=.devbin/popebench \
+  bash results/indirect_indexing/screen/run_cells.sh base_100 585 $OUT rope
+# Command 3 retrained Table 1's RoPE seed 0 (../table1_retrain/device_command.sh) and command 4
+# timed batches of 16 and 32 runs (results/bench/h100_popebench_66f16b9_batched_16_32.json).
