@@ -201,6 +201,57 @@ void check_attention(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0,
   const double temp_floor = !rounded ? 1.0 : T == 1 ? t1_floor : kTf32AttnTempFloor;
   if (temp) CHECK(small_grad_err(d_dt.download(), ref.dtemp, ref.dqkv, std::sqrt(double(D)) * temp_floor) < temp_tol);
 }
+
+// The angle table (AttentionArgs::angle_scratch, attention_angles.cu) holds what the kernels
+// compute without it, so every output must keep its bits: the forward's out and lse, the
+// backward's dqkv and its delta and temperature terms. Batches of `runs` runs of `rows` rows,
+// each run its own delta and log-temperatures (at an awkward parameter stride), as a batched model
+// lays them out; `extras` adds masked left pads and learned temperatures.
+void check_angle_table_bits(int runs, int rows, int T, int H, int D, cuda::PEKind pe, int n_rot, bool tf32,
+                            bool extras) {
+  const int B = runs * rows, C = H * D;
+  const bool pope = pe == cuda::PEKind::kPope;
+  const size_t stride = size_t(H) * D + H + 5;  // a run's delta (H, D), then its log-temperatures (H)
+  auto qkv = to_float(rnd(size_t(B) * T * 3 * C)), dout = to_float(rnd(size_t(B) * T * C));
+  std::vector<float> params(runs * stride);
+  Pcg32 r(g_seed++, 7);
+  for (int run = 0; run < runs; ++run) {
+    for (int i = 0; i < H * D; ++i) params[run * stride + i] = float(-7.0 + 8.0 * r.uniform01());
+    for (int h = 0; h < H; ++h) params[run * stride + H * D + h] = float(0.6 * r.uniform01() - 0.3);
+  }
+  std::vector<int32_t> key_start(B);
+  for (int b = 0; b < B; ++b) key_start[b] = (b * 5) % T;
+  auto th = pope ? pope_thetas(D, 10000) : rope_thetas(n_rot, 10000);
+  DevBuf<float> d_qkv(qkv), d_dout(dout), d_params(params);
+  DevBuf<double> d_th(th);
+  DevBuf<int32_t> d_ks(key_start);
+  cuda::AttentionArgs a{B, T, H, D, pe, d_th.p, pope ? d_params.p : nullptr, float(1.0 / std::sqrt(double(D))), n_rot,
+                        nullptr, extras ? d_ks.p : nullptr, extras ? d_params.p + H * D : nullptr};
+  a.runs = runs > 1 ? cuda::RunStride{rows, stride} : cuda::RunStride{};
+  a.tf32_products = tf32;
+  const size_t need = cuda::attention_angle_floats(T, D, H, pe, n_rot, runs);
+  struct Outputs {
+    std::vector<float> out, lse, dqkv, ddelta_part, dtemp_part;
+  };
+  auto run_once = [&](bool table) {
+    DevBuf<float> out(size_t(B) * T * C), lse(size_t(B) * H * T), dqkv(size_t(B) * T * 3 * C),
+        ddp(size_t(B) * T * C), dtp(size_t(B) * T * H), scratch(need);
+    cuda::AttentionArgs b = a;
+    if (table) b.angle_scratch = scratch.p, b.angle_scratch_floats = need;
+    cuda::attention_fwd(b, d_qkv.p, out.p, lse.p, nullptr);
+    cuda::attention_bwd(b, d_qkv.p, out.p, d_dout.p, lse.p, dqkv.p, pope ? ddp.p : nullptr, nullptr,
+                        extras ? dtp.p : nullptr);
+    return Outputs{out.download(), lse.download(), dqkv.download(), ddp.download(), dtp.download()};
+  };
+  const Outputs without = run_once(false), with = run_once(true);
+  INFO("runs=" << runs << " rows=" << rows << " T=" << T << " H=" << H << " D=" << D << " pe=" << int(pe)
+               << " n_rot=" << n_rot << " tf32=" << tf32 << " extras=" << extras << " table floats=" << need);
+  CHECK(count_differing_bits(with.out, without.out) == 0);
+  CHECK(count_differing_bits(with.lse, without.lse) == 0);
+  CHECK(count_differing_bits(with.dqkv, without.dqkv) == 0);
+  CHECK(count_differing_bits(with.ddelta_part, without.ddelta_part) == 0);
+  CHECK(count_differing_bits(with.dtemp_part, without.dtemp_part) == 0);
+}
 }  // namespace
 
 // T <= 64 at head dims 16, 32 and 64 runs the whole-sequence kernels (attention_short.cu), the rest
@@ -261,6 +312,41 @@ TEST_CASE("fused attention on TF32 tensor cores matches the CPU reference within
     check_attention(3, 47, 4, D, cuda::PEKind::kNone, 0, true, false, {}, true);
   }
   check_attention(2, 65, 2, 64, cuda::PEKind::kPope, 0, false, false, {}, true);  // tiled: the fp32 tolerance holds
+}
+
+// The angle table in every form the whole-sequence kernels take: RoPE on all and on half the
+// channels, PoPE, fp32 and TF32 products, one run and batches of runs, T on either side of the
+// padding to 16, and beyond the short kernels (T 65: the table is not used, nothing changes).
+TEST_CASE("the attention angle table changes no bit of the outputs", "[cuda][attention]") {
+  for (auto pe : {cuda::PEKind::kRope, cuda::PEKind::kPope})
+    for (int D : {16, 32, 64})
+      for (int T : {1, 7, 33, 48, 64}) {
+        check_angle_table_bits(1, 3, T, 2, D, pe, D, false, false);
+        check_angle_table_bits(3, 2, T, 2, D, pe, D, false, true);
+        check_angle_table_bits(3, 2, T, 2, D, pe, D, true, true);
+        if (pe == cuda::PEKind::kRope) check_angle_table_bits(2, 3, T, 2, D, pe, D / 2, false, true);
+      }
+  check_angle_table_bits(2, 2, 47, 8, 64, cuda::PEKind::kPope, 64, false, false);  // the paper's shape, 8 heads
+  check_angle_table_bits(2, 2, 65, 2, 64, cuda::PEKind::kPope, 64, false, true);   // tiled kernels
+  check_angle_table_bits(2, 2, 7, 2, 64, cuda::PEKind::kNone, 64, false, true);    // no PE: no table
+}
+
+// The table's size: none where nothing is computed; a scratch smaller than the call's table is
+// refused before any kernel runs.
+TEST_CASE("the attention angle table's size, and too small a scratch refused", "[cuda][attention]") {
+  CHECK(cuda::attention_angle_floats(48, 64, 8, cuda::PEKind::kNone, 64, 4) == 0);
+  CHECK(cuda::attention_angle_floats(65, 64, 8, cuda::PEKind::kPope, 64, 4) == 0);   // tiled kernels
+  CHECK(cuda::attention_angle_floats(48, 128, 8, cuda::PEKind::kPope, 128, 4) == 0); // D 128: tiled
+  CHECK(cuda::attention_angle_floats(48, 64, 8, cuda::PEKind::kRope, 32, 4) == 2 * 48 * 16);
+  CHECK(cuda::attention_angle_floats(48, 64, 8, cuda::PEKind::kPope, 64, 4) == 2 * (48 * 64 + 4 * 8 * 48 * 64));
+  DevBuf<double> th(pope_thetas(64, 10000));
+  DevBuf<float> delta(size_t(8) * 64), scratch(16);
+  cuda::AttentionArgs a{2, 48, 8, 64, cuda::PEKind::kPope, th.p, delta.p, 0.125f, 64};
+  a.angle_scratch = scratch.p;
+  a.angle_scratch_floats = 16;
+  CHECK_THROWS_WITH(cuda::attention_fwd(a, nullptr, nullptr, nullptr, nullptr), Catch::Contains("angle scratch holds 16"));
+  CHECK_THROWS_WITH(cuda::attention_bwd(a, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr),
+                    Catch::Contains("angle scratch holds 16"));
 }
 
 // The whole-sequence kernels' blocks per SM at the paper's shape (T 47, D 64), which their shared

@@ -403,11 +403,26 @@ std::optional<AttentionOccupancy> attention_blocks_per_sm(const AttentionArgs& a
   return a.tf32_products ? attn::attention_short_tf32_occupancy(a) : attn::attention_short_occupancy(a);
 }
 
+namespace {
+// Where the whole-sequence kernels run with an angle scratch, fills it with the call's angle
+// table (attention_angles.cu), which they then read; refuses a scratch too small for it.
+void prepare_angles(const AttentionArgs& a, cudaStream_t s) {
+  if (!a.angle_scratch) return;
+  const size_t need = attention_angle_floats(a.T, a.D, a.H, a.pe, a.n_rot, a.runs.count(a.B));
+  if (need > a.angle_scratch_floats)
+    throw CudaError("attention: the angle scratch holds " + std::to_string(a.angle_scratch_floats) +
+                    " floats, the table of this call needs " + std::to_string(need));
+  attn::fill_angle_table(a, s);
+}
+}  // namespace
+
 void attention_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
   check_args(a);
-  if (attn::short_kernels_apply(a))
+  if (attn::short_kernels_apply(a)) {
+    prepare_angles(a, s);
     return a.tf32_products ? attn::attention_fwd_short_tf32(a, qkv, out, lse, s)
                            : attn::attention_fwd_short(a, qkv, out, lse, s);
+  }
   switch (a.pe) {
     case PEKind::kNone: return dispatch_fwd<PEKind::kNone>(a, qkv, out, lse, s);
     case PEKind::kRope: return dispatch_fwd<PEKind::kRope>(a, qkv, out, lse, s);
@@ -418,9 +433,11 @@ void attention_bwd(const AttentionArgs& a, const float* qkv, const float* out, c
                    float* dqkv, float* ddelta_part, cudaStream_t s, float* dtemp_part) {
   check_args(a);
   if (a.log_temp && !dtemp_part) throw CudaError("attention backward: a learned temperature needs dtemp_part");
-  if (attn::short_kernels_apply(a))
+  if (attn::short_kernels_apply(a)) {
+    prepare_angles(a, s);
     return a.tf32_products ? attn::attention_bwd_short_tf32(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s)
                            : attn::attention_bwd_short(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
+  }
   switch (a.pe) {
     case PEKind::kNone: return dispatch_bwd<PEKind::kNone>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
     case PEKind::kRope: return dispatch_bwd<PEKind::kRope>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);

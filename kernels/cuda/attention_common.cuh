@@ -37,12 +37,20 @@ template <int D, PEKind PE> struct Dims {
   __device__ static constexpr bool q_lane(int lane, int k) { return DQ % 32 == 0 || lane + 32 * k < DQ; }
 };
 
+// Channel c's (cos, sin) from a row of the angle table (attention_angles.cu), which holds what
+// angle_sincos gives for the row's position, channel and phase.
+__device__ __forceinline__ void table_angle(const float2* row, int c, float* sn, float* cs) {
+  const float2 v = row[c];
+  *cs = v.x, *sn = v.y;
+}
+
 // One warp writes the PE-transformed row (times mul) of x (D floats, global) at position pos.
 // RoPE rotates the first n_rot channels (half-split pairs c, c + n_rot/2) and passes the rest
-// through: n_rot = D for rope, D/2 for rope-half (as kernels/cpu/rope.hpp).
+// through: n_rot = D for rope, D/2 for rope-half (as kernels/cpu/rope.hpp). angles: this row's
+// angle table row (for RoPE, n_rot/2 pairs; for PoPE, D), or nullptr.
 template <int D, PEKind PE, bool KEY>
 __device__ void load_transformed(const float* x, int pos, const double* theta, const float* delta_h, int n_rot,
-                                 float mul, float* dst, int lane) {
+                                 float mul, float* dst, int lane, const float2* angles = nullptr) {
   // A lane per channel (RoPE: per rotated pair), writing both of its outputs from one angle: each
   // angle's double-precision reduction and sincos (and PoPE's softplus) once, not once per output
   // as a lane-per-output loop would; the expressions per output are unchanged.
@@ -52,7 +60,10 @@ __device__ void load_transformed(const float* x, int pos, const double* theta, c
     const int half = n_rot / 2;
     for (int c = lane; c < half; c += 32) {
       float sn, cs;
-      angle_sincos(pos, theta[c], 0.0, &sn, &cs);
+      if (angles)
+        table_angle(angles, c, &sn, &cs);
+      else
+        angle_sincos(pos, theta[c], 0.0, &sn, &cs);
       dst[c] = (x[c] * cs - x[c + half] * sn) * mul;
       dst[c + half] = (x[c] * sn + x[c + half] * cs) * mul;
     }
@@ -60,7 +71,10 @@ __device__ void load_transformed(const float* x, int pos, const double* theta, c
   } else {
     for (int c = lane; c < D; c += 32) {
       float sn, cs;
-      angle_sincos(pos, theta[c], KEY ? clamp_delta(delta_h[c]) : 0.0, &sn, &cs);
+      if (angles)
+        table_angle(angles, c, &sn, &cs);
+      else
+        angle_sincos(pos, theta[c], KEY ? clamp_delta(delta_h[c]) : 0.0, &sn, &cs);
       const float mu = softplusf(x[c]);
       dst[c] = (mu * cs) * mul;
       dst[D + c] = (mu * sn) * mul;
@@ -69,10 +83,11 @@ __device__ void load_transformed(const float* x, int pos, const double* theta, c
 }
 
 // Gradient through the PE for one row: g (DQ floats, smem) -> dx (D floats, global);
-// PoPE keys also write this row's contribution to d delta (ddelta_row, D floats).
+// PoPE keys also write this row's contribution to d delta (ddelta_row, D floats). angles: the
+// row's angle table row, or nullptr (as load_transformed).
 template <int D, PEKind PE, bool KEY>
 __device__ void pe_backward_row(const float* g, const float* x, int pos, const double* theta, const float* delta_h,
-                                int n_rot, float* dx, float* ddelta_row, int lane) {
+                                int n_rot, float* dx, float* ddelta_row, int lane, const float2* angles = nullptr) {
   for (int c = lane; c < D; c += 32) {
     if constexpr (PE == PEKind::kNone) {
       dx[c] = g[c];
@@ -83,12 +98,18 @@ __device__ void pe_backward_row(const float* g, const float* x, int pos, const d
       } else {
         const int cc = c < half ? c : c - half;
         float sn, cs;
-        angle_sincos(pos, theta[cc], 0.0, &sn, &cs);
+        if (angles)
+          table_angle(angles, cc, &sn, &cs);
+        else
+          angle_sincos(pos, theta[cc], 0.0, &sn, &cs);
         dx[c] = c < half ? g[c] * cs + g[c + half] * sn : -g[cc] * sn + g[c] * cs;
       }
     } else {
       float sn, cs;
-      angle_sincos(pos, theta[c], KEY ? clamp_delta(delta_h[c]) : 0.0, &sn, &cs);
+      if (angles)
+        table_angle(angles, c, &sn, &cs);
+      else
+        angle_sincos(pos, theta[c], KEY ? clamp_delta(delta_h[c]) : 0.0, &sn, &cs);
       const float dmu = g[c] * cs + g[D + c] * sn;
       dx[c] = dmu * sigmoidf(x[c]);
       if (KEY) ddelta_row[c] = delta_in_range(delta_h[c]) ? softplusf(x[c]) * (-g[c] * sn + g[D + c] * cs) : 0.f;
@@ -111,6 +132,22 @@ __device__ __forceinline__ int first_key(const AttentionArgs& a, int b, int t) {
   const int ks = a.key_start[b];
   return t < ks ? t : ks;
 }
+// Rows of the angle table in a.angle_scratch (attention_angles.cu fills it before the
+// whole-sequence kernels run; nullptr: none). Query rows (T, n) of (cos, sin), n = D for PoPE and
+// n_rot / 2 for RoPE; PoPE's key rows (runs, H, T, D) follow, the run of batch row b being
+// b / runs.rows. RoPE's keys are rotated by the query angles.
+__device__ __forceinline__ const float2* query_angles(const AttentionArgs& a, int t) {
+  if (!a.angle_scratch) return nullptr;
+  const int n = a.pe == PEKind::kPope ? a.D : a.n_rot / 2;
+  return reinterpret_cast<const float2*>(a.angle_scratch) + size_t(t) * n;
+}
+__device__ __forceinline__ const float2* key_angles(const AttentionArgs& a, int b, int h, int t) {
+  if (!a.angle_scratch) return nullptr;
+  if (a.pe != PEKind::kPope) return query_angles(a, t);
+  const size_t run = a.runs.rows > 0 ? size_t(b / a.runs.rows) : 0;
+  return reinterpret_cast<const float2*>(a.angle_scratch) + size_t(a.T) * a.D + ((run * a.H + h) * a.T + t) * a.D;
+}
+
 // Row r's term of the log-temperature gradient: g (the gradient of the transformed query, DQ
 // floats) . qt (the transformed query, unscaled), one warp; lane 0 writes it to out.
 template <int DQ>
@@ -155,6 +192,9 @@ constexpr int kShortMaxT = 64;
 inline bool short_kernels_apply(const AttentionArgs& a) {
   return a.T <= kShortMaxT && (a.D == 16 || a.D == 32 || a.D == 64);
 }
+// Fills a.angle_scratch with the angle table of a's shape (attention_angles.cu); a.angle_scratch
+// must hold attention_angle_floats(...) floats (checked by the caller).
+void fill_angle_table(const AttentionArgs& a, cudaStream_t s);
 void attention_fwd_short(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s);
 void attention_bwd_short(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
                          const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s);

@@ -60,7 +60,9 @@ struct ShortSmem {
 
 // Each row of the sequence, a warp per row: Qs (Tp, SQ) the transformed queries times q_scale
 // (the forward's head scale; 1 in the backward) and Ks (Tp, SQ) the transformed keys; rows
-// T..Tp-1 zeros (the full products read them with weight 0, so they must be finite).
+// T..Tp-1 zeros (the full products read them with weight 0, so they must be finite). The angles
+// come from a.angle_scratch's table when the launcher filled one (AttentionArgs::angle_scratch),
+// as in pe_backward_rows.
 template <int D, PEKind PE>
 __device__ __forceinline__ void stage_qk_rows(const AttentionArgs& a, const float* qkv, int b, int h, float q_scale,
                                               float* Qs, float* Ks) {
@@ -76,8 +78,8 @@ __device__ __forceinline__ void stage_qk_rows(const AttentionArgs& a, const floa
       continue;
     }
     const float* q = P.q(qkv, b, r, h, D);
-    load_transformed<D, PE, false>(q, r, a.theta, nullptr, a.n_rot, q_scale, Qs + r * SQ, lane);
-    load_transformed<D, PE, true>(q + C, r, a.theta, delta_h, a.n_rot, 1.f, Ks + r * SQ, lane);
+    load_transformed<D, PE, false>(q, r, a.theta, nullptr, a.n_rot, q_scale, Qs + r * SQ, lane, query_angles(a, r));
+    load_transformed<D, PE, true>(q + C, r, a.theta, delta_h, a.n_rot, 1.f, Ks + r * SQ, lane, key_angles(a, b, h, r));
   }
 }
 
@@ -164,9 +166,11 @@ __device__ __forceinline__ void pe_backward_rows(const AttentionArgs& a, const f
     float* dx = dqkv + (size_t(b) * T + r) * 3 * C + h * D;
     if (key)
       pe_backward_row<D, PE, true>(Gs + r * SQ, x + C, r, a.theta, delta_h, a.n_rot, dx + C,
-                                   ddelta_part ? ddelta_part + ((size_t(b) * T + r) * a.H + h) * D : nullptr, lane);
+                                   ddelta_part ? ddelta_part + ((size_t(b) * T + r) * a.H + h) * D : nullptr, lane,
+                                   key_angles(a, b, h, r));
     else {
-      pe_backward_row<D, PE, false>(Gs + r * SQ, x, r, a.theta, nullptr, a.n_rot, dx, nullptr, lane);
+      pe_backward_row<D, PE, false>(Gs + r * SQ, x, r, a.theta, nullptr, a.n_rot, dx, nullptr, lane,
+                                    query_angles(a, r));
       if (dtemp_part) temp_grad_row<Dm::DQ>(Gs + r * SQ, Qs + r * SQ, dtemp_part + (size_t(b) * T + r) * a.H + h, lane);
     }
   }

@@ -160,7 +160,20 @@ struct AttentionArgs {
   // T <= 64: the products on TF32 tensor cores (attention_short_tf32.cu) instead of fp32 FMAs.
   // Longer T runs the tiled fp32 kernels either way.
   bool tf32_products = false;
+  // Device scratch of angle_scratch_floats floats for the PE's angle table (attention_angles.cu;
+  // attention_angle_floats says how many it needs), or nullptr. With it, where the whole-sequence
+  // kernels run (T <= 64), attention_fwd / attention_bwd first compute each position's cos and sin
+  // once per call, and every (batch row, head) block reads them instead of computing its own: the
+  // same function of the same inputs, so the same bits. Without it each block computes them (the
+  // tiled kernels always do). Too small a scratch is an error.
+  float* angle_scratch = nullptr;
+  size_t angle_scratch_floats = 0;
 };
+// Floats of angle scratch attention_fwd / attention_bwd use at this shape with `runs` runs of a
+// batch (AttentionArgs::runs): 0 where no table is computed (no PE, or T and D outside the
+// whole-sequence kernels). Queries' (T, n) (cos, sin) pairs, n = D for PoPE and n_rot / 2 for
+// RoPE, and for PoPE the keys' (runs, H, T, D), whose angles carry each run's per-head delta.
+size_t attention_angle_floats(int T, int D, int H, PEKind pe, int n_rot, int runs);
 // Whether AttentionArgs::tf32_products changes anything at this T and head dim (the
 // whole-sequence kernels': T <= 64, D 16, 32 or 64).
 bool attention_has_tf32_form(int T, int D);

@@ -160,6 +160,8 @@ class CudaBackend final : public Backend, public BatchEngine {
   int n_rot_;                         // channels RoPE rotates (D, or D/2 for rope-half)
   float* slopes_ = nullptr;           // (H) ALiBi slopes, or nullptr
   float* sin_table_ = nullptr;        // (max_len, C) sinusoidal positions, or nullptr
+  float* angles_ = nullptr;           // (angle_floats_) the attention's angle table (attn_args), or nullptr
+  size_t angle_floats_ = 0;
   std::vector<float*> resid_;         // L+1 x (B, T, C)
   std::vector<Layer> layers_;
   float *hf_in_, *hf_, *rstdf_, *logits_, *dlogits_, *loss_rows_, *weights_;

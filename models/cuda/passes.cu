@@ -14,6 +14,8 @@ cuda::AttentionArgs CudaBackend::attn_args(const Span& sp, int l) const {
                         host_model_.layout().has_attn_temp ? P + lp.attn_temp : nullptr};
   a.runs = example_runs(sp);
   a.tf32_products = tf32_attention_;
+  a.angle_scratch = angles_;
+  a.angle_scratch_floats = angle_floats_;
   return a;
 }
 

@@ -1,0 +1,71 @@
+// The PE's angle table for the whole-sequence attention kernels (attention_short.cu and
+// attention_short_tf32.cu): each (position, channel) angle's cos and sin, computed once per
+// attention call instead of once per (batch row, head) block.
+//
+// Why: every block of a call transforms its T query and key rows, and the backward transforms
+// them twice (staging, then the PE backward); each angle is a double-precision reduction and an
+// fp32 sincosf, ~60 issue slots. At the paper's shape (B 64, H 8, T 48, D 64) that is 6,144
+// angles a block in PoPE's forward and 12,288 in its backward, over 512 blocks, while the distinct
+// angles are T x D for the queries (the same for every block) and runs x H x T x D for PoPE's keys
+// (delta is per head). bench/NOTES.md ("The angle table") has the counts and the measurement.
+// The table holds exactly what angle_sincos gives the kernels (the same function of the same
+// inputs), so the kernels compute the same bits with and without it; the GPU tests check that.
+#include <algorithm>
+
+#include "kernels/cuda/attention_common.cuh"
+
+namespace popebench::cuda {
+
+namespace attn {
+namespace {
+
+// Query rows (T, n): angle_sincos(t, theta[c], 0); then, for PoPE, key rows (runs, H, T, D):
+// angle_sincos(t, theta[c], clamp(delta of run r, head h, channel c)), as load_transformed and
+// pe_backward_row compute them. A thread per entry.
+__global__ void angle_table_kernel(AttentionArgs a, int n, int runs, float2* table) {
+  const size_t n_query = size_t(a.T) * n;
+  const size_t total = n_query + (a.pe == PEKind::kPope ? size_t(runs) * a.H * a.T * a.D : 0);
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += size_t(gridDim.x) * blockDim.x) {
+    float sn, cs;
+    if (i < n_query) {
+      const int t = int(i / n), c = int(i % n);
+      angle_sincos(t, a.theta[c], 0.0, &sn, &cs);
+    } else {
+      size_t k = i - n_query;
+      const int c = int(k % a.D);
+      k /= a.D;
+      const int t = int(k % a.T);
+      k /= a.T;
+      const int h = int(k % a.H);
+      const size_t run = k / a.H;
+      const float* delta_h = a.delta + run * a.runs.param_stride + size_t(h) * a.D;
+      angle_sincos(t, a.theta[c], clamp_delta(delta_h[c]), &sn, &cs);
+    }
+    table[i] = make_float2(cs, sn);
+  }
+}
+
+}  // namespace
+
+void fill_angle_table(const AttentionArgs& a, cudaStream_t s) {
+  const int n = a.pe == PEKind::kPope ? a.D : a.n_rot / 2;
+  const int runs = a.runs.count(a.B);
+  const size_t total = attention_angle_floats(a.T, a.D, a.H, a.pe, a.n_rot, runs) / 2;
+  if (total == 0) return;
+  constexpr int kThreads = 256;
+  const int blocks = int(std::min<size_t>((total + kThreads - 1) / kThreads, 65535));
+  angle_table_kernel<<<blocks, kThreads, 0, s>>>(a, n, runs, reinterpret_cast<float2*>(a.angle_scratch));
+  CUDA_CHECK_LAUNCH("angle_table");
+}
+
+}  // namespace attn
+
+size_t attention_angle_floats(int T, int D, int H, PEKind pe, int n_rot, int runs) {
+  AttentionArgs shape{1, T, H, D, pe, nullptr, nullptr, 1.f, n_rot};
+  if (pe == PEKind::kNone || T < 1 || !attn::short_kernels_apply(shape)) return 0;
+  const size_t n = pe == PEKind::kPope ? size_t(D) : size_t(n_rot / 2);
+  const size_t keys = pe == PEKind::kPope ? size_t(runs) * H * T * D : 0;
+  return 2 * (size_t(T) * n + keys);
+}
+
+}  // namespace popebench::cuda
