@@ -38,19 +38,30 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   auto th = pe == cuda::PEKind::kPope ? pope_thetas(D, 10000) : rope_thetas(D, 10000);
   CUDA_CHECK(cudaMalloc(&theta, th.size() * 8));
   CUDA_CHECK(cudaMemcpy(theta, th.data(), th.size() * 8, cudaMemcpyHostToDevice));
+  // The angle table's scratch (AttentionArgs::angle_scratch), as the model gives it: the times
+  // below include filling the table, as every model call does. None where no table is computed.
+  const size_t angle_floats = cuda::attention_angle_floats(T, D, H, pe, D, 1);
+  float* angles = nullptr;
+  if (angle_floats > 0) CUDA_CHECK(cudaMalloc(&angles, angle_floats * 4));
   cuda::AttentionArgs a{B, T, H, D, pe, theta, delta, float(1.0 / std::sqrt(double(D))), D, nullptr};
   auto time = [&](const std::function<void()>& f) { return cuda::median_event_ms(nullptr, warmup, iters, f); };
-  auto fwd_bwd = [&](bool tf32) {
+  auto fwd_bwd = [&](bool tf32, bool table) {
     a.tf32_products = tf32;
+    a.angle_scratch = table ? angles : nullptr;
+    a.angle_scratch_floats = table ? angle_floats : 0;
     double f = time([&] { cuda::attention_fwd(a, qkv, out, lse, nullptr); });
     double b = time([&] { cuda::attention_bwd(a, qkv, out, dout, lse, dqkv, pe == cuda::PEKind::kPope ? ddp : nullptr, nullptr); });
     return std::make_pair(f, b);
   };
-  const auto [fwd, bwd] = fwd_bwd(false);
+  const auto [fwd, bwd] = fwd_bwd(false, true);
+  // Each block computing its own angles (before the table; bench/NOTES.md, "The angle table").
+  const auto [fwd_no_table, bwd_no_table] = angle_floats > 0 ? fwd_bwd(false, false) : std::make_pair(0.0, 0.0);
   // The same products on TF32 tensor cores (--gpu-attention tf32), where that form exists.
   const bool has_tf32 = cuda::attention_has_tf32_form(T, D);
-  const auto [fwd_tf32, bwd_tf32] = has_tf32 ? fwd_bwd(true) : std::make_pair(0.0, 0.0);
-  for (void* p : {(void*)qkv, (void*)out, (void*)dout, (void*)lse, (void*)dqkv, (void*)ddp, (void*)delta, (void*)theta}) cudaFree(p);
+  const auto [fwd_tf32, bwd_tf32] = has_tf32 ? fwd_bwd(true, true) : std::make_pair(0.0, 0.0);
+  for (void* p : {(void*)qkv, (void*)out, (void*)dout, (void*)lse, (void*)dqkv, (void*)ddp, (void*)delta, (void*)theta,
+                  (void*)angles})
+    cudaFree(p);
   // FLOPs of causal attention (half the T x T square): QK^T over the width the dot product
   // sees (2D for PoPE) and PV over D; backward ~2.5x forward (recompute + 4 products).
   const int DQ = pe == cuda::PEKind::kPope ? 2 * D : D;
@@ -64,6 +75,7 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
     return occ ? nlohmann::json{{"fwd", occ->fwd_blocks_per_sm}, {"bwd", occ->bwd_blocks_per_sm}} : nlohmann::json();
   };
   r["blocks_per_sm"] = blocks(false);
+  if (angle_floats > 0) r["without_angle_table"] = {{"fwd_ms", fwd_no_table}, {"bwd_ms", bwd_no_table}};
   if (has_tf32) r["tf32"] = {{"fwd_ms", fwd_tf32}, {"bwd_ms", bwd_tf32}, {"blocks_per_sm", blocks(true)}};
   return r;
 }

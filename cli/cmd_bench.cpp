@@ -166,6 +166,9 @@ Runner register_bench(CLI::App& app) {
         save(false);
         std::printf("attention %-4s B %3d T %5d H 8 D 64: fwd %.3f ms  bwd %.3f ms", name, Bl, Tl,
                     r["fwd_ms"].get<double>(), r["bwd_ms"].get<double>());
+        if (r.contains("without_angle_table"))
+          std::printf("  (without the angle table: fwd %.3f ms  bwd %.3f ms)",
+                      r["without_angle_table"]["fwd_ms"].get<double>(), r["without_angle_table"]["bwd_ms"].get<double>());
         if (r.contains("tf32"))
           std::printf("  (tf32 products: fwd %.3f ms  bwd %.3f ms)", r["tf32"]["fwd_ms"].get<double>(),
                       r["tf32"]["bwd_ms"].get<double>());
