@@ -305,6 +305,20 @@ for draw in ("joint", "shift-first", "source-first"):
 PY
 "$py" "$si" --min-len 5 >/dev/null 2>&1; [[ $? -eq 2 ]] || { echo "FAIL: shift_information.py took --min-len alone"; fails=$((fails+1)); }
 "$py" "$si" --min-len 5 --max-len 8 --max-shift 5 >/dev/null 2>&1; [[ $? -eq 2 ]] || { echo "FAIL: shift_information.py took a shift as long as a string"; fails=$((fails+1)); }
+# bench/batch_table.py on the committed H100 benchmark: two popebench files (one cut by its
+# limit) and PyTorch's make one curve, with the targets' shortfall computed from the files; files
+# of two kinds of GPU and a file of another kind are refused.
+rb="$src/results/bench"
+check "batch_table.py" "$py" "$src/bench/batch_table.py" "$rb/h100_popebench_f2410b0_batched_1_8.json" \
+  "$rb/h100_popebench_66f16b9_batched_16_32_cut.json" --torch "$rb/h100_torch_f2410b0_batched_8.json"
+for want in "| popebench pope, batch heuristic | 243.0 | 319.6 | 329.2 |" "PoPE at R = 8: 319.6 run-steps/s against the target 1,000 (3.13x short)" \
+            "pope at R = 8: 1.06x PyTorch's better way (300.4)" "cut by a limit: $rb/h100_popebench_66f16b9_batched_16_32_cut.json"; do
+  grep -qF "$want" "$tmp/out" || { echo "FAIL: batch_table.py lacks '$want'"; cat "$tmp/out"; fails=$((fails+1)); }
+done
+"$py" "$src/bench/batch_table.py" "$rb/h100_popebench_f2410b0_batched_1_8.json" "$rb/h200_popebench_04dd0b9_batch_pinned_4_8.json" >"$tmp/out" 2>&1
+[[ $? -eq 2 ]] && grep -q "more than one kind of GPU" "$tmp/out" || { echo "FAIL: batch_table.py mixed GPUs"; cat "$tmp/out"; fails=$((fails+1)); }
+"$py" "$src/bench/batch_table.py" "$rb/h100_torch_f2410b0_batched_8.json" >"$tmp/out" 2>&1
+[[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] || { echo "FAIL: batch_table.py took a PyTorch file as popebench's"; cat "$tmp/out"; fails=$((fails+1)); }
 # --help answers before matplotlib is imported
 for s in plot.py plot_inspect.py; do
   "$py" "$src/results/$s" --help 2>/dev/null | grep -q "results/$s" || { echo "FAIL: $s --help"; fails=$((fails+1)); }
