@@ -305,6 +305,16 @@ for draw in ("joint", "shift-first", "source-first"):
 PY
 "$py" "$si" --min-len 5 >/dev/null 2>&1; [[ $? -eq 2 ]] || { echo "FAIL: shift_information.py took --min-len alone"; fails=$((fails+1)); }
 "$py" "$si" --min-len 5 --max-len 8 --max-shift 5 >/dev/null 2>&1; [[ $? -eq 2 ]] || { echo "FAIL: shift_information.py took a shift as long as a string"; fails=$((fails+1)); }
+# lookup_heads.py on the committed inspects draws its figure; a folder with none and a file whose
+# name does not say its PE are refused with exit 2 and no figure.
+check "lookup_heads.py" "$py" "$scr/lookup_heads.py" "$scr/inspect" --out "$tmp/lookup.png"
+[[ -s "$tmp/lookup.png" ]] || { echo "FAIL: lookup_heads.py wrote no figure"; fails=$((fails+1)); }
+mkdir -p "$tmp/noinspect" "$tmp/badname"
+cp "$(ls "$scr"/inspect/base_100/rope_seed0.inspect.json)" "$tmp/badname/seed0.inspect.json"
+for bad in "$tmp/noinspect" "$tmp/badname"; do
+  "$py" "$scr/lookup_heads.py" "$bad" --out "$tmp/bad_lookup.png" >"$tmp/out" 2>&1
+  [[ $? -eq 2 && ! -e "$tmp/bad_lookup.png" ]] || { echo "FAIL: lookup_heads.py accepted $bad"; cat "$tmp/out"; fails=$((fails+1)); }
+done
 # bench/batch_table.py on the committed H100 benchmark: two popebench files (one cut by its
 # limit) and PyTorch's make one curve, with the targets' shortfall computed from the files; files
 # of two kinds of GPU and a file of another kind are refused.
