@@ -9,9 +9,10 @@
 #                                                                already there with other content
 #                                                                is an error, nothing is copied)
 #   screen.log                           ->  STAGE/sweep_LOG_NAME.log (must not exist yet)
-# then draws each touched cell's curves (results/plot.py) and the overview, and prints the checks
-# that say what else is stale: readme_tables.py (the README's tables; --write updates them) and
-# screen_progress.py --check (the counts in the text, which are prose and written by hand).
+# then draws each touched cell's curves (results/plot.py), the overview and the lookup-heads figure,
+# and prints the checks that say what else is stale: readme_tables.py (the README's tables;
+# --write updates them) and screen_progress.py --check (the counts in the text, which are prose
+# and written by hand).
 #
 #   bash results/indirect_indexing/screen/ingest_half.sh FILES_DIR STAGE LOG_NAME
 #
@@ -86,6 +87,7 @@ done
 echo "figures: $(printf '%s/curves.png ' "${cells[@]/#/$stage/}")"
 if [[ "$screen" == "$here" ]]; then
   "$py" "$here/screen_overview.py" > /dev/null && echo "figure: overview.png" || echo "screen_overview.py failed"
+  "$py" "$here/lookup_heads.py" > /dev/null && echo "figure: inspect/lookup_heads.png" || echo "lookup_heads.py failed"
   echo "-- results/readme_tables.py (tables; --write updates them):"
   "$py" "$src/results/readme_tables.py" "$here/README.md" && echo "tables up to date"
   echo "-- screen_progress.py --check (the counts written in the READMEs' text):"
