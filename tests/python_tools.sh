@@ -311,6 +311,8 @@ check "lookup_heads.py" "$py" "$scr/lookup_heads.py" "$scr/inspect" --out "$tmp/
 [[ -s "$tmp/lookup.png" ]] || { echo "FAIL: lookup_heads.py wrote no figure"; fails=$((fails+1)); }
 mkdir -p "$tmp/noinspect" "$tmp/badname"
 cp "$(ls "$scr"/inspect/base_100/rope_seed0.inspect.json)" "$tmp/badname/seed0.inspect.json"
+"$py" "$scr/lookup_heads.py" "$scr/inspect" --out "$tmp/nofolder/lookup.png" >"$tmp/out" 2>&1
+[[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] || { echo "FAIL: lookup_heads.py took an output folder that does not exist"; cat "$tmp/out"; fails=$((fails+1)); }
 for bad in "$tmp/noinspect" "$tmp/badname"; do
   "$py" "$scr/lookup_heads.py" "$bad" --out "$tmp/bad_lookup.png" >"$tmp/out" 2>&1
   [[ $? -eq 2 && ! -e "$tmp/bad_lookup.png" ]] || { echo "FAIL: lookup_heads.py accepted $bad"; cat "$tmp/out"; fails=$((fails+1)); }

@@ -79,8 +79,10 @@ def main():
     inspect_dir = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), "inspect")
     if not os.path.isdir(inspect_dir):
         fail(f"{inspect_dir} is not a folder")
-    pts = points(inspect_dir)
     out = out or os.path.join(inspect_dir, "lookup_heads.png")
+    if not os.path.isdir(os.path.dirname(os.path.abspath(out))):
+        fail(f"{out}: its folder does not exist")
+    pts = points(inspect_dir)
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.6), sharey=True)
     panels = [(4, "largest share of the answer position's attention\non the target letter, any one head (%)"),
