@@ -38,8 +38,9 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   auto th = pe == cuda::PEKind::kPope ? pope_thetas(D, 10000) : rope_thetas(D, 10000);
   CUDA_CHECK(cudaMalloc(&theta, th.size() * 8));
   CUDA_CHECK(cudaMemcpy(theta, th.data(), th.size() * 8, cudaMemcpyHostToDevice));
-  // The angle table's scratch (AttentionArgs::angle_scratch), as the model gives it: the times
-  // below include filling the table, as every model call does. None where no table is computed.
+  // The angle table's scratch (AttentionArgs::angle_scratch), as the model gives it: the forward's
+  // time includes filling the table, and the backward reads the table the forward left (the
+  // model's step: AttentionArgs::angle_table_filled). None where no table is computed.
   const size_t angle_floats = cuda::attention_angle_floats(T, D, H, pe, D, 1);
   float* angles = nullptr;
   if (angle_floats > 0) CUDA_CHECK(cudaMalloc(&angles, angle_floats * 4));
@@ -49,7 +50,9 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
     a.tf32_products = tf32;
     a.angle_scratch = table ? angles : nullptr;
     a.angle_scratch_floats = table ? angle_floats : 0;
+    a.angle_table_filled = false;
     double f = time([&] { cuda::attention_fwd(a, qkv, out, lse, nullptr); });
+    a.angle_table_filled = table;  // the forward just timed left its table in the scratch
     double b = time([&] { cuda::attention_bwd(a, qkv, out, dout, lse, dqkv, pe == cuda::PEKind::kPope ? ddp : nullptr, nullptr); });
     return std::make_pair(f, b);
   };

@@ -233,24 +233,33 @@ void check_angle_table_bits(int runs, int rows, int T, int H, int D, cuda::PEKin
   struct Outputs {
     std::vector<float> out, lse, dqkv, ddelta_part, dtemp_part;
   };
-  auto run_once = [&](bool table) {
+  // kNoTable: every block computes its angles; kEachCall: the forward and the backward each fill
+  // the table; kBackwardReads: the backward reads the forward's table (angle_table_filled), as the
+  // model's step does.
+  enum class Table { kNoTable, kEachCall, kBackwardReads };
+  auto run_once = [&](Table table) {
     DevBuf<float> out(size_t(B) * T * C), lse(size_t(B) * H * T), dqkv(size_t(B) * T * 3 * C),
         ddp(size_t(B) * T * C), dtp(size_t(B) * T * H), scratch(need);
     cuda::AttentionArgs b = a;
-    if (table) b.angle_scratch = scratch.p, b.angle_scratch_floats = need;
+    if (table != Table::kNoTable) b.angle_scratch = scratch.p, b.angle_scratch_floats = need;
     cuda::attention_fwd(b, d_qkv.p, out.p, lse.p, nullptr);
+    b.angle_table_filled = table == Table::kBackwardReads;
     cuda::attention_bwd(b, d_qkv.p, out.p, d_dout.p, lse.p, dqkv.p, pope ? ddp.p : nullptr, nullptr,
                         extras ? dtp.p : nullptr);
     return Outputs{out.download(), lse.download(), dqkv.download(), ddp.download(), dtp.download()};
   };
-  const Outputs without = run_once(false), with = run_once(true);
-  INFO("runs=" << runs << " rows=" << rows << " T=" << T << " H=" << H << " D=" << D << " pe=" << int(pe)
-               << " n_rot=" << n_rot << " tf32=" << tf32 << " extras=" << extras << " table floats=" << need);
-  CHECK(count_differing_bits(with.out, without.out) == 0);
-  CHECK(count_differing_bits(with.lse, without.lse) == 0);
-  CHECK(count_differing_bits(with.dqkv, without.dqkv) == 0);
-  CHECK(count_differing_bits(with.ddelta_part, without.ddelta_part) == 0);
-  CHECK(count_differing_bits(with.dtemp_part, without.dtemp_part) == 0);
+  const Outputs without = run_once(Table::kNoTable);
+  for (Table table : {Table::kEachCall, Table::kBackwardReads}) {
+    const Outputs with = run_once(table);
+    INFO("runs=" << runs << " rows=" << rows << " T=" << T << " H=" << H << " D=" << D << " pe=" << int(pe)
+                 << " n_rot=" << n_rot << " tf32=" << tf32 << " extras=" << extras << " table floats=" << need
+                 << " backward reads the forward's table=" << (table == Table::kBackwardReads));
+    CHECK(count_differing_bits(with.out, without.out) == 0);
+    CHECK(count_differing_bits(with.lse, without.lse) == 0);
+    CHECK(count_differing_bits(with.dqkv, without.dqkv) == 0);
+    CHECK(count_differing_bits(with.ddelta_part, without.ddelta_part) == 0);
+    CHECK(count_differing_bits(with.dtemp_part, without.dtemp_part) == 0);
+  }
 }
 }  // namespace
 
@@ -347,6 +356,47 @@ TEST_CASE("the attention angle table's size, and too small a scratch refused", "
   CHECK_THROWS_WITH(cuda::attention_fwd(a, nullptr, nullptr, nullptr, nullptr), Catch::Contains("angle scratch holds 16"));
   CHECK_THROWS_WITH(cuda::attention_bwd(a, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr),
                     Catch::Contains("angle scratch holds 16"));
+  a.angle_table_filled = true;  // a table said to be filled is still checked for size
+  CHECK_THROWS_WITH(cuda::attention_bwd(a, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr),
+                    Catch::Contains("angle scratch holds 16"));
+}
+
+// angle_table_filled makes the backward read the table as it finds it: with the forward's table
+// overwritten by NaNs, a backward told the table is filled returns NaNs (so it did not refill it:
+// the fill the model's step saves is really skipped), and one not told so refills it and matches
+// the backward after an intact forward table bit for bit.
+TEST_CASE("a backward told the angle table is filled reads it without filling it", "[cuda][attention]") {
+  const int B = 2, T = 33, H = 2, D = 64, C = H * D;
+  for (auto pe : {cuda::PEKind::kRope, cuda::PEKind::kPope}) {
+    const bool pope = pe == cuda::PEKind::kPope;
+    auto qkv = to_float(rnd(size_t(B) * T * 3 * C)), dout = to_float(rnd(size_t(B) * T * C));
+    std::vector<float> delta(size_t(H) * D);
+    for (size_t i = 0; i < delta.size(); ++i) delta[i] = float(-0.05 * double(i % 97));
+    DevBuf<float> d_qkv(qkv), d_dout(dout), d_delta(delta), out(size_t(B) * T * C), lse(size_t(B) * H * T),
+        ddp(size_t(B) * T * C);
+    DevBuf<double> th(pope ? pope_thetas(D, 10000) : rope_thetas(D, 10000));
+    const size_t need = cuda::attention_angle_floats(T, D, H, pe, D, 1);
+    REQUIRE(need > 0);
+    DevBuf<float> scratch(need);
+    cuda::AttentionArgs a{B, T, H, D, pe, th.p, pope ? d_delta.p : nullptr, 0.125f, D};
+    a.angle_scratch = scratch.p;
+    a.angle_scratch_floats = need;
+    auto backward = [&](bool filled, bool poison) {
+      cuda::attention_fwd(a, d_qkv.p, out.p, lse.p, nullptr);
+      if (poison) CUDA_CHECK(cudaMemset(scratch.p, 0xff, need * sizeof(float)));  // 0xffffffff: a NaN
+      cuda::AttentionArgs b = a;
+      b.angle_table_filled = filled;
+      DevBuf<float> dqkv(size_t(B) * T * 3 * C);
+      cuda::attention_bwd(b, d_qkv.p, out.p, d_dout.p, lse.p, dqkv.p, pope ? ddp.p : nullptr, nullptr);
+      return dqkv.download();
+    };
+    INFO("pe=" << int(pe));
+    const auto intact = backward(true, false), refilled = backward(false, true), stale = backward(true, true);
+    CHECK(count_differing_bits(refilled, intact) == 0);
+    size_t nan = 0;
+    for (float x : stale) nan += std::isnan(x) ? 1 : 0;
+    CHECK(nan > stale.size() / 2);  // queries and keys both read the poisoned angles
+  }
 }
 
 // The whole-sequence kernels' blocks per SM at the paper's shape (T 47, D 64), which their shared

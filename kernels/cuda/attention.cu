@@ -405,14 +405,15 @@ std::optional<AttentionOccupancy> attention_blocks_per_sm(const AttentionArgs& a
 
 namespace {
 // Where the whole-sequence kernels run with an angle scratch, fills it with the call's angle
-// table (attention_angles.cu), which they then read; refuses a scratch too small for it.
+// table (attention_angles.cu), which they then read, unless the caller says it already holds it
+// (AttentionArgs::angle_table_filled); refuses a scratch too small for it either way.
 void prepare_angles(const AttentionArgs& a, cudaStream_t s) {
   if (!a.angle_scratch) return;
   const size_t need = attention_angle_floats(a.T, a.D, a.H, a.pe, a.n_rot, a.runs.count(a.B));
   if (need > a.angle_scratch_floats)
     throw CudaError("attention: the angle scratch holds " + std::to_string(a.angle_scratch_floats) +
                     " floats, the table of this call needs " + std::to_string(need));
-  attn::fill_angle_table(a, s);
+  if (!a.angle_table_filled) attn::fill_angle_table(a, need, s);
 }
 }  // namespace
 

@@ -1,6 +1,7 @@
 // The PE's angle table for the whole-sequence attention kernels (attention_short.cu and
 // attention_short_tf32.cu): each (position, channel) angle's cos and sin, computed once per
-// attention call instead of once per (batch row, head) block.
+// attention call instead of once per (batch row, head) block; in the model once per layer and
+// step, since the backward reads the table its forward filled (AttentionArgs::angle_table_filled).
 //
 // Why: every block of a call transforms its T query and key rows, and the backward transforms
 // them twice (staging, then the PE backward); each angle is a double-precision reduction and an
@@ -47,10 +48,10 @@ __global__ void angle_table_kernel(AttentionArgs a, int n, int runs, float2* tab
 
 }  // namespace
 
-void fill_angle_table(const AttentionArgs& a, cudaStream_t s) {
+void fill_angle_table(const AttentionArgs& a, size_t table_floats, cudaStream_t s) {
   const int n = a.pe == PEKind::kPope ? a.D : a.n_rot / 2;
   const int runs = a.runs.count(a.B);
-  const size_t total = attention_angle_floats(a.T, a.D, a.H, a.pe, a.n_rot, runs) / 2;
+  const size_t total = table_floats / 2;
   if (total == 0) return;
   constexpr int kThreads = 256;
   const int blocks = int(std::min<size_t>((total + kThreads - 1) / kThreads, 65535));

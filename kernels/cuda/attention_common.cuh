@@ -192,9 +192,9 @@ constexpr int kShortMaxT = 64;
 inline bool short_kernels_apply(const AttentionArgs& a) {
   return a.T <= kShortMaxT && (a.D == 16 || a.D == 32 || a.D == 64);
 }
-// Fills a.angle_scratch with the angle table of a's shape (attention_angles.cu); a.angle_scratch
-// must hold attention_angle_floats(...) floats (checked by the caller).
-void fill_angle_table(const AttentionArgs& a, cudaStream_t s);
+// Fills a.angle_scratch with the angle table of a's shape (attention_angles.cu): table_floats =
+// attention_angle_floats(...) of that shape, which the caller has checked the scratch holds.
+void fill_angle_table(const AttentionArgs& a, size_t table_floats, cudaStream_t s);
 void attention_fwd_short(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s);
 void attention_bwd_short(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
                          const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s);

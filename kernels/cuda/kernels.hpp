@@ -168,6 +168,11 @@ struct AttentionArgs {
   // tiled kernels always do). Too small a scratch is an error.
   float* angle_scratch = nullptr;
   size_t angle_scratch_floats = 0;
+  // The scratch already holds this call's table, so the call does not fill it again: the
+  // backward of a training step, whose forward of the same layer and runs filled it, delta being
+  // unchanged until the optimizer step. The model keeps a table per layer for this (attn_args in
+  // models/cuda/passes.cu); anything else leaves it false.
+  bool angle_table_filled = false;
 };
 // Floats of angle scratch attention_fwd / attention_bwd use at this shape with `runs` runs of a
 // batch (AttentionArgs::runs): 0 where no table is computed (no PE, or T and D outside the

@@ -124,7 +124,9 @@ class CudaBackend final : public Backend, public BatchEngine {
   // passes.cu. A block's four matrix products: the step calls them between its other kernels,
   // the benchmark alone.
   enum class Product { kQkv, kOut, kFc, kProj };
-  cuda::AttentionArgs attn_args(const Span& sp, int l) const;
+  // Layer l's attention over sp; angles_filled: layer l's angle table already holds this call's
+  // angles (the backward after its forward), so the call reads it without filling it.
+  cuda::AttentionArgs attn_args(const Span& sp, int l, bool angles_filled = false) const;
   void layer_product_fwd(Product p, int l, const Span& sp);
   void layer_product_bwd(Product p, int l, const Span& sp);
   void forward(const Span& sp, bool training, bool every_token);
@@ -160,8 +162,8 @@ class CudaBackend final : public Backend, public BatchEngine {
   int n_rot_;                         // channels RoPE rotates (D, or D/2 for rope-half)
   float* slopes_ = nullptr;           // (H) ALiBi slopes, or nullptr
   float* sin_table_ = nullptr;        // (max_len, C) sinusoidal positions, or nullptr
-  float* angles_ = nullptr;           // (angle_floats_) the attention's angle table (attn_args), or nullptr
-  size_t angle_floats_ = 0;
+  float* angles_ = nullptr;           // (L, angle_floats_) each layer's attention angle table (attn_args), or nullptr
+  size_t angle_floats_ = 0;           // one layer's table, for every run of the batch
   std::vector<float*> resid_;         // L+1 x (B, T, C)
   std::vector<Layer> layers_;
   float *hf_in_, *hf_, *rstdf_, *logits_, *dlogits_, *loss_rows_, *weights_;

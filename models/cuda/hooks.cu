@@ -65,7 +65,7 @@ nlohmann::json CudaBackend::benchmark(const Batch& b, int warmup, int iters) {
     for (int l = 0; l < L_; ++l) {
       Layer& a = layers_[l];
       cuda::attention_fwd(attn_args(sp, l), a.qkv, a.att, a.lse, stream_);
-      cuda::attention_bwd(attn_args(sp, l), a.qkv, a.att, datt_, a.lse, dqkv_,
+      cuda::attention_bwd(attn_args(sp, l, true), a.qkv, a.att, datt_, a.lse, dqkv_,
                           pe_ == cuda::PEKind::kPope ? ddelta_part_ : nullptr, stream_, dtemp_part_);
     }
   });

@@ -6,7 +6,7 @@
 
 namespace popebench {
 
-cuda::AttentionArgs CudaBackend::attn_args(const Span& sp, int l) const {
+cuda::AttentionArgs CudaBackend::attn_args(const Span& sp, int l, bool angles_filled) const {
   const auto& lp = host_model_.layout().layers[l];
   float* P = params(sp);
   cuda::AttentionArgs a{sp.examples(), T_, H_, D_, pe_, theta_, pe_ == cuda::PEKind::kPope ? P + lp.pe : nullptr,
@@ -14,8 +14,11 @@ cuda::AttentionArgs CudaBackend::attn_args(const Span& sp, int l) const {
                         host_model_.layout().has_attn_temp ? P + lp.attn_temp : nullptr};
   a.runs = example_runs(sp);
   a.tf32_products = tf32_attention_;
-  a.angle_scratch = angles_;
+  // Layer l's own angle table: its forward fills it, its backward reads it as it is (PoPE's key
+  // angles carry the layer's delta, which changes only at the optimizer step).
+  a.angle_scratch = angles_ ? angles_ + size_t(l) * angle_floats_ : nullptr;
   a.angle_scratch_floats = angle_floats_;
+  a.angle_table_filled = angles_filled;
   return a;
 }
 
@@ -155,7 +158,9 @@ void CudaBackend::backward(const Span& sp, bool every_token) {
     cuda::column_sum(dgpart_, G + lp.ln2, N, C_, s, tok_rs);
     layer_product_bwd(Product::kOut, l, sp);
     const bool pope = pe_ == cuda::PEKind::kPope;
-    cuda::attention_bwd(attn_args(sp, l), a.qkv, a.att, datt_, a.lse, dqkv_, pope ? ddelta_part_ : nullptr, s, dtemp_part_);
+    // forward(sp, ...) filled layer l's angle table just before, for the same runs
+    cuda::attention_bwd(attn_args(sp, l, true), a.qkv, a.att, datt_, a.lse, dqkv_, pope ? ddelta_part_ : nullptr, s,
+                        dtemp_part_);
     if (dtemp_part_) cuda::column_sum(dtemp_part_, G + lp.attn_temp, N, H_, s, tok_rs);  // ModelConfig::attn_temp
     // A shared delta (PEConfig::delta_shared) sums its layers' gradients: the last layer's
     // writes it, the others add theirs (the CPU model's order).
