@@ -13,8 +13,11 @@ refused). A file whose bench was cut by its command's limit ("complete": false) 
 it holds and named in the header. Exit 2 on bad input.
 """
 import argparse
-import json
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results"))
+from json_input import load_json  # noqa: E402
 
 # The targets on one H200 (issue of batched runs): aggregate PoPE run-steps/s at R, and the single
 # step.
@@ -29,14 +32,7 @@ def fail(msg):
 
 
 def load(path, schema):
-    try:
-        with open(path) as f:
-            d = json.load(f)
-    except (OSError, ValueError) as e:
-        fail(f"cannot read {path}: {e}")
-    if not isinstance(d, dict) or d.get("schema") != schema:
-        fail(f"{path} is not a {schema} JSON")
-    return d
+    return load_json(path, "batch_table.py", schema)
 
 
 def fmt(x):

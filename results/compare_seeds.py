@@ -22,6 +22,9 @@ import math
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from json_input import load_json  # noqa: E402
+
 
 def fail(msg):
     print(f"compare_seeds.py: {msg}", file=sys.stderr)
@@ -46,12 +49,8 @@ def load(d):
         except (OSError, ValueError, KeyError, TypeError) as e:
             fail(f"{ex_path}: not a popebench extrapolation table ({e})")
     for f in sorted(set(files)):
-        try:
-            with open(f) as fh:
-                r = json.load(fh)
-        except (OSError, ValueError) as e:
-            fail(f"{f}: not readable JSON ({e})")
-        if not isinstance(r, dict) or r.get("status") != "complete" or "config" not in r:
+        r = load_json(f, "compare_seeds.py")
+        if r.get("status") != "complete" or "config" not in r:
             continue  # summaries, tables and partial runs
         out.setdefault(label(r["config"]), {})[r["config"]["train"]["seed"]] = 100 * r["final"]["test"]["acc"]
     return out

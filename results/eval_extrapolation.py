@@ -11,9 +11,12 @@ Every file must be an eval JSON with an extrapolation section, and all must shar
 (factors, lengths, examples); otherwise exit 2 with one line. Accuracies are printed in %.
 """
 import argparse
-import json
 import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from json_input import load_json  # noqa: E402
+
 
 
 def fail(msg):
@@ -22,13 +25,7 @@ def fail(msg):
 
 
 def load(path):
-    try:
-        with open(path) as f:
-            e = json.load(f)
-    except (OSError, ValueError) as err:
-        fail(f"cannot read {path}: {err}")
-    if not isinstance(e, dict) or e.get("schema") != "popebench.eval":
-        fail(f"{path} is not a popebench eval JSON")
+    e = load_json(path, "eval_extrapolation.py", "popebench.eval")
     if not isinstance(e.get("extrapolation"), dict) or not e["extrapolation"].get("rows"):
         fail(f"{path} has no extrapolation (was it evaluated with --factors?)")
     return e

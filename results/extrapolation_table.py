@@ -13,9 +13,12 @@ one line on a file that is no extrapolation table, a factor it has no bucket for
 label.
 """
 import argparse
-import json
 import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from json_input import load_json  # noqa: E402
+
 
 
 def fail(msg):
@@ -50,12 +53,8 @@ def table(out):
     ap.add_argument("--per-seed", action="store_true", help="a row per label and seed instead of mean ± std")
     a = ap.parse_args()
     path = os.path.join(a.path, "extrapolation.json") if os.path.isdir(a.path) else a.path
-    try:
-        with open(path) as f:
-            x = json.load(f)
-    except (OSError, ValueError) as e:
-        fail(f"cannot read {path}: {e}")
-    if not isinstance(x, dict) or x.get("schema") != "popebench.extrapolation" or not x.get("table"):
+    x = load_json(path, "extrapolation_table.py", "popebench.extrapolation")
+    if not x.get("table"):
         fail(f"{path} is not an extrapolation table (schema popebench.extrapolation)")
     factors = int_list(a.factors, "--factors")
     buckets = {b["factor"]: b for b in x["buckets"]}

@@ -27,6 +27,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "indirect_indexing"))
+from json_input import fail, load_json, version_readable  # noqa: E402
 from plot_common import pyplot_or_exit  # noqa: E402
 from plateau_levels import plateau_levels  # noqa: E402
 
@@ -47,12 +48,13 @@ def table_rank(pe):
 
 
 def load(path, kind):
-    with open(path) as f:
-        doc = json.load(f)
+    """The file's JSON if it is of schema kind, None if it is another popebench file (a folder
+    holds runs, summaries and tables side by side); bad JSON or a newer version exits 2."""
+    doc = load_json(path, "plot.py")
     if doc.get("schema") != kind:
         return None
-    if doc.get("schema_version", 0) > SCHEMA_VERSION:
-        sys.exit(f"plot.py: {path}: schema version {doc['schema_version']} is newer than this script reads")
+    if not version_readable(doc, SCHEMA_VERSION):
+        fail("plot.py", f"{path}: schema version {doc.get('schema_version')!r} is newer than this script reads")
     return doc
 
 

@@ -9,11 +9,11 @@ For each FILE.json writes FILE.png beside it, three panels:
   (rows) and head (columns), as two heat maps with a shared colour scale.
 Reads schema "popebench.inspect" version 1 (results/SCHEMA.md) and refuses anything else.
 """
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from json_input import load_json  # noqa: E402
 from plot_common import pyplot_or_exit  # noqa: E402
 
 plt = pyplot_or_exit("plot_inspect.py", __doc__)
@@ -25,12 +25,8 @@ def fail(msg):
 
 
 def load(path):
-    try:
-        with open(path) as f:
-            d = json.load(f)
-    except (OSError, ValueError) as e:
-        fail(f"{path}: {e}")
-    if not isinstance(d, dict) or d.get("schema") != "popebench.inspect" or d.get("schema_version") != 1:
+    d = load_json(path, "plot_inspect.py", "popebench.inspect")
+    if d.get("schema_version") != 1:
         fail(f"{path}: not a popebench.inspect file of schema version 1")
     return d
 

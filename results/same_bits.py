@@ -27,6 +27,10 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from json_input import load_json  # noqa: E402
+
+
 IGNORED_CURVE_KEYS = {"elapsed_s"}
 # What a run's config may differ in without changing what it computes up to a step: the stop and
 # the checkpoint and evaluation bookkeeping.
@@ -39,12 +43,8 @@ def fail(msg):
 
 
 def load(path):
-    try:
-        with open(path) as f:
-            run = json.load(f)
-    except (OSError, ValueError) as e:
-        fail(f"cannot read {path}: {e}")
-    if not isinstance(run, dict) or "curve" not in run or "config" not in run:
+    run = load_json(path, "same_bits.py")
+    if "curve" not in run or "config" not in run:
         fail(f"{path} is not a run JSON (no curve or config)")
     return run
 

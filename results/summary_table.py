@@ -8,8 +8,11 @@ summaries through this script (results/readme_tables.py checks that they still m
 
 Exit 2 with one line when the file is not a summary.
 """
-import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from json_input import load_json  # noqa: E402
 
 # How the READMEs name the PEs; a label not listed prints as it is.
 NAMES = {
@@ -32,13 +35,9 @@ def main():
     if len(sys.argv) != 2:
         fail("usage: summary_table.py SUMMARY.json")
     path = sys.argv[1]
-    try:
-        with open(path) as f:
-            s = json.load(f)
-    except (OSError, ValueError) as e:
-        fail(f"cannot read {path}: {e}")
-    if not isinstance(s, dict) or s.get("schema") != "popebench.summary" or not isinstance(s.get("rows"), list):
-        fail(f"{path} is not a popebench summary (schema popebench.summary with rows)")
+    s = load_json(path, "summary_table.py", "popebench.summary")
+    if not isinstance(s.get("rows"), list):
+        fail(f"{path} is not a popebench summary (no rows)")
     rows = s["rows"]
     for r in rows:  # every row checked before a line is printed
         if not isinstance(r, dict) or any(k not in r for k in ("pe", "n", "mean", "test_acc")):

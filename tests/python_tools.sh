@@ -260,7 +260,7 @@ check "summary_table.py" "$py" "$src/results/summary_table.py" "$src/results/ind
 grep -q "^| PoPE | 3 | 8.11 ± 3.03 | 4.73 / 10.57 / 9.02 | 94.82 ± 2.91 |$" "$tmp/out" ||
   { echo "FAIL: summary_table.py's PoPE row"; cat "$tmp/out"; fails=$((fails+1)); }
 "$py" "$src/results/summary_table.py" "$src/results/indirect_indexing/paper_100k/pope_seed0.json" >"$tmp/out" 2>&1
-[[ $? -eq 2 ]] && grep -q "is not a popebench summary" "$tmp/out" || { echo "FAIL: summary_table.py read a run JSON as a summary"; fails=$((fails+1)); }
+[[ $? -eq 2 ]] && grep -q "is not a popebench.summary JSON" "$tmp/out" || { echo "FAIL: summary_table.py read a run JSON as a summary"; fails=$((fails+1)); }
 # extrapolation_table.py on the merged extrapolate folder: the buckets asked for, rows in the order
 # asked; a factor without a bucket, an unknown label and a run JSON are refused with exit 2.
 check "extrapolation_table.py" "$py" "$src/results/extrapolation_table.py" "$tmp/m" --factors 1,2 --labels pope,rope
@@ -331,6 +331,32 @@ done
 [[ $? -eq 2 ]] && grep -q "more than one kind of GPU" "$tmp/out" || { echo "FAIL: batch_table.py mixed GPUs"; cat "$tmp/out"; fails=$((fails+1)); }
 "$py" "$src/bench/batch_table.py" "$rb/h100_torch_f2410b0_batched_8.json" >"$tmp/out" 2>&1
 [[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] || { echo "FAIL: batch_table.py took a PyTorch file as popebench's"; cat "$tmp/out"; fails=$((fails+1)); }
+# Every results script that reads popebench JSON (results/json_input.py): a file that is not
+# JSON, and one that is JSON but not an object, end it with one line and exit 2, never a
+# traceback, and no figure is written.
+printf '{"schema": "popebench.run", "curve": [' > "$tmp/cut.json"  # a file cut off mid-write
+printf '[1, 2]\n' > "$tmp/list.json"
+for bad in cut list; do
+  b="$tmp/$bad.json" d="$tmp/bad_$bad"
+  mkdir -p "$d/cell"
+  cp "$b" "$d/rope_seed0.json"; cp "$b" "$d/rope_seed0.inspect.json"; cp "$b" "$d/cell/rope_seed0.json"
+  cases=("results/plot.py $d" "results/summary_table.py $b" "results/plot_inspect.py $b" "results/same_bits.py $b $b"
+         "results/eval_extrapolation.py $b --figure $tmp/bad.png" "results/extrapolation_table.py $b"
+         "results/compare_seeds.py $d rope pope" "results/indirect_indexing/screen/inspect_table.py $b"
+         "results/indirect_indexing/screen/lookup_heads.py $d --out $tmp/bad.png"
+         "results/indirect_indexing/screen/screen_table.py $d" "bench/batch_table.py $b"
+         "results/length_extrapolation/indirect_indexing_setup/choose_setup.py --plan $b --runs $d")
+  for c in "${cases[@]}"; do
+    read -ra argv <<< "$c"
+    "$py" "$src/${argv[0]}" "${argv[@]:1}" >"$tmp/out" 2>&1
+    rc=$?
+    if [[ $rc -ne 2 || $(wc -l < "$tmp/out") -ne 1 ]] || grep -q Traceback "$tmp/out"; then
+      echo "FAIL: ${argv[0]} on a $bad JSON: exit $rc, not one line"; cat "$tmp/out"; fails=$((fails+1))
+    fi
+  done
+  [[ ! -e "$d/accuracy.png" && ! -e "$d/curves.png" && ! -e "$tmp/bad.png" ]] ||
+    { echo "FAIL: a figure was written from a $bad JSON"; fails=$((fails+1)); }
+done
 # --help answers before matplotlib is imported
 for s in plot.py plot_inspect.py; do
   "$py" "$src/results/$s" --help 2>/dev/null | grep -q "results/$s" || { echo "FAIL: $s --help"; fails=$((fails+1)); }

@@ -7,9 +7,12 @@ and (files that have it) the same from the query letter's position to the source
   /usr/bin/python3 results/indirect_indexing/screen/inspect_table.py DIR_OR_FILES...
 """
 import glob
-import json
 import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from json_input import load_json  # noqa: E402
+
 
 CLASSES = ["correct", "source, right sign", "source, wrong sign", "other letter of the string", "not in the string"]
 
@@ -30,14 +33,7 @@ if len(sys.argv) < 2:
     sys.exit("usage: inspect_table.py DIR_OR_FILES...")
 docs = []
 for f in files(sys.argv[1:]):  # every file read and checked before a line is printed
-    try:
-        with open(f) as fh:
-            d = json.load(fh)
-    except (OSError, ValueError) as e:
-        sys.exit(f"inspect_table.py: {f}: {e}")
-    if not isinstance(d, dict) or d.get("schema") != "popebench.inspect":
-        sys.exit(f"inspect_table.py: {f}: not a popebench.inspect file")
-    docs.append((f, d))
+    docs.append((f, load_json(f, "inspect_table.py", "popebench.inspect")))
 print("| run | step | n | acc % | " + " | ".join(c + " %" for c in CLASSES) +
       " | most on source (layer, head, mass %) | most on target | query to source |")
 print("|" + " --- |" * (7 + len(CLASSES)))

@@ -14,13 +14,13 @@ INSPECT_DIR: default this folder's inspect/; FILE: default INSPECT_DIR/lookup_he
 on bad input (no inspect JSON, a file of another schema or a name that does not say its PE).
 """
 import glob
-import json
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from json_input import load_json  # noqa: E402
 from plot_common import pyplot_or_exit  # noqa: E402
 from plateau_levels import plateau_levels  # noqa: E402
 
@@ -50,13 +50,7 @@ def points(inspect_dir):
         m = NAME.match(os.path.basename(p))
         if not m:
             fail(f"{p}: the name does not say its PE and seed (PE_seedN[.stepS].inspect.json)")
-        try:
-            with open(p) as f:
-                d = json.load(f)
-        except (OSError, ValueError) as e:
-            fail(f"cannot read {p}: {e}")
-        if not isinstance(d, dict) or d.get("schema") != "popebench.inspect":
-            fail(f"{p} is not a popebench.inspect JSON")
+        d = load_json(p, "lookup_heads.py", "popebench.inspect")
         r = d["result"]
         q = largest(r["attention_from_query"]["layers"], "source") if "attention_from_query" in r else None
         run = os.path.join(os.path.dirname(p), f"{m.group(1)}_seed{m.group(2)}")  # a run's along/ files share it

@@ -17,11 +17,12 @@ screen's run and inspect JSONs:
 SCREEN_DIR (default: this folder) holds stage*/CELL/RUN.json and inspect/CELL/[SUB/]RUN[.stepN].inspect.json.
 """
 import glob
-import json
 import os
 import sys
 
-from screen_runs import BASELINE, ESCAPE, HERE, cells, val_at
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from json_input import load_json  # noqa: E402
+from screen_runs import BASELINE, ESCAPE, HERE, cells, val_at  # noqa: E402
 
 APART = ("init_scaled_embedding", "delta_lr_x10")
 CLASSES = ["correct", "source, right sign", "source, wrong sign", "other letter of the string"]
@@ -52,10 +53,8 @@ for path in sorted(glob.glob(os.path.join(root, "inspect", "**", "*.inspect.json
     run_path = run_of(path)
     if run_path is None:
         continue
-    with open(path) as fh:
-        ins = json.load(fh)
-    with open(run_path) as fh:
-        val = val_at(json.load(fh), ins["step"])
+    ins = load_json(path, "plateau_summary.py", "popebench.inspect")
+    val = val_at(load_json(run_path, "plateau_summary.py"), ins["step"])
     if val is None or val >= ESCAPE:
         continue
     res = ins["result"]

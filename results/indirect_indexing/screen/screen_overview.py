@@ -10,12 +10,12 @@ so that the plateau's 4-6 % stays readable beside the runs that learned (~99 %).
 
 SCREEN_DIR as for screen_table.py (default: this folder); FILE default SCREEN_DIR/overview.png.
 """
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from json_input import load_json  # noqa: E402
 from plot_common import pyplot_or_exit  # noqa: E402
 from plateau_levels import plateau_levels  # noqa: E402
 
@@ -54,8 +54,8 @@ for ax, title in zip(axes, ("validation accuracy at 40,000 steps", "test accurac
     ax.set_xticks([3, 4, 5, 6, 8, 10, 20, 50, 100])
     ax.set_xticklabels(["3", "4", "5", "6", "8", "10", "20", "50", "100"])
     ax.grid(axis="y", lw=0.3)
-with open(os.path.join(HERE, "..", "paper_100k", "summary.json")) as fh:
-    paper = {r["pe"]: r["paper"]["mean"] for r in json.load(fh)["rows"] if r["pe"] in COLOURS and r.get("paper")}
+summary = load_json(os.path.join(HERE, "..", "paper_100k", "summary.json"), "screen_overview.py", "popebench.summary")
+paper = {r["pe"]: r["paper"]["mean"] for r in summary["rows"] if r["pe"] in COLOURS and r.get("paper")}
 for pe, mean in paper.items():
     axes[1].axvline(mean, color=COLOURS[pe], lw=1.0, alpha=0.6, label=f"paper's {pe} mean")
 axes[1].legend(loc="center right", fontsize=8)

@@ -15,17 +15,17 @@ README's counts come from here; with --check they are compared with what those f
 and R.
 """
 import glob
-import json
 import os
 import re
 import sys
 
-from screen_runs import HERE, STOP_AT, complete
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from json_input import load_json  # noqa: E402
+from screen_runs import HERE, STOP_AT, complete  # noqa: E402
 
 
 def progress(root=HERE):
-    with open(os.path.join(root, "screen.json")) as f:
-        plan = json.load(f)
+    plan = load_json(os.path.join(root, "screen.json"), "screen_progress.py")
     done, half, todo, short = [], [], [], []
     for cell in plan["cells"]:
         folder = os.path.join(root, "stage1", cell["name"])
@@ -50,8 +50,7 @@ def steps_done(path):
     when there is no such run."""
     if not os.path.exists(path):
         return None
-    with open(path) as f:
-        run = json.load(f)
+    run = load_json(path, "screen_progress.py")
     return float("inf") if complete(run) else run["steps_done"]
 
 

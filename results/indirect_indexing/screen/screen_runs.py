@@ -2,8 +2,11 @@
 Table 1 runs, ../paper_100k/) and every cell of every stage, each PE's runs in seed order, plus
 the plan's measures of a run (PLAN.md, "What is measured")."""
 import glob
-import json
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from json_input import load_json  # noqa: E402
 
 ESCAPE = 0.06  # PLAN.md: the plateau is 4.65 %; no baseline run is above 5.4 % before it escapes
 STOP_AT = 40000  # PLAN.md: every run trains to 40,000 steps first and stops there if it has not escaped
@@ -15,8 +18,7 @@ def by_pe(files):
     """{pe: runs in seed order} for the RoPE and PoPE run JSONs among files, in that PE order."""
     runs = {}
     for f in sorted(files):
-        with open(f) as fh:
-            r = json.load(fh)
+        r = load_json(f)
         runs.setdefault(r["config"]["pe"]["kind"], []).append(r)
     return {pe: sorted(runs[pe], key=lambda r: r["config"]["train"]["seed"]) for pe in ("rope", "pope") if pe in runs}
 

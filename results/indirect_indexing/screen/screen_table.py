@@ -49,9 +49,9 @@ def row(name, by_pe):
     return out
 
 
+lines = [line for name, runs in cells(root) for line in row(name, runs)]  # every file read before a line is printed
 print("| cell | PE | seeds | trained to | escaped (val acc >= 6 %) | escape step | val acc % at 40k | "
       "train acc % at the end | test acc % | test mean ± std |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-for name, runs in cells(root):
-    for line in row(name, runs):
-        print(line)
+if lines:
+    print("\n".join(lines))

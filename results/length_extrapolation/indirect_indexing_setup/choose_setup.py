@@ -15,10 +15,12 @@ numbers are read: the sweep evaluates no other length. Exit 0 with a choice or w
 qualifies"; 1 when a run of the plan is missing or unfinished; 2 on bad input.
 """
 import argparse
-import json
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from json_input import load_json  # noqa: E402
 
 LEARNED = 0.90    # final test accuracy at the training lengths
 SEEDS_TO_QUALIFY = 2
@@ -27,14 +29,6 @@ SEEDS_TO_QUALIFY = 2
 def fail(msg, code=2):
     print(f"choose_setup.py: {msg}", file=sys.stderr)
     sys.exit(code)
-
-
-def load_json(path, what):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError) as e:
-        fail(f"cannot read {what} {path}: {e}")
 
 
 def parameter_counts(logs):
@@ -61,7 +55,7 @@ def main():
     ap.add_argument("--logs", nargs="*", default=None,
                     help="sweep logs with the parameter counts (default: RUNS/sweep_*.log)")
     args = ap.parse_args()
-    plan = load_json(args.plan, "plan")
+    plan = load_json(args.plan, "choose_setup.py")
     if not isinstance(plan, dict) or not isinstance(plan.get("cells"), list) or not plan["cells"]:
         fail(f"{args.plan} is not a sweep plan (no cells)")
     if not os.path.isdir(args.runs):
@@ -83,7 +77,7 @@ def main():
                 if not os.path.exists(path):
                     missing.append(f"{name}/{pe}_seed{seed}")
                     continue
-                run = load_json(path, "run")
+                run = load_json(path, "choose_setup.py")
                 acc = ((run.get("final") or {}).get("test") or {}).get("acc")
                 if run.get("status") != "complete" or acc is None:
                     missing.append(f"{name}/{pe}_seed{seed} ({run.get('status')})")
