@@ -129,7 +129,7 @@ TEST_CASE("GEMMs in fp32 and TF32 match double products at awkward sizes", "[cud
 // The bf16 mirrors (kernels.hpp) must be exactly what converting the fp32 output gives, bit for
 // bit: the bf16 products then read the same operands as before the producers wrote them, and a
 // bf16 training run does not change by where the rounding happens.
-TEST_CASE("bf16 mirrors written by rmsnorm and GELU equal to_bf16 of their fp32 outputs", "[cuda][ops]") {
+TEST_CASE("bf16 mirrors written by rmsnorm, GELU and AdamW equal to_bf16 of their fp32 outputs", "[cuda][ops]") {
   auto same_bits = [](const DevBuf<float>& f32, const DevBuf<uint16_t>& mirror) {
     DevBuf<uint16_t> conv(f32.n);
     cuda::to_bf16(f32.p, conv.p, f32.n, nullptr);
@@ -174,6 +174,38 @@ TEST_CASE("bf16 mirrors written by rmsnorm and GELU equal to_bf16 of their fp32 
     CHECK(dDY.download() == dy_before);
     cuda::gelu_bwd(dDY.p, dX.p, dDY.p, n, nullptr, dxb_ref.p);
     CHECK(dxb_only.download() == dxb_ref.download());
+  }
+  {
+    // AdamW's bf16 copy of the parameters (the bf16 GEMMs' weights): three runs of 1,001
+    // parameters at an awkward stride, run 1 idle. The copy of an active run is to_bf16 of its
+    // updated parameters; an idle run's parameters and copy stay as they were; the padding past
+    // n is no run's and stays unwritten (what the backend's refresh put there).
+    const int runs = 3;
+    const size_t n = 1001, stride = 1037, all = runs * stride;
+    std::vector<double> p = rnd(all), g = rnd(all, 0.1), m = rnd(all, 0.01), v = rnd(all, 0.01);
+    for (auto& x : v) x = x * x;
+    std::vector<uint8_t> group(n);
+    for (size_t i = 0; i < n; ++i) group[i] = uint8_t(i % 4);
+    const cuda::AdamWGroups groups{{1.f, 1.f, 0.25f, 3.f}, {0.f, 0.01f, 0.f, 0.05f}};
+    std::vector<cuda::AdamWHyper> hyper{{1e-3f, 7.f, 0.5f}, {1e-3f, 7.f, 0.5f, 0.f}, {2e-3f, 3.f, 4.f}};
+    DevBuf<float> dp(to_float(p)), dg(to_float(g)), dm(to_float(m)), dv(to_float(v));
+    DevBuf<uint8_t> dgroup(group);
+    DevBuf<cuda::AdamWHyper> dh(hyper);
+    DevBuf<uint16_t> copy(all), before(all), after(all);
+    cuda::to_bf16(dp.p, copy.p, all, nullptr);  // as refresh_bf16_shadow leaves it
+    cuda::to_bf16(dp.p, before.p, all, nullptr);
+    const auto p_before = dp.download();
+    cuda::adamw_update(dp.p, dg.p, dm.p, dv.p, dgroup.p, n, dh.p, groups, 0.9f, 0.99f, 1e-8f, 1.f, nullptr, runs,
+                       stride, copy.p);
+    cuda::to_bf16(dp.p, after.p, all, nullptr);
+    const auto got = copy.download(), want = after.download(), old = before.download();
+    const auto p_after = dp.download();
+    size_t diff = 0, moved = 0;
+    for (size_t i = 0; i < all; ++i) diff += got[i] != want[i];
+    for (size_t i = 0; i < n; ++i) moved += p_after[stride + i] != p_before[stride + i] || got[stride + i] != old[stride + i];
+    CHECK(diff == 0);
+    CHECK(moved == 0);  // run 1 is idle
+    CHECK(std::vector<float>(p_after.begin(), p_after.begin() + n) != std::vector<float>(p_before.begin(), p_before.begin() + n));
   }
   CHECK_THROWS_WITH(cuda::gelu_bwd(nullptr, nullptr, nullptr, 1, nullptr, nullptr), Catch::Contains("neither"));
   // A forward with no output at all is a caller's bug, refused before the launch.

@@ -150,6 +150,10 @@ void Gemm::set_bf16_shadow(const float* base, size_t n) {
   shadow_n_ = n;
 }
 
+void* Gemm::bf16_shadow_of(const float* base) const {
+  return mode_ == MatmulMode::kBf16 && shadow_ && base == shadow_base_ ? shadow_ : nullptr;
+}
+
 void Gemm::refresh_bf16_shadow(cudaStream_t s) {
   if (mode_ == MatmulMode::kBf16 && shadow_) to_bf16(shadow_base_, shadow_, shadow_n_, s);
 }

@@ -61,6 +61,10 @@ class Gemm {
   // No-op in the other modes.
   void set_bf16_shadow(const float* base, size_t n);
   void refresh_bf16_shadow(cudaStream_t s);
+  // The bf16 copy of the whole shadowed range starting at base, for a kernel that updates the
+  // range to write it as it goes (adamw_update's p_bf16) instead of refresh_bf16_shadow; nullptr
+  // outside bf16 mode or where base is not the range set_bf16_shadow was given.
+  void* bf16_shadow_of(const float* base) const;
   // y (rows, out) = x (rows, in) W^T [+ add (rows, out)]   (W stored (out, in), as in PyTorch)
   // runs > 1: that many runs' products at once, run r's rows at r rows (x, y, add) and its W at
   // r w_stride (its copy of the parameters).

@@ -129,10 +129,12 @@ struct AdamWGroups {
 };
 // Batched runs: `runs` buffers of n floats at `stride` apart in p, g, m and v, run r with its own
 // hyper[r] (learning rate, step and gradient norm: runs may be at different steps); group (n) is
-// shared. Each run's elements are updated as one run alone.
+// shared. Each run's elements are updated as one run alone. p_bf16 (laid out as p) or nullptr:
+// also writes each updated parameter rounded to bf16 there, the bits to_bf16 would give (the bf16
+// GEMMs' copy of the weights, written here rather than by a pass of its own over p).
 void adamw_update(float* p, const float* g, float* m, float* v, const uint8_t* group, size_t n,
                   const AdamWHyper* hyper, const AdamWGroups& groups, float beta1, float beta2, float eps,
-                  float grad_clip, cudaStream_t s, int runs = 1, size_t stride = 0);
+                  float grad_clip, cudaStream_t s, int runs = 1, size_t stride = 0, void* p_bf16 = nullptr);
 
 // attention.cu (and attention_short.cu for T <= 64). Fused causal attention with the PE applied inside the kernel.
 // qkv (B, T, 3, H, D) as produced by the qkv projection; theta (D for pope, n_rot/2 for rope) and

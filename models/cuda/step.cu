@@ -190,19 +190,24 @@ void CudaBackend::enqueue_step(const Span& sp) {
 
 // Each run's global norm of its gradient g (total_ floats at P_ apart; grads_ unless the step
 // accumulated micro-batches), clipped AdamW over every run's parameters (an idle slot's
-// untouched), and (bf16 matmuls) the bf16 copy of the parameters the next step's products read.
+// untouched), and (bf16 matmuls) the bf16 copy of the parameters the next step's products read:
+// written by AdamW itself as it updates them, unless something changes them after it.
 void CudaBackend::optimizer_update(const float* g) {
   if (!g) g = grads_;
   cuda::l2_norm(g, total_, norm_partial_, &hyper_->grad_norm, stream_, R_, P_, sizeof(cuda::AdamWHyper) / sizeof(float));
   const auto& o = cfg_.optim;
+  const bool project = cfg_.pe.delta_bound == "project";  // PEConfig::delta_bound: delta back onto [-2 pi, 0]
+  // Each run's padding past total_ is not in AdamW's range, but it stays 0 in params_ and in the
+  // copy (refresh_bf16_shadow wrote it at the start), so the copy mirrors all of params_.
   cuda::adamw_update(params_, g, m_, v_, group_, total_, hyper_, groups_, float(o.beta1), float(o.beta2),
-                     float(o.eps), float(o.grad_clip), stream_, R_, P_);
-  if (cfg_.pe.delta_bound == "project")  // PEConfig::delta_bound: delta back onto [-2 pi, 0]
+                     float(o.eps), float(o.grad_clip), stream_, R_, P_, project ? nullptr : gemm_.bf16_shadow_of(params_));
+  if (project) {
     for (int r = 0; r < R_; ++r)
       for (const auto& lp : host_model_.layout().layers)  // a shared delta is projected once per layer: idempotent
         cuda::clamp_range(params_ + r * P_ + lp.pe, size_t(H_) * D_, cpu::pope_delta_min_float(),
                           float(cpu::kPopeDeltaMax), stream_);
-  gemm_.refresh_bf16_shadow(stream_);
+    gemm_.refresh_bf16_shadow(stream_);
+  }
 }
 
 }  // namespace popebench
