@@ -159,7 +159,7 @@ Runner register_sweep(CLI::App& app) {
     std::vector<Cell> cells = read_plan(st->plan, preset, plan_name);
     if (!st->only.empty()) {
       std::vector<Cell> chosen;
-      for (const auto& name : split_list(st->only)) {
+      for (const auto& name : split_list(st->only, "--cells")) {
         auto it = std::find_if(cells.begin(), cells.end(), [&](const Cell& c) { return c.name == name; });
         if (it == cells.end()) throw UserError("--cells: no cell named '" + name + "' in " + st->plan);
         if (std::any_of(chosen.begin(), chosen.end(), [&](const Cell& c) { return c.name == name; }))
@@ -171,7 +171,7 @@ Runner register_sweep(CLI::App& app) {
     std::vector<size_t> cell_runs;  // each cell's runs in the plan: its summary waits for all of them
     for (const auto& c : cells) cell_runs.push_back(c.pes.size() * c.seeds.size());
     if (!st->only_pe.empty()) {  // e.g. a cell's RoPE runs in one session, its PoPE runs in the next
-      const std::vector<std::string> pes = split_list(st->only_pe);
+      const std::vector<std::string> pes = split_list(st->only_pe, "--pe");
       for (size_t i = 0; i < pes.size(); ++i) {
         if (std::find(pes.begin(), pes.begin() + i, pes[i]) != pes.begin() + i)
           throw UserError("--pe: " + pes[i] + " is listed twice");

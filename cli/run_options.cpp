@@ -77,12 +77,16 @@ std::string prescan_option(int argc, char** argv, const std::string& name) {
   return "";
 }
 
-std::vector<std::string> split_list(const std::string& s) {
+std::vector<std::string> split_list(const std::string& s, const std::string& what) {
   std::vector<std::string> out;
+  if (s.empty()) return out;
   std::stringstream ss(s);
   std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) throw UserError(what + ": an empty item in '" + s + "'");
+    out.push_back(item);
+  }
+  if (s.back() == ',') throw UserError(what + ": an empty item in '" + s + "'");  // getline drops the last one
   return out;
 }
 
@@ -101,7 +105,7 @@ long long parse_nonneg(const std::string& s, const std::string& what) {
 
 std::vector<uint64_t> parse_seeds(const std::string& s) {
   std::vector<uint64_t> out;
-  for (const auto& item : split_list(s)) {
+  for (const auto& item : split_list(s, "--seeds")) {
     const auto seed = static_cast<uint64_t>(parse_nonneg(item, "--seeds"));
     // a repeated seed would be one run counted twice in the summary (models/summary_rule.hpp)
     if (std::find(out.begin(), out.end(), seed) != out.end()) throw UserError("--seeds: " + item + " is listed twice");
@@ -112,7 +116,7 @@ std::vector<uint64_t> parse_seeds(const std::string& s) {
 }
 
 std::vector<std::string> parse_distinct_list(const std::string& s, const std::string& what) {
-  std::vector<std::string> out = split_list(s);
+  std::vector<std::string> out = split_list(s, what);
   if (out.empty()) throw UserError(what + " is empty");
   for (size_t i = 0; i < out.size(); ++i)
     for (size_t j = 0; j < i; ++j)
@@ -122,7 +126,7 @@ std::vector<std::string> parse_distinct_list(const std::string& s, const std::st
 
 std::vector<int> parse_int_list(const std::string& s, const std::string& what) {
   std::vector<int> out;
-  for (const auto& item : split_list(s)) {
+  for (const auto& item : split_list(s, what)) {
     long long v = parse_nonneg(item, what);
     if (v > 1000000) throw UserError(what + ": '" + item + "' is too large");
     out.push_back(static_cast<int>(v));

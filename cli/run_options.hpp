@@ -92,8 +92,9 @@ struct OpenedCheckpoint {
 };
 OpenedCheckpoint open_checkpoint(const std::string& path, const std::string& out, int threads);
 
-// "a,b,,c" -> {a, b, c}.
-std::vector<std::string> split_list(const std::string& s);
+// "a,b,c" -> {a, b, c}; an empty item ("a,,b", "a,", ",a") is a UserError naming `what`, since
+// it is most likely a value typed wrong (dropping it would train a run fewer than asked for).
+std::vector<std::string> split_list(const std::string& s, const std::string& what);
 // "0,1,2" -> seeds; a UserError naming the bad item otherwise, a repeated seed, or an empty list.
 std::vector<uint64_t> parse_seeds(const std::string& s);
 // "a,b" -> items, refusing an empty list and a repeated item (`what` names the option).

@@ -42,6 +42,15 @@ expect_error "preset file $tmp/bad_preset.json: --layers" reproduce indirect-ind
 echo '{"seeds": [0], "args": ["--pe", "rope"]}' > "$tmp/bad_preset.json"
 expect_error "preset file $tmp/bad_preset.json" reproduce indirect-indexing --preset "$tmp/bad_preset.json" --out "$tmp/q3"
 expect_error "--seeds" reproduce indirect-indexing --preset quick --seeds 0,x --out "$tmp/q3"
+# an empty item in any comma list is refused, not dropped (a seed typed wrong would be a run fewer)
+for list in "0,,1" "0,1," ",0"; do
+  expect_error "--seeds: an empty item in '$list'" reproduce indirect-indexing --preset quick --seeds "$list" --out "$tmp/q3"
+done
+expect_error "--pe: an empty item" reproduce indirect-indexing --preset quick --pe rope,,pope --out "$tmp/q3"
+expect_error "--factors: an empty item" extrapolate --task k-back --factors 1,,2 --out "$tmp/q3"
+expect_error "--loss-fields: an empty item" train --preset quick --loss-fields 0, --out "$tmp/q3/r.json"
+expect_error "--cells: an empty item" sweep "$(dirname "$0")/../results/indirect_indexing/screen/screen.json" --cells loss_all, --out "$tmp/q3"
+[[ ! -e "$tmp/q3" ]] || { echo "FAIL: a refused list left $tmp/q3 behind"; fails=$((fails+1)); }
 expect_error "unknown positional embedding" reproduce indirect-indexing --preset quick --pe rope,bogus --out "$tmp/q3"
 expect_error "--shard" reproduce indirect-indexing --preset quick --shard 3/2 --out "$tmp/q3"
 # --help shows the preset's values as the defaults (the extrapolation preset has 4 layers of 128)
