@@ -64,6 +64,52 @@ check "plot_inspect.py" "$py" "$src/results/plot_inspect.py" "$tmp/i/pope.json"
 scr="$src/results/indirect_indexing/screen"
 check "screen_table.py" "$py" "$scr/screen_table.py"
 grep -q "^| baseline (paper_100k) | pope | 0/1/2 | 100k |" "$tmp/out" || { echo "FAIL: screen_table.py lost the baseline row"; fails=$((fails+1)); }
+# screen_verdict.py: PLAN.md's rules on the committed runs, then on made-up cells that reach each
+# verdict the committed runs do not (a reproduction, a PE that moves only at 100,000, a pending
+# 40k stop, a PoPE-only cell continued on the baseline's RoPE): each made from loss_all's
+# complete runs (copied, their curves and final accuracies rewritten).
+check "screen_verdict.py" "$py" "$scr/screen_verdict.py"
+for want in "Bars: a cell moves PoPE at 100,000 steps with test accuracy >= 30.57 %, RoPE with >= 46.87 %" \
+            "| loss_all | 2 of 3 | moves: escape before 40k (seed 0 at 28k, seed 2 at 24k) | 2 of 3 | moves: escape before 40k (seed 0 at 38k, seed 1 at 36k) | yes | no: PoPE 96.79 %, RoPE 94.84 % |" \
+            "| base_100 | 1 of 3 | no move at 100k (best 18.11 % < 30.57 %) | 1 of 3 | moves: escape before 40k (seed 0 at 24k) | yes | no: PoPE 10.84 %, RoPE 36.25 % |" \
+            "| attn_qk_dim | 0 of 2 | no move, stopped at 40k | - | baseline's runs stand | no | no (stopped at 40k) |"; do
+  grep -qF "$want" "$tmp/out" || { echo "FAIL: screen_verdict.py lacks '$want'"; cat "$tmp/out"; fails=$((fails+1)); }
+done
+"$py" - "$scr/stage1/loss_all" "$tmp/verdict" <<'PY'
+import copy, json, os, sys
+src, out = sys.argv[1], sys.argv[2]
+def make(cell, pe, seed, escape, test, steps_done=None):
+    r = json.load(open(os.path.join(src, f"{pe}_seed{seed}.json")))
+    for p in r["curve"]:
+        p["val_acc"] = 0.05 if escape is None or p["step"] < escape else max(test, 0.06)
+    r["final"]["test"]["acc"] = test
+    if steps_done is not None:  # a run stopped early: no final result yet
+        r["status"], r["steps_done"] = "stopped", steps_done
+        r["curve"] = [p for p in r["curve"] if p["step"] <= steps_done]
+    os.makedirs(os.path.join(out, cell), exist_ok=True)
+    json.dump(r, open(os.path.join(out, cell, f"{pe}_seed{seed}.json"), "w"))
+for s in range(3):  # PoPE learns at 100k, RoPE escapes early and ends low: the paper's Table 1
+    make("repro", "pope", s, 60000, 0.95)
+    make("repro", "rope", s, 30000 if s == 0 else None, 0.15)
+    make("early", "pope", s, 38000 if s == 0 else 70000, 0.40 if s == 1 else 0.05)  # seed 0 escapes before 40k
+    make("early", "rope", s, None, 0.05)
+    make("slow", "pope", s, 40000 if s == 0 else 90000, 0.35 if s == 2 else 0.08)  # escape at exactly 40k: continues, moves at 100k
+    make("slow", "rope", s, None, 0.05)
+    make("popeonly", "pope", s, 20000 if s == 1 else None, 0.50)
+for s in range(2):  # stopped short of the 40k stop: pending
+    make("short", "pope", s, None, 0.05, steps_done=30000)
+    make("short", "rope", s, None, 0.05, steps_done=40000)
+PY
+"$py" "$scr/screen_verdict.py" "$tmp/verdict" >"$tmp/out" 2>&1 || { echo "FAIL: screen_verdict.py on made-up cells"; cat "$tmp/out"; fails=$((fails+1)); }
+for want in "| repro | 0 of 3 | moves: test 95.00 % >= 30.57 % | 1 of 3 | moves: escape before 40k (seed 0 at 30k) | yes | yes: PoPE 95.00 %, RoPE 15.00 % |" \
+            "| early | 1 of 3 | moves: escape before 40k (seed 0 at 38k) | 0 of 3 | no move at 100k (best 5.00 % < 46.87 %) | yes | no: PoPE 16.67 %, RoPE 5.00 % |" \
+            "| slow | 1 of 3 | moves: test 35.00 % >= 30.57 % | 0 of 3 | no move at 100k (best 5.00 % < 46.87 %) | yes | no: PoPE 17.00 %, RoPE 5.00 % |" \
+            "| popeonly | 1 of 3 | moves: escape before 40k (seed 1 at 20k) | - | baseline's runs stand | yes | no: PoPE 50.00 %, RoPE 18.88 % |" \
+            "| short | 0 of 2 | pending (40k not reached) | 0 of 2 | no move, stopped at 40k | no | pending |"; do
+  grep -qF "$want" "$tmp/out" || { echo "FAIL: screen_verdict.py lacks '$want'"; cat "$tmp/out"; fails=$((fails+1)); }
+done
+"$py" "$scr/screen_verdict.py" "$tmp/none" >"$tmp/out" 2>&1
+[[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] || { echo "FAIL: screen_verdict.py took a missing folder"; cat "$tmp/out"; fails=$((fails+1)); }
 check "screen_overview.py" "$py" "$scr/screen_overview.py" --out "$tmp/overview.png"
 [[ -s "$tmp/overview.png" ]] || { echo "FAIL: screen_overview.py wrote no figure"; fails=$((fails+1)); }
 for bad in "$tmp/none" "--bogus"; do
@@ -344,7 +390,8 @@ for bad in cut list; do
          "results/eval_extrapolation.py $b --figure $tmp/bad.png" "results/extrapolation_table.py $b"
          "results/compare_seeds.py $d rope pope" "results/indirect_indexing/screen/inspect_table.py $b"
          "results/indirect_indexing/screen/lookup_heads.py $d --out $tmp/bad.png"
-         "results/indirect_indexing/screen/screen_table.py $d" "bench/batch_table.py $b"
+         "results/indirect_indexing/screen/screen_table.py $d" "results/indirect_indexing/screen/screen_verdict.py $d"
+         "bench/batch_table.py $b"
          "results/length_extrapolation/indirect_indexing_setup/choose_setup.py --plan $b --runs $d")
   for c in "${cases[@]}"; do
     read -ra argv <<< "$c"
