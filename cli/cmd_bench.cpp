@@ -37,13 +37,20 @@ Runner register_bench(CLI::App& app) {
   cmd->add_option("--gpu-attention", st->attention, "attention's products at T <= 64: fp32 (CUDA cores) or tf32 (tensor cores)")
       ->default_val("fp32")->check(CLI::IsMember({"fp32", "tf32"}));
   cmd->add_option("--attention-lengths", st->lengths, "Sequence lengths for the attention benchmark")->default_val(st->lengths);
-  cmd->add_option("--batch-runs", st->batch_runs,
-                  "Also time the step of R runs batched as one model (sweep --batch-runs), for each R listed, e.g. 1,2,4,8")
-      ->delimiter(',')->check(CLI::Range(1, 64));
-  cmd->add_option("--stream-runs", st->stream_runs,
+  // Comma lists parsed as every other list of the CLI (parse_int_list: an empty item is an error),
+  // then each R checked against the batch's limit.
+  auto run_counts = [](std::vector<int>* dst, const std::string& what) {
+    return [dst, what](const std::string& v) {
+      *dst = parse_int_list(v, what);
+      for (int R : *dst)
+        if (R < 1 || R > 64) throw CLI::ValidationError(what, "each R must be from 1 to 64, not " + std::to_string(R));
+    };
+  };
+  cmd->add_option_function<std::string>("--batch-runs", run_counts(&st->batch_runs, "--batch-runs"),
+                  "Also time the step of R runs batched as one model (sweep --batch-runs), for each R listed, e.g. 1,2,4,8");
+  cmd->add_option_function<std::string>("--stream-runs", run_counts(&st->stream_runs, "--stream-runs"),
                   "Also time R runs trained alone at once, each on its own CUDA stream (sweep --concurrent R --batch-runs 1), "
-                  "for each R listed: what --batch-runs R is compared with")
-      ->delimiter(',')->check(CLI::Range(1, 64));
+                  "for each R listed: what --batch-runs R is compared with");
   return [st]() -> int {  // explicit: in a CPU-only build the body is a throw alone
 #ifndef POPEBENCH_HAVE_CUDA_BACKEND
     throw UserError("bench needs a build with the CUDA backend and a GPU");

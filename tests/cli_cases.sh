@@ -50,6 +50,8 @@ expect_error "--pe: an empty item" reproduce indirect-indexing --preset quick --
 expect_error "--factors: an empty item" extrapolate --task k-back --factors 1,,2 --out "$tmp/q3"
 expect_error "--loss-fields: an empty item" train --preset quick --loss-fields 0, --out "$tmp/q3/r.json"
 expect_error "--cells: an empty item" sweep "$(dirname "$0")/../results/indirect_indexing/screen/screen.json" --cells loss_all, --out "$tmp/q3"
+expect_error "--batch-runs: an empty item" bench --batch-runs 16,,32 --out "$tmp/q3/b.json"
+expect_error "--stream-runs: each R must be from 1 to 64, not 65" bench --stream-runs 2,65 --out "$tmp/q3/b.json"
 [[ ! -e "$tmp/q3" ]] || { echo "FAIL: a refused list left $tmp/q3 behind"; fails=$((fails+1)); }
 expect_error "unknown positional embedding" reproduce indirect-indexing --preset quick --pe rope,bogus --out "$tmp/q3"
 expect_error "--shard" reproduce indirect-indexing --preset quick --shard 3/2 --out "$tmp/q3"
