@@ -18,7 +18,7 @@ def by_pe(files):
     """{pe: runs in seed order} for the RoPE and PoPE run JSONs among files, in that PE order."""
     runs = {}
     for f in sorted(files):
-        r = load_json(f)
+        r = load_json(f, schema="popebench.run")
         runs.setdefault(r["config"]["pe"]["kind"], []).append(r)
     return {pe: sorted(runs[pe], key=lambda r: r["config"]["train"]["seed"]) for pe in ("rope", "pope") if pe in runs}
 
