@@ -38,9 +38,10 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   auto th = pe == cuda::PEKind::kPope ? pope_thetas(D, 10000) : rope_thetas(D, 10000);
   CUDA_CHECK(cudaMalloc(&theta, th.size() * 8));
   CUDA_CHECK(cudaMemcpy(theta, th.data(), th.size() * 8, cudaMemcpyHostToDevice));
-  // The angle table's scratch (AttentionArgs::angle_scratch), as the model gives it: the forward's
-  // time includes filling the table, and the backward reads the table the forward left (the
-  // model's step: AttentionArgs::angle_table_filled). None where no table is computed.
+  // The angle table's scratch (AttentionArgs::angle_scratch), as the model gives it: where the
+  // table holds parameters (PoPE) the forward's time includes filling it and the backward reads
+  // the table the forward left; otherwise (RoPE) it is filled once here and every call reads it
+  // (AttentionArgs::angle_table_filled, attention_fill_angles). None where no table is computed.
   const size_t angle_floats = cuda::attention_angle_floats(T, D, H, pe, D, 1);
   float* angles = nullptr;
   if (angle_floats > 0) CUDA_CHECK(cudaMalloc(&angles, angle_floats * 4));
@@ -50,7 +51,9 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
     a.tf32_products = tf32;
     a.angle_scratch = table ? angles : nullptr;
     a.angle_scratch_floats = table ? angle_floats : 0;
-    a.angle_table_filled = false;
+    const bool once = table && !cuda::attention_angles_hold_params(pe);
+    if (once) cuda::attention_fill_angles(a, nullptr);
+    a.angle_table_filled = once;
     double f = time([&] { cuda::attention_fwd(a, qkv, out, lse, nullptr); });
     a.angle_table_filled = table;  // the forward just timed left its table in the scratch
     double b = time([&] { cuda::attention_bwd(a, qkv, out, dout, lse, dqkv, pe == cuda::PEKind::kPope ? ddp : nullptr, nullptr); });

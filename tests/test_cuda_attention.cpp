@@ -361,11 +361,12 @@ TEST_CASE("the attention angle table's size, and too small a scratch refused", "
                     Catch::Contains("angle scratch holds 16"));
 }
 
-// angle_table_filled makes the backward read the table as it finds it: with the forward's table
+// angle_table_filled makes a call read the table as it finds it: with the forward's table
 // overwritten by NaNs, a backward told the table is filled returns NaNs (so it did not refill it:
 // the fill the model's step saves is really skipped), and one not told so refills it and matches
-// the backward after an intact forward table bit for bit.
-TEST_CASE("a backward told the angle table is filled reads it without filling it", "[cuda][attention]") {
+// the backward after an intact forward table bit for bit. A table filled up front by
+// attention_fill_angles and read by every call (RoPE's, in the model) gives the same bits too.
+TEST_CASE("a call told the angle table is filled reads it without filling it, and a table filled up front serves every call", "[cuda][attention]") {
   const int B = 2, T = 33, H = 2, D = 64, C = H * D;
   for (auto pe : {cuda::PEKind::kRope, cuda::PEKind::kPope}) {
     const bool pope = pe == cuda::PEKind::kPope;
@@ -396,6 +397,19 @@ TEST_CASE("a backward told the angle table is filled reads it without filling it
     size_t nan = 0;
     for (float x : stale) nan += std::isnan(x) ? 1 : 0;
     CHECK(nan > stale.size() / 2);  // queries and keys both read the poisoned angles
+    // The model's form for RoPE (whose table holds no parameter): attention_fill_angles once,
+    // then every call told the table is filled; the same bits as the forward filling it.
+    const auto out_ref = out.download();
+    CUDA_CHECK(cudaMemset(scratch.p, 0xff, need * sizeof(float)));
+    cuda::attention_fill_angles(a, nullptr);
+    cuda::AttentionArgs f = a;
+    f.angle_table_filled = true;
+    DevBuf<float> out2(size_t(B) * T * C), lse2(size_t(B) * H * T), dqkv2(size_t(B) * T * 3 * C);
+    cuda::attention_fwd(f, d_qkv.p, out2.p, lse2.p, nullptr);
+    cuda::attention_bwd(f, d_qkv.p, out2.p, d_dout.p, lse2.p, dqkv2.p, pope ? ddp.p : nullptr, nullptr);
+    CHECK(count_differing_bits(out2.download(), out_ref) == 0);
+    CHECK(count_differing_bits(dqkv2.download(), intact) == 0);
+    CHECK(cuda::attention_angles_hold_params(pe) == pope);
   }
 }
 

@@ -404,18 +404,28 @@ std::optional<AttentionOccupancy> attention_blocks_per_sm(const AttentionArgs& a
 }
 
 namespace {
-// Where the whole-sequence kernels run with an angle scratch, fills it with the call's angle
-// table (attention_angles.cu), which they then read, unless the caller says it already holds it
-// (AttentionArgs::angle_table_filled); refuses a scratch too small for it either way.
-void prepare_angles(const AttentionArgs& a, cudaStream_t s) {
-  if (!a.angle_scratch) return;
+// The floats of a's angle table, checked against its scratch (0: no scratch or no table).
+size_t checked_angle_floats(const AttentionArgs& a) {
+  if (!a.angle_scratch) return 0;
   const size_t need = attention_angle_floats(a.T, a.D, a.H, a.pe, a.n_rot, a.runs.count(a.B));
   if (need > a.angle_scratch_floats)
     throw CudaError("attention: the angle scratch holds " + std::to_string(a.angle_scratch_floats) +
                     " floats, the table of this call needs " + std::to_string(need));
-  if (!a.angle_table_filled) attn::fill_angle_table(a, need, s);
+  return need;
+}
+// Where the whole-sequence kernels run with an angle scratch, fills it with the call's angle
+// table (attention_angles.cu), which they then read, unless the caller says it already holds it
+// (AttentionArgs::angle_table_filled); refuses a scratch too small for it either way.
+void prepare_angles(const AttentionArgs& a, cudaStream_t s) {
+  const size_t need = checked_angle_floats(a);
+  if (need > 0 && !a.angle_table_filled) attn::fill_angle_table(a, need, s);
 }
 }  // namespace
+
+void attention_fill_angles(const AttentionArgs& a, cudaStream_t s) {
+  const size_t need = checked_angle_floats(a);
+  if (need > 0) attn::fill_angle_table(a, need, s);
+}
 
 void attention_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
   check_args(a);

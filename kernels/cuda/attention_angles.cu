@@ -1,7 +1,8 @@
 // The PE's angle table for the whole-sequence attention kernels (attention_short.cu and
 // attention_short_tf32.cu): each (position, channel) angle's cos and sin, computed once per
-// attention call instead of once per (batch row, head) block; in the model once per layer and
-// step, since the backward reads the table its forward filled (AttentionArgs::angle_table_filled).
+// attention call instead of once per (batch row, head) block. In the model PoPE's once per layer
+// and step, the backward reading the table its forward filled (AttentionArgs::angle_table_filled),
+// and RoPE's, which holds no parameter, once (attention_fill_angles).
 //
 // Why: every block of a call transforms its T query and key rows, and the backward transforms
 // them twice (staging, then the PE backward); each angle is a double-precision reduction and an

@@ -172,8 +172,8 @@ struct AttentionArgs {
   size_t angle_scratch_floats = 0;
   // The scratch already holds this call's table, so the call does not fill it again: the
   // backward of a training step, whose forward of the same layer and runs filled it, delta being
-  // unchanged until the optimizer step. The model keeps a table per layer for this (attn_args in
-  // models/cuda/passes.cu); anything else leaves it false.
+  // unchanged until the optimizer step; or any call on a table that holds no parameter, filled
+  // once by attention_fill_angles. The model does both (attn_args in models/cuda/passes.cu).
   bool angle_table_filled = false;
 };
 // Floats of angle scratch attention_fwd / attention_bwd use at this shape with `runs` runs of a
@@ -181,6 +181,13 @@ struct AttentionArgs {
 // whole-sequence kernels). Queries' (T, n) (cos, sin) pairs, n = D for PoPE and n_rot / 2 for
 // RoPE, and for PoPE the keys' (runs, H, T, D), whose angles carry each run's per-head delta.
 size_t attention_angle_floats(int T, int D, int H, PEKind pe, int n_rot, int runs);
+// Whether the angle table holds a parameter (PoPE's keys carry delta) and so changes at every
+// optimizer step; otherwise (RoPE) it is a function of the shape and theta alone, which a caller
+// can fill once (attention_fill_angles) and pass with angle_table_filled from then on.
+inline bool attention_angles_hold_params(PEKind pe) { return pe == PEKind::kPope; }
+// Fills a.angle_scratch with the table attention_fwd would fill for a (a no-op without a scratch
+// or where no table is computed); too small a scratch is an error.
+void attention_fill_angles(const AttentionArgs& a, cudaStream_t s);
 // Whether AttentionArgs::tf32_products changes anything at this T and head dim (the
 // whole-sequence kernels': T <= 64, D 16, 32 or 64).
 bool attention_has_tf32_form(int T, int D);

@@ -89,12 +89,20 @@ CudaBackend::CudaBackend(const RunConfig& cfg, int runs)
   const std::vector<double> th = gpu_pe.thetas.empty() ? std::vector<double>{0.0} : gpu_pe.thetas;
   theta_ = mem_.device<double>(th.size());
   CUDA_CHECK(cudaMemcpy(theta_, th.data(), th.size() * sizeof(double), cudaMemcpyHostToDevice));
-  // The attention calls' angle tables (AttentionArgs::angle_scratch), one a layer so that each
-  // layer's backward reads what its forward filled; each sized for the largest call: every run of
-  // the batch (an evaluation is one run). PoPE at the paper's shape: 221 KB a run and layer. None
-  // where no table is computed.
+  // The attention calls' angle tables (AttentionArgs::angle_scratch), each sized for the largest
+  // call: every run of the batch (an evaluation is one run). None where no table is computed.
+  // PoPE's holds delta: one a layer, filled by the layer's forward and read by its backward (221 KB
+  // a run and layer at the paper's shape). RoPE's holds no parameter: one for every layer, filled
+  // here once (below, when theta is on the device) and only read from then on.
   angle_floats_ = cuda::attention_angle_floats(T_, D_, H_, pe_, n_rot_, R_);
-  if (angle_floats_ > 0) angles_ = mem_.device<float>(size_t(L_) * angle_floats_);
+  const int angle_tables = cuda::attention_angles_hold_params(pe_) ? L_ : 1;
+  if (angle_floats_ > 0) angles_ = mem_.device<float>(size_t(angle_tables) * angle_floats_);
+  if (angles_ && !cuda::attention_angles_hold_params(pe_)) {
+    cuda::AttentionArgs a{1, T_, H_, D_, pe_, theta_, nullptr, attn_scale_, n_rot_};
+    a.angle_scratch = angles_;
+    a.angle_scratch_floats = angle_floats_;
+    cuda::attention_fill_angles(a, stream_);
+  }
   if (!gpu_pe.slopes.empty()) {
     if (gpu_pe.slopes.size() != size_t(H_)) throw std::logic_error("GpuPE: one slope per head expected");
     std::vector<float> slf(gpu_pe.slopes.begin(), gpu_pe.slopes.end());

@@ -162,8 +162,10 @@ class CudaBackend final : public Backend, public BatchEngine {
   int n_rot_;                         // channels RoPE rotates (D, or D/2 for rope-half)
   float* slopes_ = nullptr;           // (H) ALiBi slopes, or nullptr
   float* sin_table_ = nullptr;        // (max_len, C) sinusoidal positions, or nullptr
-  float* angles_ = nullptr;           // (L, angle_floats_) each layer's attention angle table (attn_args), or nullptr
-  size_t angle_floats_ = 0;           // one layer's table, for every run of the batch
+  // (L or 1, angle_floats_) the attention's angle tables, one a layer where they hold parameters
+  // (cuda::attention_angles_hold_params), else one (attn_args); or nullptr
+  float* angles_ = nullptr;
+  size_t angle_floats_ = 0;           // one table, for every run of the batch
   std::vector<float*> resid_;         // L+1 x (B, T, C)
   std::vector<Layer> layers_;
   float *hf_in_, *hf_, *rstdf_, *logits_, *dlogits_, *loss_rows_, *weights_;

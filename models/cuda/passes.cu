@@ -14,11 +14,13 @@ cuda::AttentionArgs CudaBackend::attn_args(const Span& sp, int l, bool angles_fi
                         host_model_.layout().has_attn_temp ? P + lp.attn_temp : nullptr};
   a.runs = example_runs(sp);
   a.tf32_products = tf32_attention_;
-  // Layer l's own angle table: its forward fills it, its backward reads it as it is (PoPE's key
-  // angles carry the layer's delta, which changes only at the optimizer step).
-  a.angle_scratch = angles_ ? angles_ + size_t(l) * angle_floats_ : nullptr;
+  // PoPE: layer l's own angle table, filled by its forward and read as it is by its backward (the
+  // key angles carry the layer's delta, which changes only at the optimizer step). RoPE: the one
+  // table the constructor filled (buffers.cu), only read.
+  const bool per_layer = cuda::attention_angles_hold_params(pe_);
+  a.angle_scratch = angles_ ? angles_ + (per_layer ? size_t(l) * angle_floats_ : 0) : nullptr;
   a.angle_scratch_floats = angle_floats_;
-  a.angle_table_filled = angles_filled;
+  a.angle_table_filled = angles_filled || !per_layer;
   return a;
 }
 
