@@ -110,6 +110,35 @@ for want in "| repro | 0 of 3 | moves: test 95.00 % >= 30.57 % | 1 of 3 | moves:
 done
 "$py" "$scr/screen_verdict.py" "$tmp/none" >"$tmp/out" 2>&1
 [[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] || { echo "FAIL: screen_verdict.py took a missing folder"; cat "$tmp/out"; fails=$((fails+1)); }
+# solve_counts.py: k of n at >= 50 % on the committed runs, then with made-up baseline seeds 3-5
+# in a copy of the screen (PoPE solving two of three, RoPE none), whose counts and Fisher p it
+# must add to the committed seeds 0-2; a missing folder is refused in one line.
+check "solve_counts.py" "$py" "$scr/solve_counts.py"
+for want in "| recipe as written | pope | 0/1/2 | 100k | 0 of 3 | 4.73 / 10.57 / 9.02 | 8.11 ± 3.03 |" \
+            "| loss_all | 3 of 3 | 3 of 3 | 1 | 1 |" "| recipe as written | 0 of 3 | 0 of 3 | 1 | 0.1 |"; do
+  grep -qF "$want" "$tmp/out" || { echo "FAIL: solve_counts.py lacks '$want'"; cat "$tmp/out"; fails=$((fails+1)); }
+done
+mkdir -p "$tmp/solve"
+cp -r "$scr/stage1" "$tmp/solve/"
+"$py" - "$scr/../paper_100k" "$tmp/solve/baseline_seeds/paper" <<'PY'
+import json, os, sys
+src, out = sys.argv[1], sys.argv[2]
+os.makedirs(out)
+for pe in ("pope", "rope"):
+    for seed, acc in zip((3, 4, 5), (0.97, 0.60, 0.05) if pe == "pope" else (0.05, 0.30, 0.10)):
+        r = json.load(open(os.path.join(src, f"{pe}_seed0.json")))
+        r["config"]["train"]["seed"], r["final"]["test"]["acc"] = seed, acc
+        json.dump(r, open(os.path.join(out, f"{pe}_seed{seed}.json"), "w"))
+PY
+check "solve_counts.py with seeds 3-5" "$py" "$scr/solve_counts.py" "$tmp/solve"
+# Fisher by hand: 2 of 6 against 0 of 6, the tables as likely or less are 2 and 0 solved of 6 on either
+# side: 2 C(6,2) / C(12,2) = 30/66 = 0.455; 2 of 6 against 3 of 3: (C(6,2) C(3,3) + C(6,5) C(3,0)) / C(9,5) = 21/126
+for want in "| recipe as written | pope | 0/1/2/3/4/5 | 100k | 2 of 6 | 4.73 / 10.57 / 9.02 / 97.00 / 60.00 / 5.00 |" \
+            "| recipe as written | 2 of 6 | 0 of 6 | 0.455 | 0.167 |"; do
+  grep -qF "$want" "$tmp/out" || { echo "FAIL: solve_counts.py lacks '$want'"; cat "$tmp/out"; fails=$((fails+1)); }
+done
+"$py" "$scr/solve_counts.py" "$tmp/none" >"$tmp/out" 2>&1
+[[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] || { echo "FAIL: solve_counts.py took a missing folder"; cat "$tmp/out"; fails=$((fails+1)); }
 check "screen_overview.py" "$py" "$scr/screen_overview.py" --out "$tmp/overview.png"
 [[ -s "$tmp/overview.png" ]] || { echo "FAIL: screen_overview.py wrote no figure"; fails=$((fails+1)); }
 for bad in "$tmp/none" "--bogus"; do
@@ -393,6 +422,7 @@ for bad in cut list obj; do
          "results/compare_seeds.py $d rope pope" "results/indirect_indexing/screen/inspect_table.py $b"
          "results/indirect_indexing/screen/lookup_heads.py $d --out $tmp/bad.png"
          "results/indirect_indexing/screen/screen_table.py $d" "results/indirect_indexing/screen/screen_verdict.py $d"
+         "results/indirect_indexing/screen/solve_counts.py $d"
          "bench/batch_table.py $b"
          "results/length_extrapolation/indirect_indexing_setup/choose_setup.py --plan $b --runs $d")
   for c in "${cases[@]}"; do
