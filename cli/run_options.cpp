@@ -290,7 +290,7 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   if (with_pe_and_seed)
     cmd.add_option("--pe", c.pe.kind, pe_kind_list() + " (popebench list says what each is)")->default_val(c.pe.kind)->group(g);
   cmd.add_option("--pe-base", c.pe.base, "Frequency base")->default_val(c.pe.base)->group(g);
-  cmd.add_option("--delta-init", c.pe.delta_init, "PoPE phase bias init: uniform in [-2pi,0] or zero")
+  cmd.add_option("--delta-init", c.pe.delta_init, "PoPE phase bias init: uniform in [-2pi,0], zero, or uniform-positive (uniform in [0,2pi], then clamped: a frozen zero phase under --delta-bound clamp)")
       ->default_val(c.pe.delta_init)->group(g);
   cmd.add_option("--pe-freqs", c.pe.freqs,
                  "rope/pope frequencies: decreasing (base^(-c/d)) or increasing (the paper's Eq. 4 as printed, base^(c/d))")
@@ -339,6 +339,10 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
       ->group(g);
   cmd.add_option("--sampling", c.train.sampling, "Batch sampling: replacement (independent uniform draws) or epochs (shuffled passes)")
       ->default_val(c.train.sampling)->group(g);
+  cmd.add_option("--curriculum-steps", c.train.curriculum_steps,
+                 "A curriculum over length: for the first N steps draw only inputs no longer than a limit growing "
+                 "linearly from the split's shortest to its longest (0: none; with --sampling replacement)")
+      ->default_val(c.train.curriculum_steps)->check(integer_in(0, 1000000000000LL))->group(g);
   cmd.add_option("--eval-every", c.train.eval_every, "Steps between validation points (0: end only)")->default_val(c.train.eval_every)->check(integer_in(0, 1000000000000LL))->group(g);
   cmd.add_option("--eval-examples", c.train.eval_examples, "Validation examples per point (0: all)")->default_val(c.train.eval_examples)->check(integer_in(0, 1000000000000LL))->group(g);
   cmd.add_option("--eval-batch", c.train.eval_batch, "Evaluation batch size")->default_val(c.train.eval_batch)->check(integer_in(1, 1 << 20))->group(g);

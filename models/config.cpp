@@ -73,8 +73,8 @@ double attention_scale(const ModelConfig& m, int qk_dim) {
 void PEConfig::validate() const {
   const PEKindInfo& k = pe_kind(kind);  // an unknown kind: the error names the known ones
   if (!(base > 1) || !std::isfinite(base)) bad("PE base must be a finite number > 1");
-  if (delta_init != "uniform" && delta_init != "zero")
-    bad("unknown delta init '" + delta_init + "' (known: uniform, zero)");
+  if (delta_init != "uniform" && delta_init != "zero" && delta_init != "uniform-positive")
+    bad("unknown delta init '" + delta_init + "' (known: uniform, zero, uniform-positive)");
   if (rope_scaling != "none" && rope_scaling != "pi" && rope_scaling != "ntk")
     bad("unknown RoPE scaling '" + rope_scaling + "' (known: none, pi, ntk)");
   if (rope_scaling != "none" && !k.rope_scaling)
@@ -134,6 +134,10 @@ void TrainConfig::validate() const {
   if (sampling != "replacement" && sampling != "epochs")
     bad("unknown batch sampling '" + sampling + "' (known: replacement, epochs)");
   if (loss != "answer" && loss != "all") bad("unknown loss '" + loss + "' (known: answer, all)");
+  if (curriculum_steps < 0 || curriculum_steps > steps)
+    bad("the curriculum's steps must be in [0, steps] (got " + std::to_string(curriculum_steps) + ")");
+  if (curriculum_steps > 0 && sampling != "replacement")
+    bad("a curriculum over length draws with replacement: it cannot be combined with --sampling " + sampling);
   if (!loss_fields.empty() && loss != "all") bad("loss fields choose among the targets of the loss on every token (--loss all)");
   for (size_t i = 0; i < loss_fields.size(); ++i) {
     if (loss_fields[i] < 0 || loss_fields[i] > 63) bad("loss fields must be in [0, 63]");
@@ -227,6 +231,7 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
        {"loss", json_spelling(c.loss, kLoss)}};
   // Only when set, so that every run made before the option has the config it had.
   if (!c.loss_fields.empty()) j["loss_fields"] = c.loss_fields;
+  if (c.curriculum_steps > 0) j["curriculum_steps"] = c.curriculum_steps;
 }
 void from_json(const nlohmann::json& j, TrainConfig& c) {
   c.seed = json_int<uint64_t>(j, "seed");
@@ -249,6 +254,7 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
     if (!fields.is_array()) throw nlohmann::json::type_error::create(302, "loss_fields must be a list of integers", nullptr);
     for (const auto& f : fields) c.loss_fields.push_back(json_int<int>(f, std::string("loss_fields")));
   }
+  c.curriculum_steps = j.contains("curriculum_steps") ? json_int<int64_t>(j, "curriculum_steps") : 0;
 }
 void to_json(nlohmann::json& j, const InputConfig& c) {
   j = {{"context", c.context}, {"pad", c.pad}, {"pad_attention", c.pad_attention}};

@@ -49,7 +49,7 @@ struct ModelConfig {
 struct PEConfig {
   std::string kind = "pope";          // a registered PE (models/pe_registry.hpp; `popebench list`)
   double base = 10000;                // frequency base for rope and pope
-  std::string delta_init = "uniform"; // pope: uniform in [-2 pi, 0] (task default) or zero
+  std::string delta_init = "uniform"; // pope: uniform in [-2 pi, 0] (task default), zero, or uniform-positive ([0, 2 pi))
   // Frequencies of rope, rope-half and pope: "decreasing" (SPEC: RoPE base^(-2c/d), PoPE
   // base^(-c/d)) or "increasing", the paper's Eq. 4 as printed (no minus sign: PoPE base^(c/d),
   // from 1 to ~base rad per position, RoPE base^(2c/d) likewise).
@@ -135,6 +135,10 @@ struct TrainConfig {
   // always counts. Empty: every field (the loss "all" as nanoGPT has it). An ablation of which
   // of those targets carry the signal; recorded in the run JSON only when set.
   std::vector<int> loss_fields;
+  // A curriculum over length: during the first N optimizer steps only examples whose input is no
+  // longer than a limit growing linearly from the split's shortest to its longest are drawn
+  // (models/batch_sampler.hpp). 0: none (SPEC). Recorded in the run JSON only when set.
+  int64_t curriculum_steps = 0;
   void validate() const;
 };
 

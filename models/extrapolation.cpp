@@ -71,6 +71,8 @@ nlohmann::json buckets_json(const std::vector<Bucket>& buckets) {
 std::string pe_label(const PEConfig& pe) {
   std::string l = pe.kind;
   if (pe.kind == "pope" && pe.delta_init == "zero") l += "-delta0";
+  if (pe.kind == "pope" && pe.delta_init == "uniform-positive") l += "-delta2pi";  // a label of its own: no merge
+                                                                                     // takes it for the default
   if (pe.rope_scaling != "none") l += "+" + pe.rope_scaling;
   return l;
 }
@@ -81,9 +83,9 @@ PEConfig pe_from_label(const std::string& label, const PEConfig& base) {
                     "(--rope-variants)");
   PEConfig p = base;
   p.kind = label;
-  if (label == "pope-delta0") {
+  if (label == "pope-delta0" || label == "pope-delta2pi") {
     p.kind = "pope";
-    p.delta_init = "zero";
+    p.delta_init = label == "pope-delta0" ? "zero" : "uniform-positive";
   }
   p.validate();
   return p;

@@ -24,12 +24,18 @@ inline std::vector<double> pope_thetas(int head_dim, const PEConfig& pe) {
 template <typename T>
 class PoPE final : public PositionalEmbedding<T> {
  public:
-  PoPE(int head_dim, const PEConfig& pe) : theta_(pope_thetas(head_dim, pe)), delta_uniform_(pe.delta_init == "uniform") {}
+  PoPE(int head_dim, const PEConfig& pe) : theta_(pope_thetas(head_dim, pe)), delta_init_(pe.delta_init) {}
   int qk_dim(int head_dim) const override { return 2 * head_dim; }
   size_t params_per_layer(int n_head, int head_dim) const override { return size_t(n_head) * head_dim; }
   void init_layer_params(T* p, int n_head, int head_dim, Pcg32& rng) const override {
+    // uniform-positive draws from [0, 2 pi): the other reading of the paper's "delta init range
+    // 2 pi". Under the forward clamp every such delta acts as 0 and gets no gradient (the clamp
+    // passes none outside [-2 pi, 0]), so it stays a frozen zero phase; --delta-bound project
+    // moves it to 0 after the first update, from where it learns as --delta-init zero does.
     for (int i = 0; i < n_head * head_dim; ++i)
-      p[i] = delta_uniform_ ? T(cpu::kPopeDeltaMin * rng.uniform01()) : T(0);
+      p[i] = delta_init_ == "uniform"            ? T(cpu::kPopeDeltaMin * rng.uniform01())
+             : delta_init_ == "uniform-positive" ? T(-cpu::kPopeDeltaMin * rng.uniform01())
+                                                 : T(0);
   }
   void fwd(const T* q, const T* k, T* qo, T* ko, const T* delta, const PEShape& s) const override {
     cpu::pope_fwd(q, qo, s.B, s.H, s.T, s.D, theta_.data(), static_cast<const T*>(nullptr));
@@ -43,7 +49,7 @@ class PoPE final : public PositionalEmbedding<T> {
 
  private:
   std::vector<double> theta_;
-  bool delta_uniform_;
+  std::string delta_init_;  // PEConfig::delta_init
 };
 
 }  // namespace popebench

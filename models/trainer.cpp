@@ -144,7 +144,7 @@ class RunTraining {
  public:
   RunTraining(TrainOptions& opt, const Splits& data, std::unique_ptr<Backend> be, int threads)
       : opt_(opt), cfg_(opt.cfg), cfg_json_(opt.cfg), data_(data), be_(std::move(be)), threads_(threads),
-        sampler_(cfg_.train.sampling, cfg_.train.seed, data.train.size()) {}
+        sampler_(cfg_.train.sampling, cfg_.train.seed, data.train.lengths, cfg_.train.curriculum_steps) {}
 
   Backend& backend() { return *be_; }
   BatchSampler& sampler() { return sampler_; }
@@ -342,7 +342,7 @@ nlohmann::json train(TrainOptions opt) {
   auto resume_clock = [&] { t_train = Clock::now(); };
   while (st.step < T.steps) {
     for (auto& b : micro) {
-      run.sampler().next(idx);
+      run.sampler().next(idx, st.step);
       b = make_training_batch(data.train, idx, row_len, cfg);
     }
     double lr = lr_at(cfg.optim, st.step, T.steps);

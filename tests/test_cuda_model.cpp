@@ -151,10 +151,10 @@ TEST_CASE("ten GPU training steps follow the CPU backend", "[cuda][model]") {
   // delta on its own learning rate (AdamWGroups on the GPU, ParamView::lr_mult on the CPU).
   // "+project": delta (shared by the layers) projected after each update, at a learning rate
   // that pushes it out of [-2 pi, 0]; "+accum": three micro-batches per step (grad_accum) and a tied head;
-  // "+heads16": 4 heads of 16.
+  // "+heads16": 4 heads of 16; "+delta2pi": delta drawn from [0, 2 pi), so clamped and frozen.
   for (std::string pe : {"rope", "pope", "alibi-half", "learned", "pope+groups", "learned+groups", "pope+project",
                          "rope+accum", "pope+lossall", "pope+bias", "pope+temp", "rope+masked", "pope+heads16",
-                         "rope+heads16"}) {
+                         "rope+heads16", "pope+delta2pi"}) {
     const std::string extra = pe.find('+') != std::string::npos ? pe.substr(pe.find('+') + 1) : "";
     RunConfig c = tiny(extra.empty() ? pe : pe.substr(0, pe.find('+')), "fp32");
     if (extra == "groups") {
@@ -168,6 +168,7 @@ TEST_CASE("ten GPU training steps follow the CPU backend", "[cuda][model]") {
       c.optim.pe_lr_mult = 300;  // steps of ~0.3 rad: many deltas reach a bound within ten steps
     }
     if (extra == "lossall") c.train.loss = "all";
+    if (extra == "delta2pi") c.pe.delta_init = "uniform-positive";  // clamped to 0 in the forward: no gradient
     if (extra == "heads16") c.model.n_head = 4;  // head dim 16 (Indirect Indexing at 10x's 4 heads of 16)
     if (extra == "bias") c.model.bias = true;  // zero at init: the ten steps make them non-zero
     if (extra == "temp") c.model.attn_temp = "learned";  // likewise the log-temperatures
@@ -196,6 +197,17 @@ TEST_CASE("ten GPU training steps follow the CPU backend", "[cuda][model]") {
     gpu->get_state(pg, m, v);
     cpu->get_state(pc, m, v);
     CHECK(rel_err(pg, pc) < 1e-4);
+    if (extra == "delta2pi") {  // every delta in (0, 2 pi) is where it started, bit for bit
+      std::vector<float> p0;
+      make_backend(c, "cpu")->get_state(p0, m, v);
+      Transformer<float> host(c.model, c.pe);
+      for (const auto& view : host.layout().views)
+        if (view.kind == ParamKind::kPeParam)
+          for (size_t i = view.offset; i < view.offset + view.size(); ++i) {
+            CHECK(p0[i] >= 0.f);
+            CHECK(pg[i] == p0[i]);
+          }
+    }
     if (extra == "project") {  // every delta inside the interval, some on its bounds
       Transformer<float> host(c.model, c.pe);
       int on_bound = 0;

@@ -182,6 +182,55 @@ TEST_CASE("delta-bound project keeps PoPE's delta in [-2 pi, 0] after every upda
   CHECK_THROWS_WITH(bad.validate(), Catch::Contains("unknown delta bound"));
 }
 
+TEST_CASE("delta-init uniform-positive: delta from [0, 2 pi), a frozen zero phase under the clamp", "[screen][model]") {
+  // The other reading of the paper's "delta init range 2 pi": drawn from [0, 2 pi) and then
+  // clamped to [-2 pi, 0] in the forward pass, every delta acts as 0 and, outside the interval,
+  // gets no gradient; projected after each update instead, it is moved to 0 and learns from there.
+  auto trained = [](const std::string& bound, std::vector<float>* start) {
+    RunConfig c = tiny_run("pope");
+    c.pe.delta_init = "uniform-positive";
+    c.pe.delta_bound = bound;
+    c.optim.pe_lr_mult = 100;  // lr 1e-2 x 100: a delta with a gradient moves ~1 rad a step
+    auto be = make_backend(c, "cpu");
+    std::vector<float> p, m, v, out;
+    be->get_state(p, m, v);
+    if (start)
+      for (const auto& view : be->layout().views)
+        if (view.kind == ParamKind::kPeParam) start->insert(start->end(), p.begin() + view.offset, p.begin() + view.offset + view.size());
+    Dataset d = generate_split(c.task, 1, Split::kTrain);
+    for (long s = 1; s <= 5; ++s) be->train_step(make_batch(d, {size_t(s), size_t(s + 7), size_t(s + 20)}), 1e-2, s);
+    be->get_state(p, m, v);
+    for (const auto& view : be->layout().views)
+      if (view.kind == ParamKind::kPeParam) out.insert(out.end(), p.begin() + view.offset, p.begin() + view.offset + view.size());
+    return out;
+  };
+  std::vector<float> start;
+  std::vector<float> clamped = trained("clamp", &start), projected = trained("project", nullptr);
+  REQUIRE(!start.empty());
+  CHECK(std::all_of(start.begin(), start.end(), [](float x) { return x >= 0.f && double(x) < 2 * M_PI; }));
+  CHECK(*std::max_element(start.begin(), start.end()) > 3.f);  // spread over the range, not all zero
+  CHECK(clamped == start);  // no gradient, and delta is not decayed
+  CHECK(std::all_of(projected.begin(), projected.end(), [](float x) { return x <= 0.f && double(x) >= -2 * M_PI; }));
+  CHECK(std::count_if(projected.begin(), projected.end(), [](float x) { return x < -0.1f; }) > 0);  // it learns
+  // The model computes with a zero phase: the same loss as the model whose delta is all zeros.
+  RunConfig c = tiny_run("pope");
+  c.pe.delta_init = "uniform-positive";
+  Transformer<double> mc(c.model, c.pe);
+  std::vector<double> pc(mc.layout().total);
+  mc.init_params(pc.data(), 3);
+  std::vector<double> pz = pc;
+  for (const auto& view : mc.layout().views)
+    if (view.kind == ParamKind::kPeParam) std::fill(pz.begin() + view.offset, pz.begin() + view.offset + view.size(), 0.0);
+  REQUIRE(pz != pc);
+  Batch b = make_batch(generate_split(c.task, 1, Split::kTrain), {0, 1, 2, 3});
+  const double with_delta = mc.forward(pc.data(), b);
+  CHECK(with_delta == mc.forward(pz.data(), b));
+  PEConfig bad;
+  bad.kind = "pope";
+  bad.delta_init = "positive";
+  CHECK_THROWS_WITH(bad.validate(), Catch::Contains("unknown delta init 'positive'"));
+}
+
 TEST_CASE("grad-accum: K micro-batches make the step of one batch of their union", "[screen][optim]") {
   for (std::string pe : {"rope", "pope"}) {
     RunConfig one = tiny_run(pe), acc = one;

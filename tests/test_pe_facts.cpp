@@ -295,12 +295,13 @@ TEST_CASE("RoPE scaling is refused for PEs it does not apply to", "[pe][config]"
 }
 
 TEST_CASE("extrapolation labels name their PE and read back as it", "[pe][config]") {
-  for (std::string label : {"rope", "pope", "pope-delta0", "alibi-half", "none", "learned"}) {
+  for (std::string label : {"rope", "pope", "pope-delta0", "pope-delta2pi", "alibi-half", "none", "learned"}) {
     PEConfig p = pe_from_label(label, PEConfig{});
     CHECK(pe_label(p) == label);
   }
   CHECK(pe_from_label("pope-delta0", PEConfig{}).delta_init == "zero");
   CHECK(pe_from_label("pope", PEConfig{}).delta_init == "uniform");
+  CHECK(pe_from_label("pope-delta2pi", PEConfig{}).delta_init == "uniform-positive");
   PEConfig pi = pe_from_label("rope", PEConfig{});
   pi.rope_scaling = "pi";
   CHECK(pe_label(pi) == "rope+pi");

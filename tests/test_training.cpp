@@ -82,16 +82,26 @@ TEST_CASE("the same seed and config give the same numbers twice", "[train]") {
 TEST_CASE("resume from a checkpoint equals an uninterrupted run", "[train]") {
   // Also with shuffled epochs and two micro-batches a step: 30 steps of 32 examples cross the
   // 500-example epoch, and the stop at 13 falls inside the first one, so the sampler's place in
-  // its epoch must be saved and the epoch's order rebuilt.
-  const bool epochs = GENERATE(false, true);
-  std::string dir = test::fresh_tmpdir(epochs ? "train_resume_epochs" : "train_resume");
+  // its epoch must be saved and the epoch's order rebuilt. And under a curriculum over length
+  // that lasts 20 steps: the stop falls inside it, where the batches depend on the step.
+  const std::string mode = GENERATE(as<std::string>(), "replacement", "epochs", "curriculum");
+  std::string dir = test::fresh_tmpdir("train_resume_" + mode);
   RunConfig c = tiny_run("pope");
-  if (epochs) {
+  if (mode == "epochs") {
     c.train.sampling = "epochs";
     c.train.grad_accum = 2;
   }
+  if (mode == "curriculum") c.train.curriculum_steps = 20;
   c.train.checkpoint_every = 7;  // not aligned with eval points: the running sums must be saved
   auto full = train(opts(c, dir + "/full.json"));
+  if (mode == "curriculum") {  // recorded in the config, and it draws other batches than none
+    CHECK(full["config"]["train"]["curriculum_steps"] == 20);
+    RunConfig plain = c;
+    plain.train.curriculum_steps = 0;
+    auto p = train(opts(plain, dir + "/plain.json"));
+    CHECK(!p["config"]["train"].contains("curriculum_steps"));
+    CHECK(numbers(p) != numbers(full));
+  }
   auto o = opts(c, dir + "/part.json");
   o.stop_at = 13;
   CHECK_THROWS_AS(train(o), RunInterrupted);
