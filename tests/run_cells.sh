@@ -72,6 +72,10 @@ out=$(ingest "$tmp/b" stage1 c_pope 2>&1); [[ $? -eq 2 && "$out" == *"exists alr
 out=$(ingest "$tmp/b" table1_retrain c_pope 2>&1) || fail "ingest_half.sh into table1_retrain exited $?: $out"
 [[ -s "$tmp/scr/table1_retrain/c/pope_seed0.json" && -s "$tmp/scr/table1_retrain/sweep_c_pope.log" &&
    "$out" == *"same: inspect/c/pope_seed0.inspect.json"* ]] || fail "ingest_half.sh table1_retrain did not land the runs ($out)"
+# So do the baseline's seeds 3-5.
+out=$(ingest "$tmp/b" baseline_seeds c_pope 2>&1) || fail "ingest_half.sh into baseline_seeds exited $?: $out"
+[[ -s "$tmp/scr/baseline_seeds/c/pope_seed0.json" && -s "$tmp/scr/baseline_seeds/sweep_c_pope.log" ]] ||
+  fail "ingest_half.sh baseline_seeds did not land the runs ($out)"
 echo '{}' > "$tmp/scr/inspect/c/pope_seed0.inspect.json"
 rm "$tmp/scr/stage1/c/pope_seed1.json"
 out=$(ingest "$tmp/b" stage1 c_pope_again 2>&1)

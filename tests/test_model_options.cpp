@@ -182,7 +182,7 @@ TEST_CASE("delta-bound project keeps PoPE's delta in [-2 pi, 0] after every upda
   CHECK_THROWS_WITH(bad.validate(), Catch::Contains("unknown delta bound"));
 }
 
-TEST_CASE("delta-init uniform-positive: delta from [0, 2 pi), a frozen zero phase under the clamp", "[screen][model]") {
+TEST_CASE("delta-init uniform-positive: delta drawn between 0 and 2 pi is a frozen zero phase under the clamp", "[screen][model]") {
   // The other reading of the paper's "delta init range 2 pi": drawn from [0, 2 pi) and then
   // clamped to [-2 pi, 0] in the forward pass, every delta acts as 0 and, outside the interval,
   // gets no gradient; projected after each update instead, it is moved to 0 and learns from there.

@@ -16,8 +16,10 @@
 #
 #   bash results/indirect_indexing/screen/ingest_half.sh FILES_DIR STAGE LOG_NAME
 #
-# STAGE: stage1 or stage2, or table1_retrain (the Table 1 runs trained again with kept checkpoints
-# for inspect, PLAN=table1_retrain.json: no screen cell, so the screen's counts leave them out).
+# STAGE: stage1 or stage2, table1_retrain (the Table 1 runs trained again with kept checkpoints
+# for inspect, PLAN=table1_retrain.json: no screen cell, so the screen's counts leave them out) or
+# baseline_seeds (the recipe as written, seeds 3-5, PLAN=baseline_seeds.json: no screen cell;
+# solve_counts.py adds them to the baseline).
 # LOG_NAME: letters, digits, '.', '_', '-' (e.g. batch256_rope).
 # SCREEN_DIR: the screen's folder (default: this script's). Exit 0 when everything was copied (the
 # checks' findings are printed, not failed on), 2 on bad input or a conflict, before anything is
@@ -29,8 +31,8 @@ src=$(cd "$here/../../.." && pwd)
 die() { echo "ingest_half.sh: $*" >&2; exit 2; }
 (( $# == 3 )) || die "usage: ingest_half.sh FILES_DIR STAGE LOG_NAME"
 files=$1 stage=$2 log_name=$3
-[[ "$stage" == stage1 || "$stage" == stage2 || "$stage" == table1_retrain ]] ||
-  die "STAGE must be stage1, stage2 or table1_retrain (got '$stage')"
+[[ "$stage" == stage1 || "$stage" == stage2 || "$stage" == table1_retrain || "$stage" == baseline_seeds ]] ||
+  die "STAGE must be stage1, stage2, table1_retrain or baseline_seeds (got '$stage')"
 [[ "$log_name" =~ ^[A-Za-z0-9._-]+$ ]] || die "LOG_NAME must be letters, digits, '.', '_' or '-' (got '$log_name')"
 for f in screen_runs.tgz inspect.tgz screen.log; do
   [[ -s "$files/$f" ]] || die "$files has no $f (run_cells.sh's OUT_DIR holds screen_runs.tgz, inspect.tgz, screen.log)"
