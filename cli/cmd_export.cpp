@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
 #include "common/files.hpp"
+#include "common/json_read.hpp"
 #include "models/export_csv.hpp"
 
 namespace popebench::cli {
@@ -26,13 +27,16 @@ std::vector<std::pair<std::string, nlohmann::json>> gather(const std::vector<std
         if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path().string());
       std::sort(files.begin(), files.end());
       for (const auto& f : files) {
-        auto j = nlohmann::json::parse(read_file(f), nullptr, false);
-        if (!j.is_discarded() && j.is_object() && j.value("schema", "") == schema) docs.emplace_back(f, std::move(j));
+        nlohmann::json j;
+        try {
+          j = read_json_file(f);
+        } catch (const UserError&) {  // a folder's other JSON files are not ours to judge
+          continue;
+        }
+        if (j.is_object() && j.value("schema", "") == schema) docs.emplace_back(f, std::move(j));
       }
     } else if (fs::exists(in)) {
-      auto j = nlohmann::json::parse(read_file(in), nullptr, false);
-      if (j.is_discarded()) throw UserError(in + ": not valid JSON");
-      docs.emplace_back(in, std::move(j));
+      docs.emplace_back(in, read_json_file(in));
     } else {
       throw UserError("no such file or directory: " + in);
     }
@@ -61,6 +65,12 @@ Runner register_export(CLI::App& app) {
     namespace fs = std::filesystem;
     check_output_path(st->out, "--out");
     if (st->curves && st->extrapolation) throw UserError("--curves and --extrapolation are two different tables: give one");
+    std::vector<NamedPath> inputs;  // the files named, and every document read from a folder
+    for (const auto& in : st->inputs) inputs.push_back({in, "an input"});
+    auto refuse_over = [&](const auto& docs) {
+      for (const auto& d : docs) inputs.push_back({d.first, "an input"});
+      refuse_outputs_over_inputs({{st->out, "--out"}}, inputs);
+    };
     auto write_csv = [&](const std::string& csv, const std::string& what) {
       const auto parent = fs::path(st->out).parent_path();
       if (!parent.empty()) make_dirs(parent.string());
@@ -70,13 +80,17 @@ Runner register_export(CLI::App& app) {
     };
     if (st->extrapolation) {
       std::vector<ExportedExtrapolation> tables;
-      for (auto& [file, doc] : gather(st->inputs, "popebench.extrapolation")) tables.push_back({file, read_extrapolation(doc, file)});
+      auto docs = gather(st->inputs, "popebench.extrapolation");
+      refuse_over(docs);
+      for (auto& [file, doc] : docs) tables.push_back({file, read_extrapolation(doc, file)});
       if (tables.empty()) throw UserError("no extrapolation JSON among the inputs");
       write_csv(extrapolation_csv(tables), std::to_string(tables.size()) + " extrapolation tables");
       return 0;
     }
     std::vector<ExportedRun> runs;
-    for (auto& [file, doc] : gather(st->inputs, "popebench.run")) runs.push_back({file, read_run(doc, file)});
+    auto docs = gather(st->inputs, "popebench.run");
+    refuse_over(docs);
+    for (auto& [file, doc] : docs) runs.push_back({file, read_run(doc, file)});
     if (runs.empty()) throw UserError("no run JSON among the inputs");
     write_csv(runs_csv(runs, st->curves), std::to_string(runs.size()) + " runs");
     return 0;

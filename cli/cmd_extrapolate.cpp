@@ -14,6 +14,7 @@
 #include "cli/run_options.hpp"
 #include "common/files.hpp"
 #include "common/version.hpp"
+#include "common/json_read.hpp"
 #include "models/checkpoint.hpp"
 #include "models/extrapolation.hpp"
 
@@ -92,8 +93,12 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
         const nlohmann::json key = {{"run_config", run.at("config")}, {"extrapolation", st->ex}, {"scaling", scaling}};
         nlohmann::json row;
         if (file_exists(file)) {
-          auto old = nlohmann::json::parse(read_file(file), nullptr, false);
-          if (!old.is_discarded() && old.value("key", nlohmann::json()) == key) row = old;
+          nlohmann::json old;
+          try {
+            old = read_json_file(file);
+          } catch (const UserError&) {  // a cut or foreign cache file: evaluate again
+          }
+          if (old.is_object() && old.value("key", nlohmann::json()) == key) row = old;
         }
         if (row.is_null()) {
           if (params.empty()) params = load_checkpoint(run.at("checkpoint").get<std::string>()).params;

@@ -36,9 +36,7 @@ Runner register_inspect(CLI::App& app) {
       ->check(non_empty());
   cmd->add_option("--threads", st->threads, "CPU threads (0: all cores)")->default_val(0)->check(integer_in(0, 1024));
   return [st]() {
-    if (!st->predictions.empty() && !st->out.empty() && std::filesystem::path(st->predictions) == std::filesystem::path(st->out))
-      throw UserError("--predictions and --out name the same file");
-    OpenedCheckpoint opened = open_checkpoint(st->checkpoint, st->out, st->threads);
+    OpenedCheckpoint opened = open_checkpoint(st->checkpoint, st->out, st->threads, {{st->predictions, "--predictions"}});
     Checkpoint& ck = opened.ck;
     RunConfig& cfg = opened.cfg;
     const Split split = st->split == "val" ? Split::kVal : Split::kTest;

@@ -9,6 +9,7 @@
 #include "cli/run_options.hpp"
 #include "common/files.hpp"
 #include "common/version.hpp"
+#include "common/json_read.hpp"
 #include "models/extrapolation.hpp"
 #include "models/extrapolation_merge.hpp"
 #include "models/run_json.hpp"
@@ -34,10 +35,11 @@ int merge_extrapolation_dirs(const std::vector<std::string>& dirs, const std::st
   for (const auto& d : dirs) {
     if (!is_extrapolation_dir(d)) throw UserError(d + " holds no extrapolation.json; run folders and extrapolation folders do not mix");
     const std::string f = d + "/extrapolation.json";
-    auto doc = nlohmann::json::parse(read_file(f), nullptr, false);
-    if (doc.is_discarded()) throw UserError(f + " is not valid JSON");
-    inputs.push_back({d, std::move(doc)});
+    inputs.push_back({d, read_json_file(f)});
   }
+  std::vector<NamedPath> read;
+  for (const auto& d : dirs) read.push_back({d + "/extrapolation.json", "an input"});
+  refuse_outputs_over_inputs({{out, "--out"}, {markdown_path(out), "the Markdown table"}}, read);
   const std::string out_dir = fs::path(out).parent_path().empty() ? "." : fs::path(out).parent_path().string();
   nlohmann::json merged = merge_extrapolations(inputs, out_dir);  // refusals before anything is made
   make_dirs(out_dir);
@@ -103,6 +105,9 @@ Runner register_merge(CLI::App& app) {
       if (st->inputs.size() != 1 || !fs::is_directory(st->inputs[0])) throw UserError("--out is needed unless the input is one directory");
       out = st->inputs[0] + "/summary.json";
     }
+    std::vector<NamedPath> inputs;
+    for (const auto& f : files) inputs.push_back({f, "an input"});
+    refuse_outputs_over_inputs({{out, "--out"}, {markdown_path(out), "the Markdown table"}}, inputs);
     if (!fs::path(out).parent_path().empty()) make_dirs(fs::path(out).parent_path().string());
     write_file_atomic(out, summary.dump(2) + "\n");
     std::string md = summary_markdown(summary);

@@ -12,7 +12,7 @@
 // OUT/<cell>/summary.json and summary.md. Finished runs are skipped and unfinished ones resume,
 // as in `reproduce` (both run through cli/cell_sweep.hpp).
 #include <algorithm>
-#include <regex>
+#include <cctype>
 #include <set>
 
 #include "cli/cell_sweep.hpp"
@@ -20,6 +20,7 @@
 #include "cli/presets.hpp"
 #include "cli/run_options.hpp"
 #include "common/files.hpp"
+#include "common/json_read.hpp"
 
 namespace popebench::cli {
 
@@ -56,9 +57,17 @@ RunOptions cell_options(const std::string& preset, const std::vector<std::string
   return parse_run_args(args, base, where);
 }
 
+// A cell's folder name: a plain loop, not std::regex, whose matcher recursed once per character
+// and ran out of stack on a name of ~100,000 characters. 100 leaves room under any file system's
+// 255-byte name limit for the run files inside ("pope-delta2pi_seed123.json.ckpt.step100000").
+bool is_folder_name(const std::string& s) {
+  auto plain = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '-'; };
+  return !s.empty() && s.size() <= 100 && std::isalnum(static_cast<unsigned char>(s[0])) && std::all_of(s.begin(), s.end(), plain);
+}
+
 std::vector<Cell> read_plan(const std::string& path, std::string& preset, std::string& plan_name) {
-  nlohmann::json plan = nlohmann::json::parse(read_file(path), nullptr, false);
-  if (plan.is_discarded() || !plan.is_object()) throw UserError(path + " is not a JSON object");
+  nlohmann::json plan = read_json_file(path);
+  if (!plan.is_object()) throw UserError(path + " is not a JSON object");
   refuse_unknown_keys(plan, {"name", "description", "preset", "args", "cells"}, path);
   for (const char* key : {"name", "description", "preset"})
     if (plan.contains(key) && !plan[key].is_string()) throw UserError(path + ": " + key + " must be a string");
@@ -69,14 +78,14 @@ std::vector<Cell> read_plan(const std::string& path, std::string& preset, std::s
     throw UserError(path + ": cells must be a non-empty list");
   std::vector<Cell> cells;
   std::set<std::string> names;
-  static const std::regex name_re("[A-Za-z0-9][A-Za-z0-9_.-]*");
   for (const auto& c : plan["cells"]) {
     if (!c.is_object()) throw UserError(path + ": every cell must be an object");
     const std::string where = path + ": cell " + (c.contains("name") && c["name"].is_string() ? c["name"].get<std::string>() : "?");
     refuse_unknown_keys(c, {"name", "why", "args", "pe", "seeds"}, where);
     Cell cell;
-    if (!c.contains("name") || !c["name"].is_string() || !std::regex_match(c["name"].get<std::string>(), name_re))
-      throw UserError(where + ": name must be letters, digits, '_', '.', '-' (it names the cell's folder)");
+    if (!c.contains("name") || !c["name"].is_string() || !is_folder_name(c["name"].get<std::string>()))
+      throw UserError(where + ": name must be 1-100 letters, digits, '_', '.', '-', not starting with '_', '.' or '-' "
+                              "(it names the cell's folder)");
     cell.name = c["name"];
     if (!names.insert(cell.name).second) throw UserError(path + ": two cells are named " + cell.name);
     cell.args = common;

@@ -7,6 +7,7 @@
 
 #include "cli/run_options.hpp"
 #include "common/files.hpp"
+#include "common/json_read.hpp"
 
 namespace popebench::cli {
 
@@ -17,8 +18,8 @@ bool is_path(const std::string& s) {
 }
 
 Preset parse_preset(const std::string& text, const std::string& where) {
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) throw UserError(where + " is not a JSON object");
+  const nlohmann::json j = parse_json_document(text, where);
+  if (!j.is_object()) throw UserError(where + " is not a JSON object");
   static const std::set<std::string> known = {"name", "description", "seeds", "args"};
   for (const auto& [k, v] : j.items())
     if (!known.count(k)) throw UserError(where + ": unknown key '" + k + "' (known: name, description, seeds, args)");

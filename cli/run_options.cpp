@@ -233,8 +233,14 @@ double sweep_deadline(const SweepOptions& sw) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() + sw.time_limit;
 }
 
-OpenedCheckpoint open_checkpoint(const std::string& path, const std::string& out, int threads) {
+OpenedCheckpoint open_checkpoint(const std::string& path, const std::string& out, int threads,
+                                 const std::vector<NamedPath>& more_outputs) {
   if (!out.empty()) check_output_path(out, "--out");
+  for (const auto& o : more_outputs)
+    if (!o.path.empty()) check_output_path(o.path, o.what);
+  std::vector<NamedPath> outputs = {{out, "--out"}};
+  outputs.insert(outputs.end(), more_outputs.begin(), more_outputs.end());
+  refuse_outputs_over_inputs(outputs, {{path, "the checkpoint"}});
   if (threads > 0) omp_set_num_threads(threads);
   OpenedCheckpoint o;
   o.ck = load_checkpoint(path);

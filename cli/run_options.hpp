@@ -90,7 +90,9 @@ struct OpenedCheckpoint {
   Checkpoint ck;
   RunConfig cfg;
 };
-OpenedCheckpoint open_checkpoint(const std::string& path, const std::string& out, int threads);
+// Checks the outputs first (paths writable, none the checkpoint or each other: files.hpp's rule).
+OpenedCheckpoint open_checkpoint(const std::string& path, const std::string& out, int threads,
+                                 const std::vector<NamedPath>& more_outputs = {});
 
 // "a,b,c" -> {a, b, c}; an empty item ("a,,b", "a,", ",a") is a UserError naming `what`, since
 // it is most likely a value typed wrong (dropping it would train a run fewer than asked for).

@@ -100,10 +100,29 @@ void check_output_path(const std::string& path, const std::string& what) {
   if (::access(dir.c_str(), W_OK) != 0) throw UserError(what + " " + path + ": cannot write in " + dir.string());
 }
 
-bool same_path(const std::string& a, const std::string& b) {
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) {
+    const bool same = fs::equivalent(a, b, ec);
+    if (!ec) return same;
+  }
   std::error_code ea, eb;
-  const auto ca = std::filesystem::weakly_canonical(a, ea), cb = std::filesystem::weakly_canonical(b, eb);
+  const auto ca = fs::weakly_canonical(fs::absolute(a, ea), ea), cb = fs::weakly_canonical(fs::absolute(b, eb), eb);
   return !ea && !eb ? ca == cb : a == b;
+}
+
+void refuse_outputs_over_inputs(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const NamedPath& o = outputs[i];
+    if (o.path.empty()) continue;
+    for (const NamedPath& in : inputs)
+      if (!in.path.empty() && same_file(o.path, in.path))
+        throw UserError(o.what + " " + o.path + " is " + in.what + " (" + in.path + "): an output must not replace an input");
+    for (size_t k = 0; k < i; ++k)
+      if (!outputs[k].path.empty() && same_file(o.path, outputs[k].path))
+        throw UserError(o.what + " " + o.path + " and " + outputs[k].what + " " + outputs[k].path + " are the same file");
+  }
 }
 
 void make_dirs(const std::string& path) {

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace popebench {
 
@@ -30,8 +31,17 @@ void copy_file_atomic(const std::string& from, const std::string& to);
 // regular file or a new name, in a folder that exists and is writable or can be created. `what`
 // names the option in the message (e.g. "--out").
 void check_output_path(const std::string& path, const std::string& what);
-// Whether two paths name the same file (after resolving "." and ".." and links that exist).
-bool same_path(const std::string& a, const std::string& b);
+// Whether two paths name the same file: by identity (device and inode) where both exist, so that
+// "./r.json" and "r.json", a symbolic link and a hard link all count; else by the spelling once
+// ".", ".." and the links that exist are resolved (two outputs not made yet).
+bool same_file(const std::string& a, const std::string& b);
+// A path and the option or role that names it in messages ("--out", "the checkpoint").
+struct NamedPath {
+  std::string path, what;
+};
+// One rule for every command, checked before any work: no output may be the same file as an
+// input, or as another output. Empty paths (an output not asked for) are skipped.
+void refuse_outputs_over_inputs(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
 bool file_exists(const std::string& path);
 void make_dirs(const std::string& path);
 

@@ -9,6 +9,7 @@
 #include "common/files.hpp"
 #include "common/json_int.hpp"
 #include "common/version.hpp"
+#include "common/json_read.hpp"
 #include "generators/vocab.hpp"
 
 namespace popebench {
@@ -170,7 +171,7 @@ DatasetDir open_dataset_dir(const std::string& dir) {
   if (!file_exists(path)) throw UserError("no dataset at " + dir + ": " + path + " is missing");
   DatasetDir info;
   try {
-    info.manifest = nlohmann::json::parse(read_file(path));
+    info.manifest = parse_json_document(read_file(path), "malformed manifest");
     if (info.manifest.at("format") != "popebench-dataset") throw UserError("not a popebench manifest");
     const int v = json_int<int>(info.manifest, "format_version");
     if (v != kDatasetFormatVersion)

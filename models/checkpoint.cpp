@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "common/files.hpp"
+#include "common/json_read.hpp"
 #include "models/model_description.hpp"
 
 namespace popebench {
@@ -82,8 +83,8 @@ Checkpoint load_checkpoint(const std::string& path) {
     throw UserError(path + ": checkpoint version " + std::to_string(version) + " is not supported");
   Checkpoint c;
   try {
-    c.config = nlohmann::json::parse(r.get_str());
-    c.extra = nlohmann::json::parse(r.get_str());
+    c.config = parse_json_document(r.get_str(), path + ": the checkpoint's config");
+    c.extra = parse_json_document(r.get_str(), path + ": the checkpoint's training state");
   } catch (const nlohmann::json::exception&) {
     throw UserError(path + ": checkpoint holds malformed JSON");
   }

@@ -2,6 +2,7 @@
 
 #include "common/files.hpp"
 #include "common/json_int.hpp"
+#include "common/json_read.hpp"
 
 namespace popebench {
 
@@ -32,9 +33,7 @@ RunRecord read_run(const nlohmann::json& j, const std::string& what) {
 }
 
 RunRecord read_run_file(const std::string& path) {
-  auto j = nlohmann::json::parse(read_file(path), nullptr, false);
-  if (j.is_discarded()) throw UserError(path + ": not valid JSON");
-  return read_run(j, path);
+  return read_run(read_json_file(path), path);
 }
 
 }  // namespace popebench

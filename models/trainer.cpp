@@ -14,6 +14,7 @@
 #include "common/json_int.hpp"
 #include "common/rng.hpp"
 #include "common/version.hpp"
+#include "common/json_read.hpp"
 #include "generators/dataset_io.hpp"
 #include "models/batch_sampler.hpp"
 #include "models/checkpoint.hpp"
@@ -262,8 +263,14 @@ nlohmann::json train(TrainOptions opt) {
   // over its own checkpoint.
   check_output_path(opt.out_json, "--out");
   check_output_path(opt.checkpoint, "--checkpoint");
-  if (same_path(opt.out_json, opt.checkpoint))
-    throw UserError("--checkpoint " + opt.checkpoint + " is the run JSON's own path: the run JSON would replace it");
+  // The checkpoint is an output (and, resumed, an input of the same role): only the run JSON and
+  // the dataset's files must stay apart from the outputs.
+  std::vector<NamedPath> inputs;
+  std::error_code ec;
+  if (!opt.data_dir.empty())
+    for (std::filesystem::directory_iterator it(opt.data_dir, ec), end; !ec && it != end; it.increment(ec))
+      inputs.push_back({it->path().string(), "a file of the dataset --data"});
+  refuse_outputs_over_inputs({{opt.out_json, "--out"}, {opt.checkpoint, "--checkpoint"}}, inputs);
   int threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   omp_set_num_threads(threads);
   Splits data = load_data(cfg, opt.data_dir);
@@ -282,8 +289,12 @@ nlohmann::json train(TrainOptions opt) {
   }
 
   if (opt.skip_if_complete && file_exists(opt.out_json)) {
-    auto done = nlohmann::json::parse(read_file(opt.out_json), nullptr, false);
-    if (!done.is_discarded() && done.value("status", "") == "complete" &&
+    nlohmann::json done;
+    try {
+      done = read_json_file(opt.out_json);
+    } catch (const UserError&) {  // not a run JSON that can be skipped: train it
+    }
+    if (done.is_object() && done.value("status", "") == "complete" &&
         same_config(done.value("config", nlohmann::json()), nlohmann::json(cfg))) {
       std::fprintf(stderr, "popebench: %s is complete; skipping\n", opt.out_json.c_str());
       return done;

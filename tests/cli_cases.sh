@@ -80,7 +80,7 @@ grep -q '"schema": "popebench.inspect"' "$tmp/insp/p.json" || { echo "FAIL: insp
 expect_ok inspect "$tmp/q/pope_seed0.json.ckpt" --examples 20 --out "$tmp/insp/p2.json" --predictions "$tmp/insp/pred/p.csv"
 [[ $(wc -l < "$tmp/insp/pred/p.csv") -eq 21 ]] && head -1 "$tmp/insp/pred/p.csv" | grep -q '^index,example,' ||
   { echo "FAIL: inspect --predictions wrote no header and 20 rows"; fails=$((fails+1)); }
-expect_error "name the same file" inspect "$tmp/q/pope_seed0.json.ckpt" --out "$tmp/insp/same" --predictions "$tmp/insp/same"
+expect_error "are the same file" inspect "$tmp/q/pope_seed0.json.ckpt" --out "$tmp/insp/same" --predictions "$tmp/insp/same"
 expect_error "not a popebench checkpoint" inspect "$tmp/q/pope_seed0.json"
 expect_error "--split" inspect "$tmp/q/pope_seed0.json.ckpt" --split train
 expect_error "--examples" inspect "$tmp/q/pope_seed0.json.ckpt" --examples -1
@@ -238,7 +238,7 @@ echo '{"cells": [{"name": "../x", "pe": ["rope"], "seeds": [0]}]}' > "$tmp/plan_
 expect_error "it names the cell's folder" sweep "$tmp/plan_bad.json" --out "$tmp/swb"
 expect_error "no cell named 'zzz'" sweep "$tmp/plan.json" --out "$tmp/swb" --cells zzz
 echo 'not json' > "$tmp/plan_bad.json"
-expect_error "is not a JSON object" sweep "$tmp/plan_bad.json" --out "$tmp/swb"
+expect_error "plan_bad.json: not valid JSON" sweep "$tmp/plan_bad.json" --out "$tmp/swb"
 [[ ! -e "$tmp/swb" ]] || { echo "FAIL: a refused sweep made its output folder"; fails=$((fails+1)); }
 
 # Values: NaN and inf never pass; integers that would saturate or wrap are refused; given-but-empty
@@ -296,7 +296,7 @@ if [[ -c /dev/null ]]; then
   expect_error "exists and is not a regular file" train --steps 2 --warmup 1 --out /dev/null
   [[ -c /dev/null ]] || { echo "FAIL: /dev/null is no longer a device"; fails=$((fails+1)); }
 fi
-expect_error "is the run JSON's own path" train --out "$tmp/p/run.json" --checkpoint "$tmp/p/./run.json"
+expect_error "are the same file" train --out "$tmp/p/run.json" --checkpoint "$tmp/p/./run.json"
 expect_error "is not a folder" train --out "$tmp/ok/manifest.json/run.json"
 expect_error "names a folder, not a file" train --out "$tmp/p/"
 expect_error "no dataset at" train --data "$tmp/none" --out "$tmp/p2/run.json"

@@ -17,5 +17,6 @@ expect_ok() {
   if ! "$bin" "$@" >/dev/null 2>&1; then echo "FAIL: popebench $* should succeed"; fails=$((fails+1)); else passes=$((passes+1)); fi
 }
 source "$(dirname "$0")/cli_cases.sh"
+source "$(dirname "$0")/cli_hostile_cases.sh"
 echo "cli: $passes passed, $fails failed"
 [[ $fails -eq 0 ]]

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "common/files.hpp"
+#include "common/json_read.hpp"
 #include "generators/dataset_io.hpp"
 #include "models/checkpoint.hpp"
 #include "models/transformer.hpp"
@@ -87,4 +88,52 @@ TEST_CASE("a manifest is checked field by field", "[readers]") {
   with([](nlohmann::json& m) { m["seed"] = -1; }, "seed must be an integer in range");
   with([](nlohmann::json& m) { m["task"]["params"]["max_len"] = 1e40; }, "max_len must be an integer in range");
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the bounded JSON reader refuses deep nesting and repeated keys, and reads what popebench writes", "[readers]") {
+  // 64 levels are read; 65 are refused, as are 100,000 (a depth no recursion must ever walk).
+  auto nested = [](int depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+  CHECK(parse_json_document(nested(kMaxJsonDepth), "x").is_array());
+  test::expect_user_error([&] { parse_json_document(nested(kMaxJsonDepth + 1), "doc.json"); },
+                          "doc.json: nested deeper than 64 levels");
+  test::expect_user_error([&] { parse_json_document(nested(100000), "doc.json"); }, "nested deeper than 64 levels");
+  test::expect_user_error([&] { parse_json_document(R"({"a": 1, "b": {"c": 2, "c": 3}})", "doc.json"); },
+                          "doc.json: the key \"c\" appears twice in one object");
+  // The same key in two objects is no repetition.
+  CHECK(parse_json_document(R"([{"c": 1}, {"c": 2}])", "x")[1]["c"] == 2);
+  test::expect_user_error([&] { parse_json_document("{\"a\": 1} trailing", "doc.json"); }, "doc.json: not valid JSON");
+  test::expect_user_error([&] { parse_json_document("", "doc.json"); }, "doc.json: not valid JSON");
+  // A key quoted in the message is cut and its control bytes escaped: the message stays one line.
+  const std::string key(100, 'k');
+  test::expect_user_error([&] { parse_json_document("{\"" + key + "\\n\": 1, \"" + key + "\\n\": 2}", "d"); }, "...\" appears twice");
+  RunConfig c;
+  nlohmann::json written = c;
+  CHECK(parse_json_document(written.dump(2), "config") == written);
+}
+
+TEST_CASE("an output is refused where it is the same file as an input, however it is spelled", "[readers]") {
+  namespace fs = std::filesystem;
+  const std::string dir = test::fresh_tmpdir("readers_same_file");
+  const std::string in = dir + "/in.json";
+  std::ofstream(in) << "{}";
+  fs::create_symlink(in, dir + "/link.json");
+  fs::create_hard_link(in, dir + "/hard.json");
+  for (const std::string& out : {in, dir + "/./in.json", dir + "/../" + fs::path(dir).filename().string() + "/in.json",
+                                 dir + "/link.json", dir + "/hard.json"}) {
+    INFO(out);
+    CHECK(same_file(out, in));
+    test::expect_user_error([&] { refuse_outputs_over_inputs({{out, "--out"}}, {{in, "the checkpoint"}}); },
+                            "is the checkpoint (" + in + "): an output must not replace an input");
+  }
+  // Two outputs not made yet, spelled differently (relative against absolute), are one file.
+  const fs::path here = fs::current_path();
+  fs::current_path(dir);
+  CHECK(same_file("new.json", "./new.json"));
+  CHECK(same_file("new.json", dir + "/new.json"));
+  test::expect_user_error([&] { refuse_outputs_over_inputs({{"new.json", "--out"}, {"./new.json", "--checkpoint"}}, {}); },
+                          "--checkpoint ./new.json and --out new.json are the same file");
+  fs::current_path(here);
+  CHECK(!same_file(dir + "/other.json", in));
+  refuse_outputs_over_inputs({{dir + "/other.json", "--out"}, {"", "--predictions"}}, {{in, "an input"}, {"", "none"}});
+  fs::remove_all(dir);
 }

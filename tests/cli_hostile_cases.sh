@@ -1,0 +1,46 @@
+# Cases for cli_errors.sh: what a careless or hostile user hands popebench (issue classes of the
+# audit of 2026-12-06). Sourced after cli_cases.sh, whose runs in $tmp/q it reads.
+
+# One rule for outputs (common/files.hpp, refuse_outputs_over_inputs): no output is the same file
+# as an input, whatever the spelling, through a symbolic or a hard link; refused before any work,
+# the input left as it was.
+run="$tmp/q/pope_seed0.json" ck="$tmp/q/pope_seed0.json.ckpt"
+cp "$run" "$tmp/run_before.json"; cp "$ck" "$tmp/ck_before"
+ln -s "$run" "$tmp/run_link.json"; ln "$run" "$tmp/run_hard.json"
+expect_error "an output must not replace an input" export "$run" --out "$run"
+expect_error "an output must not replace an input" export "$run" --out "$tmp/run_link.json"
+expect_error "an output must not replace an input" export "$run" --out "$tmp/run_hard.json"
+expect_error "an output must not replace an input" export "$tmp/q" --out "$tmp/q/../q/pope_seed0.json"
+expect_error "an output must not replace an input" eval --checkpoint "$ck" --out "$tmp/q/./pope_seed0.json.ckpt"
+expect_error "an output must not replace an input" inspect "$ck" --out "$ck"
+expect_error "an output must not replace an input" inspect "$ck" --out "$tmp/insp/ok.json" --predictions "$ck"
+expect_error "an output must not replace an input" merge "$tmp/q" --out "$run"
+# Relative spellings of one new file (the check once compared "./r.json" and "r.json" as strings).
+(cd "$tmp" && expect_error "are the same file" train --preset quick --pe rope --steps 2 --warmup 1 --checkpoint ./rel.json --out rel.json)
+[[ ! -e "$tmp/rel.json" ]] || { echo "FAIL: a refused train left $tmp/rel.json"; fails=$((fails+1)); }
+cmp -s "$run" "$tmp/run_before.json" && cmp -s "$ck" "$tmp/ck_before" ||
+  { echo "FAIL: a refused command changed its input"; fails=$((fails+1)); }
+
+# One bounded JSON reader (common/json_read.hpp): a document nested deeper than 64 levels, or an
+# object with a repeated key, is refused with one line by every reader, never walked.
+mkdir -p "$tmp/deep" "$tmp/deepx"
+/usr/bin/python3 -c "print('[' * 100000 + ']' * 100000)" > "$tmp/deep/rope_seed0.json"
+expect_error "nested deeper than 64 levels" merge "$tmp/deep" --out "$tmp/deep_out/summary.json"
+expect_error "nested deeper than 64 levels" export "$tmp/deep/rope_seed0.json" --out "$tmp/deep_out/x.csv"
+expect_error "nested deeper than 64 levels" sweep "$tmp/deep/rope_seed0.json" --out "$tmp/deep_out"
+cp "$tmp/deep/rope_seed0.json" "$tmp/deepx/extrapolation.json"
+expect_error "nested deeper than 64 levels" merge "$tmp/deepx" --out "$tmp/deep_out/extrapolation.json"
+expect_error "nested deeper than 64 levels" reproduce indirect-indexing --preset "$tmp/deep/rope_seed0.json" --out "$tmp/deep_out"
+echo '{"name": "p", "cells": [{"name": "a", "pe": ["rope"], "seeds": [0]}], "cells": []}' > "$tmp/dup_plan.json"
+expect_error "the key \"cells\" appears twice in one object" sweep "$tmp/dup_plan.json" --out "$tmp/dup_out"
+/usr/bin/python3 -c "
+import json; r = json.load(open('$run')); t = json.dumps(r); i = t.index('\"status\"')
+open('$tmp/dup_run.json', 'w').write(t[:i] + '\"status\": \"partial\", ' + t[i:])"
+expect_error "the key \"status\" appears twice" export "$tmp/dup_run.json" --out "$tmp/dup_out/x.csv"
+[[ ! -e "$tmp/deep_out" && ! -e "$tmp/dup_out" ]] || { echo "FAIL: a refused document left an output folder"; fails=$((fails+1)); }
+
+# A cell name is checked by a loop, not a regular expression that recursed once per character:
+# 100,000 characters end in one line, not a stack overflow.
+/usr/bin/python3 -c "
+import json; print(json.dumps({'cells': [{'name': 'a' * 100000, 'pe': ['rope'], 'seeds': [0]}]}))" > "$tmp/long_name.json"
+expect_error "name must be 1-100 letters" sweep "$tmp/long_name.json" --out "$tmp/long_out"
