@@ -14,10 +14,17 @@ namespace popebench::cli {
 Shard parse_shard(const std::string& s) {
   Shard sh;
   if (s.empty()) return sh;
-  char extra;
-  if (std::sscanf(s.c_str(), "%d/%d%c", &sh.index, &sh.count, &extra) != 2 || sh.count < 1 || sh.index < 0 ||
-      sh.index >= sh.count)
-    throw UserError("--shard must be i/n with 0 <= i < n (got '" + s + "')");
+  // Digits only, each number range-checked as a whole (sscanf's %d wrapped 4294967298 to 2).
+  const size_t slash = s.find('/');
+  auto number = [](const std::string& t) -> long long {
+    if (t.empty() || t.size() > 9 || t.find_first_not_of("0123456789") != std::string::npos) return -1;
+    return std::stoll(t);
+  };
+  const long long i = slash == std::string::npos ? -1 : number(s.substr(0, slash));
+  const long long n = slash == std::string::npos ? -1 : number(s.substr(slash + 1));
+  if (i < 0 || n < 1 || i >= n) throw UserError("--shard must be i/n with 0 <= i < n < 10^9 (got '" + s + "')");
+  sh.index = static_cast<int>(i);
+  sh.count = static_cast<int>(n);
   return sh;
 }
 

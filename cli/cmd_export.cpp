@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
 #include "common/files.hpp"
+#include "common/utf8.hpp"
 #include "common/json_read.hpp"
 #include "models/export_csv.hpp"
 
@@ -24,7 +25,11 @@ std::vector<std::pair<std::string, nlohmann::json>> gather(const std::vector<std
     if (fs::is_directory(in)) {
       std::vector<std::string> files;
       for (const auto& e : fs::recursive_directory_iterator(in))
-        if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path().string());
+        if (e.is_regular_file() && e.path().extension() == ".json") {
+          if (!is_utf8(e.path().string()))  // common/utf8.hpp: the file name goes into the CSV and messages
+            throw UserError("a file name in " + in + " is not UTF-8 text: " + escaped_bytes(e.path().string()));
+          files.push_back(e.path().string());
+        }
       std::sort(files.begin(), files.end());
       for (const auto& f : files) {
         nlohmann::json j;

@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
 #include "common/files.hpp"
+#include "common/utf8.hpp"
 #include "common/version.hpp"
 #include "common/json_read.hpp"
 #include "models/extrapolation.hpp"
@@ -75,7 +76,11 @@ Runner register_merge(CLI::App& app) {
       if (fs::is_directory(in)) {
         for (const auto& e : fs::directory_iterator(in)) {
           std::string name = e.path().filename().string();
-          if (e.path().extension() == ".json" && name != "summary.json") files.push_back(e.path().string());
+          if (e.path().extension() == ".json" && name != "summary.json") {
+            if (!is_utf8(e.path().string()))  // common/utf8.hpp: the file name goes into the summary JSON
+              throw UserError("a file name in " + in + " is not UTF-8 text: " + escaped_bytes(e.path().string()));
+            files.push_back(e.path().string());
+          }
         }
       } else if (fs::exists(in)) {
         files.push_back(in);

@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
 #include "common/files.hpp"
+#include "common/utf8.hpp"
 #include "common/version.hpp"
 #include "kernels/device.hpp"
 
@@ -14,6 +15,12 @@ int main(int argc, char** argv) {
   // Line by line even into a file or pipe: a job killed by a time limit (or a signal that ends
   // it before exit flushes) leaves every line it finished in its log.
   std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
+  for (int i = 1; i < argc; ++i)  // common/utf8.hpp: what reaches JSON is UTF-8, checked before any work
+    if (!is_utf8(argv[i])) {
+      std::fprintf(stderr, "popebench: error: argument %d ('%s') is not UTF-8 text; popebench records its arguments in JSON, "
+                           "which holds UTF-8 only\n", i, escaped_bytes(argv[i]).c_str());
+      return 2;
+    }
   CLI::App app{"popebench: positional-embedding benchmarks (PoPE vs RoPE and friends)"};
   app.set_version_flag("--version", std::string(kPopebenchVersion) + " (" + git_commit() + ")");
   app.require_subcommand(1);

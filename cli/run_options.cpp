@@ -142,9 +142,15 @@ RunOptions parse_run_args(const std::vector<std::string>& args, const RunConfig&
   std::vector<std::string> rev(args.rbegin(), args.rend());  // CLI11 takes them last first
   try {
     app.parse(rev);
+  } catch (const CLI::Success&) {  // --help: CLI11's message for it is meant for a main()
+    throw UserError(where + ": --help does not belong in a run's args; give it to the command");
   } catch (const CLI::ParseError& e) {
     throw UserError(where + ": " + e.what());
   }
+  // What the command does with its runs (print them instead of training) is the command's option.
+  for (const char* command_only : {"--print-config"})
+    if (app.get_option(command_only)->count() > 0)
+      throw UserError(where + ": " + command_only + " does not belong in a run's args; give it to the command");
   try {
     finish_run_options(r);
   } catch (const UserError& e) {

@@ -44,3 +44,24 @@ expect_error "the key \"status\" appears twice" export "$tmp/dup_run.json" --out
 /usr/bin/python3 -c "
 import json; print(json.dumps({'cells': [{'name': 'a' * 100000, 'pe': ['rope'], 'seeds': [0]}]}))" > "$tmp/long_name.json"
 expect_error "name must be 1-100 letters" sweep "$tmp/long_name.json" --out "$tmp/long_out"
+
+# Loose parsing: a shard is two whole numbers in range (sscanf's %d once wrapped 4294967298 to 2);
+# options that belong to the command, and --help, are refused inside a plan's args with one line
+# of popebench's own (CLI11's "this should be caught in your main function" never reaches a user).
+echo '{"cells": [{"name": "a", "pe": ["rope"], "seeds": [0, 1, 2, 3]}]}' > "$tmp/shard_plan.json"
+for bad in 0/4294967298 4294967296/4294967298 -1/2 1/ /2 1/2/3 "1 /2" 0x1/2; do
+  expect_error "--shard must be i/n with 0 <= i < n" sweep "$tmp/shard_plan.json" --out "$tmp/shard_out" --shard "$bad" --print-config
+done
+for opt in --help --print-config; do
+  echo "{\"cells\": [{\"name\": \"a\", \"pe\": [\"rope\"], \"seeds\": [0], \"args\": [\"$opt\"]}]}" > "$tmp/opt_plan.json"
+  expect_error "cell a: ${opt}" sweep "$tmp/opt_plan.json" --out "$tmp/opt_out"
+done
+
+# Text that reaches JSON is UTF-8 (common/utf8.hpp): a command line argument or a file name found
+# in a folder that is not is refused before any work, its bytes escaped in the message.
+expect_error "argument 7 ('$tmp/\\xff.json') is not UTF-8 text" train --preset quick --pe rope --out "$tmp/$(printf '\xff').json"
+[[ ! -e "$tmp/$(printf '\xff').json" ]] || { echo "FAIL: a refused non-UTF-8 --out was written"; fails=$((fails+1)); }
+mkdir -p "$tmp/bytes"; cp "$tmp/q/pope_seed0.json" "$tmp/bytes/$(printf 'r\xfe').json"
+expect_error "is not UTF-8 text: $tmp/bytes/r\\xfe.json" merge "$tmp/bytes" --out "$tmp/bytes_out/summary.json"
+expect_error "is not UTF-8 text: $tmp/bytes/r\\xfe.json" export "$tmp/bytes" --out "$tmp/bytes_out/x.csv"
+[[ ! -e "$tmp/bytes_out" ]] || { echo "FAIL: a refused non-UTF-8 name left an output folder"; fails=$((fails+1)); }

@@ -8,6 +8,7 @@
 
 #include "common/files.hpp"
 #include "common/json_read.hpp"
+#include "common/utf8.hpp"
 #include "generators/dataset_io.hpp"
 #include "models/checkpoint.hpp"
 #include "models/transformer.hpp"
@@ -136,4 +137,16 @@ TEST_CASE("an output is refused where it is the same file as an input, however i
   CHECK(!same_file(dir + "/other.json", in));
   refuse_outputs_over_inputs({{dir + "/other.json", "--out"}, {"", "--predictions"}}, {{in, "an input"}, {"", "none"}});
   fs::remove_all(dir);
+}
+
+TEST_CASE("UTF-8 is checked as RFC 3629 defines it", "[readers]") {
+  CHECK(is_utf8(""));
+  CHECK(is_utf8("runs/pope_seed0.json"));
+  CHECK(is_utf8("δ \u00e9 \u20ac \U0001F600"));
+  for (const std::string bad : {"\xff", "a\xfe", "\xc3", "\xc3\x28", "\xe2\x82", "\xc0\xaf" /* overlong '/' */,
+                                "\xed\xa0\x80" /* a surrogate */, "\xf4\x90\x80\x80" /* above U+10FFFF */}) {
+    INFO(escaped_bytes(bad));
+    CHECK(!is_utf8(bad));
+  }
+  CHECK(escaped_bytes("a\xff\n") == "a\\xff\\x0a");
 }
