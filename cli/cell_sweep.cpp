@@ -5,6 +5,7 @@
 
 #include "cli/job_pool.hpp"
 #include "common/files.hpp"
+#include "kernels/device.hpp"
 #include "models/extrapolation.hpp"
 #include "models/stop_signal.hpp"
 #include "models/summary.hpp"
@@ -63,9 +64,35 @@ static Batching batching_for(const SweepOptions& sw) {
   return sw.batch_runs == 0 ? Batching::automatic_at(sw.concurrent) : Batching::up_to(sw.batch_runs);
 }
 
+// A plan is refused whole before any run trains (docs/sweep_format.md): every run's config, the
+// names of the files it will write and the device it asks for. Each run's own checks in train()
+// come too late for a sweep, whose earlier cells would have trained before a later one failed.
+// With --data the task comes from the dataset when the run starts, so train() checks those runs.
+static void check_runs_up_front(const std::vector<SweepRun>& jobs, const std::vector<SweepCell>& cells) {
+  bool wants_gpu = false;
+  for (const auto& j : jobs) {
+    const std::string& cell = cells[j.cell].name;
+    const std::string where = (cell.empty() ? "" : "cell " + cell + ", ") + j.pe + " seed " + std::to_string(j.seed);
+    try {
+      if (j.opt.data_dir.empty()) j.opt.cfg.validate();
+      check_output_path(j.opt.out_json, "the run file");
+      // The longest name a run writes: a kept checkpoint, RUN.json.ckpt.stepN.
+      check_output_path(j.opt.out_json + ".ckpt.step" + std::to_string(j.opt.cfg.train.steps), "a kept checkpoint");
+    } catch (const UserError& e) {
+      throw UserError(where + ": " + e.what());
+    }
+    wants_gpu = wants_gpu || j.opt.cfg.train.device == "cuda";
+  }
+  if (wants_gpu) {
+    const DeviceInfo d = query_device();
+    if (d.cuda_devices == 0) throw UserError("a run asks for --device cuda, and no CUDA device was found" + (d.error.empty() ? std::string() : " (" + d.error + ")"));
+  }
+}
+
 int run_cell_sweep(const std::vector<SweepCell>& cells, const std::string& out, const SweepOptions& sw,
                    const Shard& shard, bool print_config, const AfterRun& after_run) {
   const std::vector<SweepRun> jobs = sweep_runs(cells, out, sw, shard);
+  check_runs_up_front(jobs, cells);
   std::vector<TrainOptions> runs_to_train;
   for (const auto& j : jobs) runs_to_train.push_back(j.opt);
   if (print_config) {

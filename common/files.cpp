@@ -80,6 +80,11 @@ void check_output_path(const std::string& path, const std::string& what) {
   if (path.empty()) throw UserError(what + " is empty");
   if (path.back() == '/' || fs::path(path).filename() == "." || fs::path(path).filename() == "..")
     throw UserError(what + " " + path + " names a folder, not a file");
+  // Linux's limits (NAME_MAX, PATH_MAX): past them the file cannot be made, found after the work.
+  if (path.size() >= 4096) throw UserError(what + ": the path is longer than 4095 bytes");
+  for (const auto& part : fs::path(path))
+    if (part.native().size() > 255)
+      throw UserError(what + ": a name in the path is longer than 255 bytes (" + part.native().substr(0, 40) + "...)");
   std::error_code ec;
   const auto st = fs::status(path, ec);
   if (!ec && fs::exists(st) && !fs::is_regular_file(st))

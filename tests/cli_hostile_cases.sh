@@ -65,3 +65,20 @@ mkdir -p "$tmp/bytes"; cp "$tmp/q/pope_seed0.json" "$tmp/bytes/$(printf 'r\xfe')
 expect_error "is not UTF-8 text: $tmp/bytes/r\\xfe.json" merge "$tmp/bytes" --out "$tmp/bytes_out/summary.json"
 expect_error "is not UTF-8 text: $tmp/bytes/r\\xfe.json" export "$tmp/bytes" --out "$tmp/bytes_out/x.csv"
 [[ ! -e "$tmp/bytes_out" ]] || { echo "FAIL: a refused non-UTF-8 name left an output folder"; fails=$((fails+1)); }
+
+# A plan is refused whole before any run trains: a later cell whose warmup is longer than its
+# steps, whose names are too long for the file system, or that asks for a device not there.
+cat > "$tmp/late_plan.json" <<'JSON'
+{"preset": "quick", "args": ["--steps", "3", "--eval-every", "0", "--n-train", "50", "--n-val", "8", "--n-test", "8"],
+ "cells": [{"name": "good", "pe": ["rope"], "seeds": [0], "args": ["--warmup", "1", "--device", "cpu"]},
+           {"name": "late", "pe": ["rope"], "seeds": [0], "args": ["--warmup", "10", "--device", "cpu"]}]}
+JSON
+expect_error "cell late, rope seed 0: warmup (10) is longer than the run (3 steps)" sweep "$tmp/late_plan.json" --out "$tmp/late_out"
+[[ ! -e "$tmp/late_out/good/rope_seed0.json" ]] || { echo "FAIL: the good cell trained before the plan was refused"; fails=$((fails+1)); }
+long=$(printf 'd%.0s' $(seq 1 300))
+expect_error "a name in the path is longer than 255 bytes" sweep "$tmp/shard_plan.json" --out "$tmp/$long"
+if ! nvidia-smi -L >/dev/null 2>&1; then  # a machine without a GPU, as CI's
+  sed 's/"--warmup", "10", "--device", "cpu"/"--warmup", "1", "--device", "cuda"/' "$tmp/late_plan.json" > "$tmp/gpu_plan.json"
+  expect_error "a run asks for --device cuda, and no CUDA device was found" sweep "$tmp/gpu_plan.json" --out "$tmp/gpu_out"
+  [[ ! -e "$tmp/gpu_out/good/rope_seed0.json" ]] || { echo "FAIL: the good cell trained before a missing GPU was found"; fails=$((fails+1)); }
+fi
