@@ -1,10 +1,13 @@
 #include "models/export_csv.hpp"
 
+#include <cstdlib>
+
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "common/files.hpp"
+#include "models/extrapolation.hpp"
 
 namespace popebench {
 namespace {
@@ -32,7 +35,15 @@ std::string field_of(const nlohmann::json& obj, const char* key) {
 
 }  // namespace
 
-std::string csv_field(const std::string& s) {
+std::string csv_field(const std::string& in) {
+  // A text cell that a spreadsheet would read as a formula (=, +, -, @, tab, CR first) gets a
+  // leading "'", OWASP's rule; numbers (-0.5, +3, 1e-3) are left as they are.
+  std::string s = in;
+  if (!s.empty() && std::string("=+-@\t\r").find(s[0]) != std::string::npos) {
+    char* end = nullptr;
+    std::strtod(s.c_str(), &end);
+    if (end != s.c_str() + s.size()) s = "'" + s;
+  }
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string q = "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
@@ -89,14 +100,7 @@ std::string runs_csv(const std::vector<ExportedRun>& runs, bool curves) {
 }
 
 nlohmann::json read_extrapolation(const nlohmann::json& j, const std::string& what) {
-  if (!j.is_object() || j.value("schema", "") != "popebench.extrapolation")
-    throw UserError(what + ": not a popebench extrapolation JSON");
-  if (!j.contains("schema_version") || !j["schema_version"].is_number_integer() || j["schema_version"].get<int>() > 1)
-    throw UserError(what + ": extrapolation schema version newer than this build reads");
-  for (const char* key : {"rows", "buckets", "task"})
-    if (!j.contains(key)) throw UserError(what + ": extrapolation JSON without '" + key + "'");
-  if (!j["rows"].is_array() || !j["buckets"].is_array() || !j["task"].is_object())
-    throw UserError(what + ": extrapolation JSON with malformed rows, buckets or task");
+  check_extrapolation_doc(j, what);
   return j;
 }
 

@@ -131,6 +131,46 @@ nlohmann::json evaluate_buckets(const RunConfig& run, const std::vector<float>& 
           {"rope_factor", rope_factor}, {"acc", acc}, {"loss", loss}, {"n", n}};
 }
 
+void check_extrapolation_doc(const nlohmann::json& doc, const std::string& what) {
+  auto bad = [&](const std::string& why) { throw UserError(what + ": " + why + " (not as `popebench extrapolate` writes it)"); };
+  if (!doc.is_object() || doc.value("schema", "") != "popebench.extrapolation") bad("not a popebench extrapolation table");
+  if (!doc.contains("schema_version") || !doc["schema_version"].is_number_integer() || doc["schema_version"] != 1)
+    bad("schema version other than 1");
+  for (const char* key : {"rows", "buckets", "task"})
+    if (!doc.contains(key)) bad(std::string("no '") + key + "'");
+  if (!doc["rows"].is_array() || !doc["buckets"].is_array() || !doc["task"].is_object()) bad("malformed rows, buckets or task");
+  std::vector<int64_t> factors;
+  for (const auto& b : doc["buckets"]) {
+    if (!b.is_object() || !b.contains("factor") || !b["factor"].is_number_integer() || b["factor"].get<int64_t>() < 1 ||
+        b["factor"].get<int64_t>() > 1000000)
+      bad("a bucket without a whole factor from 1 to 10^6");
+    if (!factors.empty() && b["factor"].get<int64_t>() <= factors.back()) bad("bucket factors not in increasing order");
+    factors.push_back(b["factor"].get<int64_t>());
+  }
+  if (factors.empty()) bad("no buckets");
+  for (const auto& r : doc["rows"]) {
+    if (!r.is_object() || !r.contains("label") || !r["label"].is_string()) bad("a row without a label");
+    const std::string label = r["label"];
+    try {
+      pe_from_label(label.substr(0, label.find('+')), PEConfig{});
+    } catch (const UserError& e) {
+      bad("row '" + label.substr(0, 40) + "': " + e.what());
+    }
+    auto whole = [](const nlohmann::json& v) { return v.is_number_integer() && v.get<int64_t>() >= 0; };
+    if (!r.contains("seed") || !whole(r["seed"])) bad("row " + label + ": no seed");
+    for (const char* key : {"acc", "loss", "n", "factors"})
+      if (!r.contains(key) || !r[key].is_array() || r[key].size() != factors.size())
+        bad("row " + label + ": '" + key + "' is not a list with one entry per bucket");
+    for (size_t k = 0; k < factors.size(); ++k) {
+      const auto &acc = r["acc"][k], &loss = r["loss"][k];
+      if (!acc.is_number() || !(acc.get<double>() >= 0.0 && acc.get<double>() <= 1.0)) bad("row " + label + ": an accuracy outside [0, 1]");
+      if (!loss.is_number() || !std::isfinite(loss.get<double>()) || loss.get<double>() < 0) bad("row " + label + ": a loss that is not finite and >= 0");
+      if (!whole(r["n"][k])) bad("row " + label + ": a count that is not a whole number");
+      if (r["factors"][k] != factors[k]) bad("row " + label + ": factors other than the buckets'");
+    }
+  }
+}
+
 nlohmann::json summarise_extrapolation(const std::vector<nlohmann::json>& rows) {
   std::map<std::string, std::vector<const nlohmann::json*>> by_label;
   std::vector<std::string> order;  // first appearance: the order the user listed the PEs in

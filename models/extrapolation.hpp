@@ -48,6 +48,11 @@ nlohmann::json evaluate_buckets(const RunConfig& run, const std::vector<float>& 
 
 // Mean and sample std over seeds of each label's accuracy per bucket. rows: evaluate_buckets
 // results, each with "seed" added.
+// Checks an extrapolation table read from a file against what `extrapolate` writes, before anything
+// reads it: schema and version, buckets with whole factors >= 1 in increasing order, and rows of
+// a known PE label, a seed, one accuracy in [0, 1], a finite loss and a count per bucket. A
+// UserError naming `what` otherwise (a table from elsewhere once printed "inf ± -nan").
+void check_extrapolation_doc(const nlohmann::json& doc, const std::string& what);
 nlohmann::json summarise_extrapolation(const std::vector<nlohmann::json>& rows);
 std::string extrapolation_markdown(const nlohmann::json& table);
 // The line above that table in extrapolation.md: the task, its training lengths, the seeds per

@@ -31,9 +31,7 @@ nlohmann::json merge_extrapolations(const std::vector<ExtrapolationInput>& input
   const ExtrapolationInput& first = inputs.front();
   for (const auto& in : inputs)
     for_input(in, [&] {
-      if (in.doc.value("schema", "") != "popebench.extrapolation" || !in.doc.contains("schema_version") ||
-          json_int<int>(in.doc, "schema_version") != 1)
-        throw UserError(in.dir + "/extrapolation.json is not a popebench extrapolation table (schema version 1)");
+      check_extrapolation_doc(in.doc, in.dir + "/extrapolation.json");
       for (const char* field : {"task", "buckets", "extrapolation"})
         if (in.doc.at(field) != first.doc.at(field))
           throw UserError(in.dir + " and " + first.dir + " differ in " + field + "; only runs of one setting merge");

@@ -151,7 +151,7 @@ expect_ok extrapolate --preset quick --task k-back --min-len 4 --max-len 6 --max
 expect_error "differ in buckets" merge "$tmp/ex" "$tmp/ex_f2" --out "$tmp/exm2/extrapolation.json"
 [[ ! -e "$tmp/exm2" ]] || { echo "FAIL: a refused merge wrote its output (or made its folder)"; fails=$((fails+1)); }
 mkdir -p "$tmp/exbad" && echo '{"schema": "popebench.extrapolation", "schema_version": 1}' > "$tmp/exbad/extrapolation.json"
-expect_error "exbad/extrapolation.json is not as" merge "$tmp/ex" "$tmp/exbad" --out "$tmp/exm2/extrapolation.json"
+expect_error "exbad/extrapolation.json: no 'rows' (not as" merge "$tmp/ex" "$tmp/exbad" --out "$tmp/exm2/extrapolation.json"
 expect_error "test-time RoPE variants are not trained" extrapolate --pe rope+pi --out "$tmp/ex2"
 expect_error "factors must increase" extrapolate --factors 3,2 --out "$tmp/ex2"
 expect_error "unknown RoPE variant" extrapolate --rope-variants yarn --out "$tmp/ex2"

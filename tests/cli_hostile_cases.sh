@@ -82,3 +82,16 @@ if ! nvidia-smi -L >/dev/null 2>&1; then  # a machine without a GPU, as CI's
   expect_error "a run asks for --device cuda, and no CUDA device was found" sweep "$tmp/gpu_plan.json" --out "$tmp/gpu_out"
   [[ ! -e "$tmp/gpu_out/good/rope_seed0.json" ]] || { echo "FAIL: the good cell trained before a missing GPU was found"; fails=$((fails+1)); }
 fi
+
+# Documents from elsewhere are checked against what popebench can have written: accuracies in
+# [0, 1], finite losses, known PEs and statuses (a run file with -3.0 once made merge print a
+# negative mean, 1e308 "inf ± -nan").
+for change in "r['final']['test']['acc'] = -3.0|an accuracy outside [0, 1]" "r['final']['val']['acc'] = 1e308|an accuracy outside [0, 1]" \
+              "r['final']['test']['loss'] = -1|a loss that is not finite" "r['config']['pe']['kind'] = 'ropey'|unknown positional embedding" \
+              "r['status'] = 'done'|unknown run status 'done'"; do
+  rm -rf "$tmp/elsewhere"; mkdir -p "$tmp/elsewhere"
+  /usr/bin/python3 -c "
+import json; r = json.load(open('$run')); ${change%%|*}; json.dump(r, open('$tmp/elsewhere/pope_seed0.json', 'w'))"
+  expect_error "${change##*|}" merge "$tmp/elsewhere" --out "$tmp/elsewhere_out/summary.json"
+  expect_error "${change##*|}" export "$tmp/elsewhere/pope_seed0.json" --out "$tmp/elsewhere_out/x.csv"
+done

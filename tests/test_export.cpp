@@ -2,6 +2,8 @@
 // empty where a run lacks one or has no final numbers; quoting; a row per curve point.
 #include <catch2/catch.hpp>
 
+#include <functional>
+
 #include <sstream>
 
 #include "generators/task.hpp"
@@ -104,6 +106,15 @@ TEST_CASE("export: CSV fields are quoted only when they must be", "[export]") {
   CHECK(csv_field("a,b") == "\"a,b\"");
   CHECK(csv_field("say \"x\"") == "\"say \"\"x\"\"\"");
   CHECK(csv_field("two\nlines") == "\"two\nlines\"");
+  // A text cell a spreadsheet would run as a formula starts with a "'"; numbers stay numbers.
+  CHECK(csv_field("=HYPERLINK(\"x\")") == "\"'=HYPERLINK(\"\"x\"\")\"");
+  CHECK(csv_field("+cmd") == "'+cmd");
+  CHECK(csv_field("@SUM(A1)") == "'@SUM(A1)");
+  CHECK(csv_field("-x") == "'-x");
+  CHECK(csv_field("\tx") == "'\tx");
+  CHECK(csv_field("-0.5") == "-0.5");
+  CHECK(csv_field("+3") == "+3");
+  CHECK(csv_field("-1e-3") == "-1e-3");
 }
 
 TEST_CASE("export --extrapolation: a row per evaluated run and length bucket, the task's leaves as columns", "[export]") {
@@ -131,8 +142,24 @@ TEST_CASE("export --extrapolation: a row per evaluated run and length bucket, th
   CHECK(rows[1][column(h, "task.name")] == "k-back");
   CHECK(rows[1][column(h, "file")] == "a/extrapolation.json");
   CHECK_THROWS_WITH(read_extrapolation(nlohmann::json{{"schema", "popebench.run"}}, "r.json"),
-                    Catch::Contains("r.json: not a popebench extrapolation JSON"));
+                    Catch::Contains("r.json: not a popebench extrapolation table"));
   nlohmann::json newer = doc;
   newer["schema_version"] = 2;
-  CHECK_THROWS_WITH(read_extrapolation(newer, "n.json"), Catch::Contains("newer than this build reads"));
+  CHECK_THROWS_WITH(read_extrapolation(newer, "n.json"), Catch::Contains("schema version other than 1"));
+  // Values from elsewhere are checked against what a run can measure (a table once printed a
+  // negative mean, or "inf ± -nan"), names against the PEs popebench has.
+  auto broken = [&](const std::function<void(nlohmann::json&)>& change, const std::string& message) {
+    nlohmann::json d = doc;
+    change(d);
+    INFO(message);
+    CHECK_THROWS_WITH(read_extrapolation(d, "x.json"), Catch::Contains(message));
+  };
+  broken([](nlohmann::json& d) { d["rows"][0]["acc"][1] = -3.0; }, "row rope: an accuracy outside [0, 1]");
+  broken([](nlohmann::json& d) { d["rows"][0]["acc"][0] = 1e308; }, "row rope: an accuracy outside [0, 1]");
+  broken([](nlohmann::json& d) { d["rows"][1]["loss"][0] = -1.0; }, "row rope+pi: a loss that is not finite");
+  broken([](nlohmann::json& d) { d["rows"][0]["label"] = "ropey"; }, "row 'ropey': unknown positional embedding");
+  broken([](nlohmann::json& d) { d["buckets"][1].erase("factor"); }, "a bucket without a whole factor");
+  broken([](nlohmann::json& d) { d["buckets"][1]["factor"] = 1; }, "bucket factors not in increasing order");
+  broken([](nlohmann::json& d) { d["rows"][0]["n"] = {20}; }, "'n' is not a list with one entry per bucket");
+  broken([](nlohmann::json& d) { d["rows"][0]["factors"] = {1, 2}; }, "factors other than the buckets'");
 }
