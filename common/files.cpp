@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <cerrno>
+#include <csignal>
 #include <unistd.h>
 
 namespace popebench {
@@ -34,7 +36,30 @@ void copy_file_atomic(const std::string& from, const std::string& to) {
   }
 }
 
+// PATH.tmp.PID files that an earlier process, now gone, was writing when it was killed (a
+// SIGINT during `generate` left one of hundreds of MB, which the rerun, under another PID, kept).
+// A temporary of a process still alive is left alone: it may be writing the same path now.
+static void remove_stale_temporaries(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  const std::string prefix = p.filename().string() + ".tmp.";
+  std::error_code ec;
+  const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string pid = name.substr(prefix.size());
+    if (pid.size() > 9 || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    const long n = std::stol(pid);
+    if (n != ::getpid() && ::kill(static_cast<pid_t>(n), 0) != 0 && errno == ESRCH) {
+      std::error_code rm;
+      fs::remove(it->path(), rm);
+    }
+  }
+}
+
 void write_file_atomic(const std::string& path, std::string_view content) {
+  remove_stale_temporaries(path);
   {
     std::error_code ec;
     const auto st = std::filesystem::status(path, ec);

@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "common/files.hpp"
 #include "common/json_read.hpp"
@@ -149,4 +151,24 @@ TEST_CASE("UTF-8 is checked as RFC 3629 defines it", "[readers]") {
     CHECK(!is_utf8(bad));
   }
   CHECK(escaped_bytes("a\xff\n") == "a\\xff\\x0a");
+}
+
+TEST_CASE("a temporary left by a killed writer is removed by the next write of the same file", "[readers]") {
+  namespace fs = std::filesystem;
+  const std::string dir = test::fresh_tmpdir("readers_stale_tmp");
+  const std::string out = dir + "/train.bin";
+  // A PID that is not running: a child that has exited and been reaped.
+  const pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  int status = 0;
+  ::waitpid(gone, &status, 0);
+  std::ofstream(out + ".tmp." + std::to_string(gone)) << std::string(1000, 'x');
+  std::ofstream(out + ".tmp." + std::to_string(::getppid())) << "alive";  // a live process's: kept
+  std::ofstream(dir + "/other.bin.tmp." + std::to_string(gone)) << "another file's";
+  write_file_atomic(out, "data");
+  CHECK(read_file(out) == "data");
+  CHECK(!fs::exists(out + ".tmp." + std::to_string(gone)));
+  CHECK(fs::exists(out + ".tmp." + std::to_string(::getppid())));
+  CHECK(fs::exists(dir + "/other.bin.tmp." + std::to_string(gone)));
+  fs::remove_all(dir);
 }
