@@ -12,42 +12,21 @@
 // OUT/<cell>/summary.json and summary.md. Finished runs are skipped and unfinished ones resume,
 // as in `reproduce` (both run through cli/cell_sweep.hpp).
 #include <algorithm>
-#include <cctype>
-#include <set>
 
 #include "cli/cell_sweep.hpp"
 #include "cli/commands.hpp"
 #include "cli/presets.hpp"
 #include "cli/run_options.hpp"
+#include "cli/sweep_plan.hpp"
 #include "common/files.hpp"
-#include "common/json_read.hpp"
 
 namespace popebench::cli {
 
 namespace {
 
-struct Cell {
-  std::string name;
-  std::vector<std::string> args;  // the plan's args, then the cell's
-  std::vector<std::string> pes;
-  std::vector<uint64_t> seeds;
+struct Cell : PlanCell {
   RunOptions run;
 };
-
-std::vector<std::string> string_list(const nlohmann::json& j, const std::string& where) {
-  if (!j.is_array()) throw UserError(where + " must be a list of strings");
-  std::vector<std::string> out;
-  for (const auto& x : j) {
-    if (!x.is_string()) throw UserError(where + " must be a list of strings");
-    out.push_back(x.get<std::string>());
-  }
-  return out;
-}
-
-void refuse_unknown_keys(const nlohmann::json& j, const std::set<std::string>& known, const std::string& where) {
-  for (const auto& [k, v] : j.items())
-    if (!known.count(k)) throw UserError(where + ": unknown key '" + k + "'");
-}
 
 // The cell's run options: the preset, then its args parsed as `train` would parse them.
 RunOptions cell_options(const std::string& preset, const std::vector<std::string>& args, const std::string& where) {
@@ -57,62 +36,15 @@ RunOptions cell_options(const std::string& preset, const std::vector<std::string
   return parse_run_args(args, base, where);
 }
 
-// A cell's folder name: a plain loop, not std::regex, whose matcher recursed once per character
-// and ran out of stack on a name of ~100,000 characters. 100 leaves room under any file system's
-// 255-byte name limit for the run files inside ("pope-delta2pi_seed123.json.ckpt.step100000").
-bool is_folder_name(const std::string& s) {
-  auto plain = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '-'; };
-  return !s.empty() && s.size() <= 100 && std::isalnum(static_cast<unsigned char>(s[0])) && std::all_of(s.begin(), s.end(), plain);
-}
-
 std::vector<Cell> read_plan(const std::string& path, std::string& preset, std::string& plan_name) {
-  nlohmann::json plan = read_json_file(path);
-  if (!plan.is_object()) throw UserError(path + " is not a JSON object");
-  refuse_unknown_keys(plan, {"name", "description", "preset", "args", "cells"}, path);
-  for (const char* key : {"name", "description", "preset"})
-    if (plan.contains(key) && !plan[key].is_string()) throw UserError(path + ": " + key + " must be a string");
-  preset = plan.value("preset", std::string("paper"));
-  plan_name = plan.value("name", path);
-  const auto common = plan.contains("args") ? string_list(plan["args"], path + ": args") : std::vector<std::string>{};
-  if (!plan.contains("cells") || !plan["cells"].is_array() || plan["cells"].empty())
-    throw UserError(path + ": cells must be a non-empty list");
+  const Plan plan = read_plan_file(path);
+  preset = plan.preset;
+  plan_name = plan.name;
   std::vector<Cell> cells;
-  std::set<std::string> names;
-  for (const auto& c : plan["cells"]) {
-    if (!c.is_object()) throw UserError(path + ": every cell must be an object");
-    const std::string where = path + ": cell " + (c.contains("name") && c["name"].is_string() ? c["name"].get<std::string>() : "?");
-    refuse_unknown_keys(c, {"name", "why", "args", "pe", "seeds"}, where);
+  for (const PlanCell& pc : plan.cells) {
+    const std::string where = path + ": cell " + pc.name;
     Cell cell;
-    if (!c.contains("name") || !c["name"].is_string() || !is_folder_name(c["name"].get<std::string>()))
-      throw UserError(where + ": name must be 1-100 letters, digits, '_', '.', '-', not starting with '_', '.' or '-' "
-                              "(it names the cell's folder)");
-    cell.name = c["name"];
-    if (!names.insert(cell.name).second) throw UserError(path + ": two cells are named " + cell.name);
-    cell.args = common;
-    if (c.contains("args"))
-      for (auto& a : string_list(c["args"], where + ": args")) cell.args.push_back(a);
-    if (!c.contains("pe")) throw UserError(where + ": pe is missing");
-    cell.pes = string_list(c["pe"], where + ": pe");
-    if (!c.contains("seeds") || !c["seeds"].is_array()) throw UserError(where + ": seeds must be a list of integers");
-    for (const auto& s : c["seeds"]) {
-      if (!s.is_number_integer() || s.get<int64_t>() < 0) throw UserError(where + ": seeds must be integers >= 0");
-      cell.seeds.push_back(s.get<uint64_t>());
-    }
-    if (cell.pes.empty() || cell.seeds.empty()) throw UserError(where + ": pe and seeds must not be empty");
-    // A row of a summary is a set of distinct runs: a repeated PE or seed would count one run twice.
-    if (std::set<std::string>(cell.pes.begin(), cell.pes.end()).size() != cell.pes.size())
-      throw UserError(where + ": a PE is listed twice");
-    if (std::set<uint64_t>(cell.seeds.begin(), cell.seeds.end()).size() != cell.seeds.size())
-      throw UserError(where + ": a seed is listed twice");
-    for (const auto& pe : cell.pes) {
-      PEConfig p;
-      p.kind = pe;
-      try {
-        p.validate();
-      } catch (const UserError& e) {
-        throw UserError(where + ": " + e.what());
-      }
-    }
+    static_cast<PlanCell&>(cell) = pc;
     cell.run = cell_options(preset, cell.args, where);
     for (const auto& pe : cell.pes) {  // each PE with the cell's options (e.g. --pe-freqs needs a rotary PE)
       PEConfig p = cell.run.cfg.pe;
