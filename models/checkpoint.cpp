@@ -1,5 +1,7 @@
 #include "models/checkpoint.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "common/files.hpp"
@@ -96,6 +98,17 @@ Checkpoint load_checkpoint(const std::string& path) {
   c.v = r.get_vec();
   if (c.m.size() != c.params.size() || c.v.size() != c.params.size())
     throw UserError(path + ": checkpoint arrays disagree in size");
+  if (c.step < 0) throw UserError(path + ": the checkpoint's step is negative");
+  // Training stops at the first non-finite loss and keeps the last good checkpoint, so no
+  // checkpoint popebench writes holds a NaN or an infinity; one that does came from elsewhere,
+  // and such a value once reached a float-to-int cast (inspect's histogram of delta).
+  auto finite = [](const std::vector<float>& a) {
+    return std::all_of(a.begin(), a.end(), [](float x) { return std::isfinite(x); });
+  };
+  if (!finite(c.params) || !finite(c.m) || !finite(c.v))
+    throw UserError(path + ": the checkpoint holds a parameter or moment that is not a finite number");
+  if (!std::all_of(c.v.begin(), c.v.end(), [](float x) { return x >= 0.f; }))
+    throw UserError(path + ": the checkpoint holds a negative second moment");
   return c;
 }
 

@@ -95,3 +95,7 @@ import json; r = json.load(open('$run')); ${change%%|*}; json.dump(r, open('$tmp
   expect_error "${change##*|}" merge "$tmp/elsewhere" --out "$tmp/elsewhere_out/summary.json"
   expect_error "${change##*|}" export "$tmp/elsewhere/pope_seed0.json" --out "$tmp/elsewhere_out/x.csv"
 done
+
+# An error names what is wrong: a dataset of another task handed to inspect is the dataset's
+# task, not the run's (inspect once said "the run's task is k-back" of an Indirect Indexing run).
+expect_error "$tmp/kb holds k-back data; the checkpoint was trained on indirect-indexing" inspect "$ck" --data "$tmp/kb"

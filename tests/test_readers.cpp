@@ -3,6 +3,7 @@
 // classes the fuzz targets (fuzz/) and hand-made bad files found.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sys/wait.h>
@@ -60,6 +61,19 @@ TEST_CASE("a checkpoint's config is validated before a model of its size is buil
   Checkpoint back = load_checkpoint(path);
   CHECK(back.params.empty());
   test::expect_user_error([&] { checkpoint_run_config(back, path); }, "holds 0 parameters");
+
+  // Values no training writes, under a valid checksum: a NaN once reached a float-to-int cast in
+  // inspect's histogram of delta.
+  auto refused_values = [&](const std::function<void(Checkpoint&)>& edit, const std::string& want) {
+    Checkpoint ck = checkpoint_of(c);
+    edit(ck);
+    save_checkpoint(path, ck);
+    test::expect_user_error([&] { load_checkpoint(path); }, want);
+  };
+  refused_values([](Checkpoint& ck) { ck.params[3] = std::nanf(""); }, "not a finite number");
+  refused_values([](Checkpoint& ck) { ck.m[0] = INFINITY; }, "not a finite number");
+  refused_values([](Checkpoint& ck) { ck.v[1] = -1.f; }, "negative second moment");
+  refused_values([](Checkpoint& ck) { ck.step = -5; }, "step is negative");
   std::filesystem::remove_all(dir);
 }
 
