@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 #include "cli/presets.hpp"
 #include "cli/run_options.hpp"
+#include "models/pe_registry.hpp"
 #include "models/stop_signal.hpp"
 
 namespace popebench::cli {
@@ -31,14 +32,18 @@ Runner register_train(CLI::App& app, const std::string& preset) {
                   "A shipped preset (popebench list) or a preset file's path: the defaults of the options below")
       ->check(non_empty());
   add_run_options(*cmd, st->run);
-  cmd->add_option("--out", st->out, "Run JSON to write")->required()->check(non_empty());
+  cmd->add_option("--out", st->out, "Run JSON to write (not needed with --print-config)")->check(non_empty());
   cmd->add_option("--checkpoint", st->checkpoint, "Checkpoint file (default: OUT.ckpt)")->check(non_empty());
   cmd->add_flag("--resume", st->resume, "Continue from the checkpoint if it exists (the config must match)");
   cmd->add_option("--stop-at", st->stop_at, "Stop after this step with a checkpoint (continue with --resume)")
       ->check(integer_in(0, int64_t(1) << 40));
-  return [st]() {
+  return [st, cmd]() {
     if (!st->preset_error.empty()) throw UserError(st->preset_error);
     finish_run_options(st->run);
+    // Which PE a run trains is the one choice with no neutral default: asked for, not assumed.
+    if (cmd->get_option("--pe")->count() == 0)
+      throw UserError("train needs --pe (one of " + pe_kind_list() + "; `popebench list` says what each is)");
+    if (st->out.empty() && !st->run.print_config) throw UserError("--out is required: the run JSON to write");
     TrainOptions o;
     o.cfg = st->run.cfg;
     o.data_dir = st->run.data_dir;
@@ -55,6 +60,7 @@ Runner register_train(CLI::App& app, const std::string& preset) {
       print_run_configs({o});
       return 0;
     }
+    o.warn_if_long_on_cpu = true;
     nlohmann::json run;
     try {
       run = train(o);

@@ -34,6 +34,9 @@ struct TrainOptions {
   // std::chrono::steady_clock) has passed; used to fit runs into time-limited jobs.
   double deadline = 0;
   std::string label;       // prefix of progress lines (several runs may share a terminal)
+  // Before training on the CPU for more than an hour (estimated_cpu_seconds), say so on stderr
+  // with the estimate and what to do instead (`train`; `reproduce` picks its quick preset itself).
+  bool warn_if_long_on_cpu = false;
   // When out_json already holds a complete run of exactly this config, return it untrained.
   bool skip_if_complete = false;
   // What an interrupted run's message tells the user to do (sweeps: rerun the same command).
@@ -54,6 +57,10 @@ struct RunInterrupted : std::runtime_error {
 struct EvalInterrupted : RunInterrupted {
   using RunInterrupted::RunInterrupted;
 };
+
+// The estimated seconds cfg's training takes on `threads` CPU cores: 6 FLOPs per parameter and
+// token, at the rate measured for the paper model on this project's 2-core machine (0.22 steps/s).
+double estimated_cpu_seconds(const RunConfig& cfg, size_t n_params, int threads);
 
 // CHECKPOINT.stepN: where a run with keep_every keeps its step-N checkpoint.
 std::string kept_checkpoint_path(const std::string& checkpoint, int64_t step);

@@ -48,7 +48,7 @@ for list in "0,,1" "0,1," ",0"; do
 done
 expect_error "--pe: an empty item" reproduce indirect-indexing --preset quick --pe rope,,pope --out "$tmp/q3"
 expect_error "--factors: an empty item" extrapolate --task k-back --factors 1,,2 --out "$tmp/q3"
-expect_error "--loss-fields: an empty item" train --preset quick --loss-fields 0, --out "$tmp/q3/r.json"
+expect_error "--loss-fields: an empty item" train --pe rope --preset quick --loss-fields 0, --out "$tmp/q3/r.json"
 expect_error "--cells: an empty item" sweep "$(dirname "$0")/../results/indirect_indexing/screen/screen.json" --cells loss_all, --out "$tmp/q3"
 expect_error "--batch-runs: an empty item" bench --batch-runs 16,,32 --out "$tmp/q3/b.json"
 expect_error "--stream-runs: each R must be from 1 to 64, not 65" bench --stream-runs 2,65 --out "$tmp/q3/b.json"
@@ -69,9 +69,9 @@ expect_error "needs --device cuda or auto" reproduce indirect-indexing --preset 
 expect_error "--gpus" reproduce indirect-indexing --preset quick --gpus 0 --out "$tmp/q3"
 expect_error "--gpus 64: " reproduce indirect-indexing --preset quick --gpus 64 --out "$tmp/q3"
 expect_error "unknown positional embedding" train --pe bogus --out "$tmp/t.json"
-expect_error "does not divide" train --heads 3 --out "$tmp/t.json"
-expect_error "no dataset at" train --data "$tmp/none" --out "$tmp/t.json"
-expect_error "cannot be combined with --data" train --data "$tmp/ok" --max-len 30 --out "$tmp/t.json"
+expect_error "does not divide" train --pe rope --heads 3 --out "$tmp/t.json"
+expect_error "no dataset at" train --pe rope --data "$tmp/none" --out "$tmp/t.json"
+expect_error "cannot be combined with --data" train --pe rope --data "$tmp/ok" --max-len 30 --out "$tmp/t.json"
 expect_error "not a popebench checkpoint" eval --checkpoint "$tmp/ok/manifest.json"
 expect_error "not a popebench run JSON" merge "$tmp/ok"
 # inspect: a checkpoint's diagnostics; bad input named
@@ -85,11 +85,11 @@ expect_error "not a popebench checkpoint" inspect "$tmp/q/pope_seed0.json"
 expect_error "--split" inspect "$tmp/q/pope_seed0.json.ckpt" --split train
 expect_error "--examples" inspect "$tmp/q/pope_seed0.json.ckpt" --examples -1
 # the screen's model options refuse what they cannot do
-expect_error "untied head" train --tie-embeddings --init scaled-embedding --out "$tmp/t.json"
+expect_error "untied head" train --pe rope --tie-embeddings --init scaled-embedding --out "$tmp/t.json"
 expect_error "is one already" train --pe learned --abs-pos learned --out "$tmp/t.json"
 expect_error "pope only" train --pe rope --delta-bound project --out "$tmp/t.json"
-expect_error "--grad-accum" train --grad-accum 0 --out "$tmp/t.json"
-expect_error "unknown batch sampling" train --sampling bootstrap --out "$tmp/t.json"
+expect_error "--grad-accum" train --pe rope --grad-accum 0 --out "$tmp/t.json"
+expect_error "unknown batch sampling" train --pe rope --sampling bootstrap --out "$tmp/t.json"
 # --pe all runs the paper's baselines too; each gets its paper value in the summary
 expect_ok reproduce indirect-indexing --preset quick --pe all --seeds 0 --steps 2 --warmup 1 --eval-every 0 --n-val 16 --n-test 16 --device cpu --out "$tmp/all"
 [[ $(ls "$tmp/all"/*_seed0.json | wc -l) -eq 6 ]] && grep -q '"alibi-half"' "$tmp/all/summary.json" || { echo "FAIL: --pe all did not run the six PEs"; fails=$((fails+1)); }
@@ -123,7 +123,7 @@ PY
   { echo "FAIL: eval --factors differs from extrapolate's evaluation of the same checkpoint"; fails=$((fails+1)); }
 # a model trained at lengths 4-6 evaluated at up to 5x (rebuilt for the longest bucket); a learned
 # position table refused, before any evaluation
-expect_ok train --task k-back --min-len 4 --max-len 6 --max-k 2 --steps 2 --warmup 1 --eval-every 0 --n-train 50 \
+expect_ok train --pe rope --task k-back --min-len 4 --max-len 6 --max-k 2 --steps 2 --warmup 1 --eval-every 0 --n-train 50 \
   --n-val 8 --n-test 8 --layers 1 --d-model 16 --heads 2 --device cpu --out "$tmp/evf/run.json"
 expect_ok eval --checkpoint "$tmp/evf/run.json.ckpt" --factors 1,2,5 --bucket-examples 10 --device cpu
 expect_ok train --task k-back --min-len 4 --max-len 6 --max-k 2 --pe learned --steps 2 --warmup 1 --eval-every 0 \
@@ -156,8 +156,8 @@ expect_error "test-time RoPE variants are not trained" extrapolate --pe rope+pi 
 expect_error "factors must increase" extrapolate --factors 3,2 --out "$tmp/ex2"
 expect_error "unknown RoPE variant" extrapolate --rope-variants yarn --out "$tmp/ex2"
 expect_error "--data is not supported" extrapolate --data "$tmp/ok" --out "$tmp/ex2"
-expect_error "unknown GPU matmul mode" train --gpu-matmul fp16 --out "$tmp/t.json"
-expect_error "unknown GPU attention products 'bf16'" train --gpu-attention bf16 --out "$tmp/t.json"
+expect_error "unknown GPU matmul mode" train --pe rope --gpu-matmul fp16 --out "$tmp/t.json"
+expect_error "unknown GPU attention products 'bf16'" train --pe rope --gpu-attention bf16 --out "$tmp/t.json"
 
 # the screen's options on the command line, recorded in the run JSON
 expect_ok reproduce indirect-indexing --preset quick --pe pope --seeds 0 --steps 3 --warmup 1 --eval-every 0 --device cpu \
@@ -173,22 +173,22 @@ assert c["optim"]["weight_decay_on"] == "all-2d" and c["optim"]["pe_lr_mult"] ==
 assert c["task"]["params"]["pair_draw"] == "shift-first", c["task"]
 assert c["train"]["gpu_attention"] == "tf32", c["train"]
 PY
-expect_error "attention scale 'x'" train --attn-scale x --out "$tmp/t.json"
+expect_error "attention scale 'x'" train --pe rope --attn-scale x --out "$tmp/t.json"
 expect_error "unknown frequency order" train --pe-freqs up --out "$tmp/t.json"
 expect_error "applies to rope, rope-interleaved, pope and rope-half" train --pe alibi --pe-freqs increasing --out "$tmp/t.json"
-expect_error "unknown padding side" train --pad top --out "$tmp/t.json"
-expect_error "needs --pad left" train --pad-attention masked --out "$tmp/t.json"
-expect_error "unknown pad attention 'none'" train --pad left --pad-attention none --out "$tmp/t.json"
-expect_error "unknown attention temperature 'fast'" train --attn-temp fast --out "$tmp/t.json"
-expect_error "unknown pair draw" train --pair-draw other --out "$tmp/t.json"
-expect_error "(--loss all)" train --loss-fields 2 --out "$tmp/t.json"
-expect_error "--loss-fields: 'x'" train --loss all --loss-fields 2,x --out "$tmp/t.json"
-expect_error "loss fields must be distinct" train --loss all --loss-fields 2,2 --out "$tmp/t.json"
+expect_error "unknown padding side" train --pe rope --pad top --out "$tmp/t.json"
+expect_error "needs --pad left" train --pe rope --pad-attention masked --out "$tmp/t.json"
+expect_error "unknown pad attention 'none'" train --pe rope --pad left --pad-attention none --out "$tmp/t.json"
+expect_error "unknown attention temperature 'fast'" train --pe rope --attn-temp fast --out "$tmp/t.json"
+expect_error "unknown pair draw" train --pe rope --pair-draw other --out "$tmp/t.json"
+expect_error "(--loss all)" train --pe rope --loss-fields 2 --out "$tmp/t.json"
+expect_error "--loss-fields: 'x'" train --pe rope --loss all --loss-fields 2,x --out "$tmp/t.json"
+expect_error "loss fields must be distinct" train --pe rope --loss all --loss-fields 2,2 --out "$tmp/t.json"
 expect_ok train --preset quick --pe rope --steps 3 --warmup 1 --eval-every 0 --device cpu --loss all --loss-fields 0,2 --out "$tmp/lf.json"
 /usr/bin/python3 -c "import json, sys; t = json.load(open(sys.argv[1]))['config']['train']; assert t['loss_fields'] == [0, 2] and t['loss'] == 'every_next_token', t" "$tmp/lf.json" ||
   { echo "FAIL: --loss-fields is not in the run JSON"; fails=$((fails+1)); }
-expect_error "applies to indirect-indexing only" train --task k-back --pair-draw shift-first --out "$tmp/t.json"
-expect_error "unknown weight decay scope" train --weight-decay-on all --out "$tmp/t.json"
+expect_error "applies to indirect-indexing only" train --pe rope --task k-back --pair-draw shift-first --out "$tmp/t.json"
+expect_error "unknown weight decay scope" train --pe rope --weight-decay-on all --out "$tmp/t.json"
 
 # sweep: a plan file of cells, each its own folder and summary; then the refusals
 cat > "$tmp/plan.json" <<'JSON'
@@ -244,27 +244,27 @@ expect_error "plan_bad.json: not valid JSON" sweep "$tmp/plan_bad.json" --out "$
 # Values: NaN and inf never pass; integers that would saturate or wrap are refused; given-but-empty
 # lists are errors, not the defaults; a repeated seed or PE would count one run twice.
 for opt in --lr --lr-min --weight-decay --init-std --beta1 --beta2 --grad-clip --pe-base --adam-eps --pe-lr-mult; do
-  for v in nan inf -inf; do expect_error "finite" train "$opt" "$v" --out "$tmp/t.json"; done
+  for v in nan inf -inf; do expect_error "finite" train --pe rope "$opt" "$v" --out "$tmp/t.json"; done
 done
-expect_error "--steps: must be an integer" train --steps 99999999999999999999 --out "$tmp/t.json"
-expect_error "--seed: must be an integer" train --seed -1 --out "$tmp/t.json"
+expect_error "--steps: must be an integer" train --pe rope --steps 99999999999999999999 --out "$tmp/t.json"
+expect_error "--seed: must be an integer" train --pe rope --seed -1 --out "$tmp/t.json"
 expect_error "--seed: must be an integer" generate --seed -1 --out "$tmp/g"
-expect_error "--threads: must be an integer in [0, 1024]" train --threads 100000 --out "$tmp/t.json"
-expect_error "--batch: must be an integer" train --batch 1.5 --out "$tmp/t.json"
+expect_error "--threads: must be an integer in [0, 1024]" train --pe rope --threads 100000 --out "$tmp/t.json"
+expect_error "--batch: must be an integer" train --pe rope --batch 1.5 --out "$tmp/t.json"
 expect_error "--n-val: must be an integer" generate --n-val 99999999999999999999 --out "$tmp/g"
 expect_error "--seeds: is empty" reproduce --preset quick --seeds "" --out "$tmp/e"
 expect_error "--seeds: 0 is listed twice" reproduce --preset quick --seeds 0,1,0 --out "$tmp/e"
 expect_error "--pe: rope is listed twice" reproduce --preset quick --pe rope,pope,rope --out "$tmp/e"
 expect_error "--pe: rope is listed twice" extrapolate --pe rope,rope --out "$tmp/e"
 expect_error "--factors: is empty" extrapolate --factors "" --out "$tmp/e"
-expect_error "--data: is empty" train --data "" --out "$tmp/t.json"
-expect_error "--out: is empty" train --out ""
+expect_error "--data: is empty" train --pe rope --data "" --out "$tmp/t.json"
+expect_error "--out: is empty" train --pe rope --out ""
 # Summaries: one run given twice (a folder and a file in it), runs of different settings in one
 # table, and a run tested on no examples are refused.
 expect_error "is in more than one input" merge "$tmp/q" "$tmp/q/pope_seed0.json" --out "$tmp/m1/summary.json"
 expect_error "different settings" merge "$tmp/q/pope_seed0.json" "$tmp/q2/rope_seed1.json" --out "$tmp/m1/summary.json"
 expect_error "the test split is empty" reproduce indirect-indexing --preset quick --n-test 0 --device cpu --out "$tmp/e"
-expect_error "the validation split is empty" train --n-val 0 --out "$tmp/t.json"
+expect_error "the validation split is empty" train --pe rope --n-val 0 --out "$tmp/t.json"
 mkdir -p "$tmp/empty_test"  # a run file from elsewhere (an older version, a hand-made one) tested on no examples
 /usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); r["final"]["test"]["n"]=0; r["final"]["test"]["acc"]=0; json.dump(r,open(sys.argv[2],"w"))' \
   "$tmp/q/pope_seed0.json" "$tmp/empty_test/pope_seed0.json"
@@ -293,24 +293,24 @@ done
 # Paths: outputs are regular files or new names, checked before any work; no refused command
 # leaves a folder or a stray checkpoint behind; eval and merge make their output's folders.
 if [[ -c /dev/null ]]; then
-  expect_error "exists and is not a regular file" train --steps 2 --warmup 1 --out /dev/null
+  expect_error "exists and is not a regular file" train --pe rope --steps 2 --warmup 1 --out /dev/null
   [[ -c /dev/null ]] || { echo "FAIL: /dev/null is no longer a device"; fails=$((fails+1)); }
 fi
-expect_error "are the same file" train --out "$tmp/p/run.json" --checkpoint "$tmp/p/./run.json"
-expect_error "is not a folder" train --out "$tmp/ok/manifest.json/run.json"
-expect_error "names a folder, not a file" train --out "$tmp/p/"
-expect_error "no dataset at" train --data "$tmp/none" --out "$tmp/p2/run.json"
+expect_error "are the same file" train --pe rope --out "$tmp/p/run.json" --checkpoint "$tmp/p/./run.json"
+expect_error "is not a folder" train --pe rope --out "$tmp/ok/manifest.json/run.json"
+expect_error "names a folder, not a file" train --pe rope --out "$tmp/p/"
+expect_error "no dataset at" train --pe rope --data "$tmp/none" --out "$tmp/p2/run.json"
 # A relative output path whose first folder does not exist yet is made in the working folder
 # (train and sweep once refused "runs/a.json" with "runs is not a folder"); a relative path under
 # a file is still refused.
 mkdir -p "$tmp/rel" && pushd "$tmp/rel" > /dev/null
-expect_ok train --preset quick --steps 2 --warmup 1 --eval-every 0 --n-train 50 --n-val 8 --n-test 8 --device cpu --out new/sub/run.json
+expect_ok train --pe rope --preset quick --steps 2 --warmup 1 --eval-every 0 --n-train 50 --n-val 8 --n-test 8 --device cpu --out new/sub/run.json
 [[ -f new/sub/run.json ]] || { echo "FAIL: train --out new/sub/run.json (relative) wrote no run"; fails=$((fails+1)); }
 printf '{"name": "r", "preset": "quick", "args": ["--steps", "2", "--warmup", "1", "--eval-every", "0", "--n-train", "50", "--n-val", "8", "--n-test", "8", "--device", "cpu"], "cells": [{"name": "c", "pe": ["rope"], "seeds": [0]}]}' > plan.json
 expect_ok sweep plan.json --out swept
 [[ -f swept/c/rope_seed0.json ]] || { echo "FAIL: sweep --out swept (relative) wrote no run"; fails=$((fails+1)); }
 touch afile
-expect_error "is not a folder" train --out afile/run.json
+expect_error "is not a folder" train --pe rope --out afile/run.json
 popd > /dev/null
 [[ ! -e "$tmp/p" && ! -e "$tmp/p2" ]] || { echo "FAIL: a refused train left a folder behind"; ls -R "$tmp/p" "$tmp/p2"; fails=$((fails+1)); }
 mkfifo "$tmp/fifo.json"
@@ -318,17 +318,17 @@ expect_error "not a regular file" merge "$tmp/fifo.json" --out "$tmp/m3/summary.
 rm -f "$tmp/fifo.json"
 expect_ok merge "$tmp/q" --out "$tmp/new/deeper/summary.json"
 [[ -f "$tmp/new/deeper/summary.json" ]] || { echo "FAIL: merge did not make its output folder"; fails=$((fails+1)); }
-expect_ok train --steps 2 --warmup 1 --eval-every 0 --n-train 50 --n-val 8 --n-test 8 --min-len 5 --max-len 8 --max-shift 2 \
+expect_ok train --pe rope --steps 2 --warmup 1 --eval-every 0 --n-train 50 --n-val 8 --n-test 8 --min-len 5 --max-len 8 --max-shift 2 \
   --alphabet 8 --layers 1 --d-model 16 --heads 2 --device cpu --out "$tmp/tr/run.json"
 expect_ok eval --checkpoint "$tmp/tr/run.json.ckpt" --device cpu --out "$tmp/ev/a/b.json"
 [[ -f "$tmp/ev/a/b.json" ]] || { echo "FAIL: eval did not make its output folder"; fails=$((fails+1)); }
 expect_ok generate --task k-back --out "$tmp/kb" --n-train 20 --n-val 5 --n-test 5
 expect_error "holds k-back data; the checkpoint was trained on indirect-indexing" eval --checkpoint "$tmp/tr/run.json.ckpt" --data "$tmp/kb" --device cpu
 expect_error "--time-limit: must be a number" reproduce --preset quick --time-limit nan --out "$tmp/e"
-expect_error "--stop-at: must be an integer" train --stop-at -3 --out "$tmp/t.json"
+expect_error "--stop-at: must be an integer" train --pe rope --stop-at -3 --out "$tmp/t.json"
 expect_error "--bucket-examples: must be an integer" extrapolate --bucket-examples 0 --out "$tmp/e"
 # A run that diverges before its first checkpoint says so (it once claimed a checkpoint was kept).
-expect_error "no checkpoint had been written yet" train --lr 1e30 --lr-min 0 --steps 50 --warmup 1 --eval-every 0 --n-train 50 \
+expect_error "no checkpoint had been written yet" train --pe rope --lr 1e30 --lr-min 0 --steps 50 --warmup 1 --eval-every 0 --n-train 50 \
   --n-val 8 --n-test 8 --min-len 5 --max-len 8 --max-shift 2 --alphabet 8 --layers 1 --d-model 16 --heads 2 --device cpu --log-every 0 --out "$tmp/div/run.json"
 grep -q '"status": "diverged"' "$tmp/div/run.json" || { echo "FAIL: a diverged run wrote no run JSON"; fails=$((fails+1)); }
 
@@ -344,7 +344,7 @@ assert runs[2]["parameters"] > runs[0]["parameters"]  # PoPE's delta
 assert runs[0]["out"].endswith("pc/rope_seed0.json"), runs[0]["out"]
 assert not os.path.exists(sys.argv[2]), "print-config made the output directory"
 PY
-"$bin" train --data "$tmp/ok" --layers 1 --print-config --out "$tmp/pc1.json" > "$tmp/pc1.txt" 2>/dev/null \
+"$bin" train --pe rope --data "$tmp/ok" --layers 1 --print-config --out "$tmp/pc1.json" > "$tmp/pc1.txt" 2>/dev/null \
   || { echo "FAIL: train --print-config failed"; fails=$((fails+1)); }
 /usr/bin/python3 - "$tmp/pc1.txt" "$tmp/ok/manifest.json" "$tmp/pc1.json" <<'PY' || { echo "FAIL: train --print-config with --data"; fails=$((fails+1)); }
 import json, os, sys
@@ -414,7 +414,19 @@ assert len(j['tasks']) == 3" ||
 "$bin" train --preset quick --pe rope --steps 10 --warmup 2 --print-config --out "$tmp/tp.json" 2>/dev/null > "$tmp/tp_cfg.json"
 grep -q '"d_model": 64' "$tmp/tp_cfg.json" && grep -q '"steps": 10' "$tmp/tp_cfg.json" && grep -q '"kind": "rope"' "$tmp/tp_cfg.json" ||
   { echo "FAIL: train --preset quick did not start from the preset"; fails=$((fails+1)); }
-"$bin" train --preset "$tmp/mine.json" --print-config --out "$tmp/tp.json" 2>/dev/null | grep -q '"n_layer": 3' ||
+"$bin" train --pe rope --preset "$tmp/mine.json" --print-config --out "$tmp/tp.json" 2>/dev/null | grep -q '"n_layer": 3' ||
   { echo "FAIL: train --preset FILE did not start from the file"; fails=$((fails+1)); }
 expect_error "unknown preset 'huge'" train --preset huge --out "$tmp/tp.json"
 
+
+# train asks for the PE and the output it writes (no neutral default), prints configs without an
+# output, and says before a run that would train on the CPU for hours how long it would take.
+expect_error "train needs --pe (one of none, rope" train --out "$tmp/t.json"
+expect_error "--out is required" train --pe rope
+"$bin" train --pe rope --print-config 2>/dev/null | grep -q '"kind": "rope"' ||
+  { echo "FAIL: train --print-config without --out"; fails=$((fails+1)); }
+"$bin" train --pe rope --device cpu --n-train 100 --n-val 10 --n-test 10 --stop-at 1 --out "$tmp/long/r.json" 2>"$tmp/long.err" >/dev/null
+grep -q "this run trains on the CPU: 100000 steps of a 25242112-parameter model, about .* hours" "$tmp/long.err" ||
+  { echo "FAIL: no warning before a paper-model run on the CPU: $(head -2 "$tmp/long.err")"; fails=$((fails+1)); }
+"$bin" train --pe rope --preset quick --device cpu --n-train 100 --n-val 10 --n-test 10 --stop-at 1 --out "$tmp/short/r.json" 2>"$tmp/short.err" >/dev/null
+! grep -q "this run trains on the CPU" "$tmp/short.err" || { echo "FAIL: a warning before a quick run"; fails=$((fails+1)); }

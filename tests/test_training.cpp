@@ -333,3 +333,13 @@ TEST_CASE("the step log has a row every N steps, and a stopped and resumed run w
   CHECK(read_file(dir + "/part.steps.csv") == log);
   fs::remove_all(dir);
 }
+
+TEST_CASE("the CPU time estimate is the measured paper-model rate, scaled by FLOPs and threads", "[train]") {
+  RunConfig paper;  // the suite's defaults are the paper's recipe; 25,242,112 parameters as trained
+  const size_t n = 25242112;
+  CHECK(estimated_cpu_seconds(paper, n, 2) == Approx(100000 / 0.22));
+  CHECK(estimated_cpu_seconds(paper, n, 4) == Approx(100000 / 0.44));
+  RunConfig half = paper;
+  half.train.steps = 50000;
+  CHECK(estimated_cpu_seconds(half, n / 2, 2) == Approx(100000 / 0.22 / 4));
+}
