@@ -47,5 +47,20 @@ def val_at(run, step):
     return next((p["val_acc"] for p in run["curve"] if p["step"] == step), None)
 
 
+def screen_dir_argument(script):
+    """The optional SCREEN_DIR argument of a screen script (default: this folder); a bad one ends
+    the script with one line and exit 2."""
+    args = sys.argv[1:]
+    problem = None
+    if len(args) > 1 or (args and args[0].startswith("-")):
+        problem = f"usage: {script} [SCREEN_DIR]"
+    elif args and not os.path.isdir(args[0]):
+        problem = f"{args[0]} is not a folder"
+    if problem:
+        print(f"{script}: {problem}", file=sys.stderr)
+        sys.exit(2)
+    return args[0] if args else HERE
+
+
 def complete(run):
     return run.get("status") == "complete"

@@ -22,7 +22,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from screen_runs import BASELINE, HERE, STOP_AT, cells, complete, escape_step  # noqa: E402
+from screen_runs import BASELINE, STOP_AT, cells, complete, escape_step, screen_dir_argument  # noqa: E402
 
 FULL = 100000            # the recipe's steps: a continued cell's runs train to here
 MOVE_POINTS = 0.20       # a PE moves at 100,000 with its best baseline seed + 20 points
@@ -88,12 +88,7 @@ def reproduces(pope_runs, rope_runs, continues):
 
 
 def main():
-    args = sys.argv[1:]
-    if len(args) > 1 or (args and args[0].startswith("-")):
-        fail("usage: screen_verdict.py [SCREEN_DIR]")
-    root = args[0] if args else HERE
-    if not os.path.isdir(root):
-        fail(f"{root} is not a folder")
+    root = screen_dir_argument("screen_verdict.py")
     table = cells(root)
     baseline = dict(table)[BASELINE]
     if set(baseline) != {"rope", "pope"} or any(at_full(baseline[pe]) is None for pe in baseline):

@@ -20,16 +20,11 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from screen_runs import BASELINE, HERE, by_pe, cells, complete  # noqa: E402  (puts results/ on the path)
+from screen_runs import BASELINE, by_pe, cells, complete, screen_dir_argument  # noqa: E402  (puts results/ on the path)
 from compare_seeds import fisher_two_sided_p  # noqa: E402
 
 SOLVED = 0.50                             # PLAN.md: test accuracy at the end of the schedule
 PAPER = {"pope": (3, 3), "rope": (0, 3)}  # Table 1: solved seeds of seeds, read from its means ± std
-
-
-def fail(msg):
-    print(f"solve_counts.py: {msg}", file=sys.stderr)
-    sys.exit(2)
 
 
 def finished(runs):
@@ -57,12 +52,7 @@ def row(name, pe, runs):
 
 
 def main():
-    args = sys.argv[1:]
-    if len(args) > 1 or (args and args[0].startswith("-")):
-        fail("usage: solve_counts.py [SCREEN_DIR]")
-    root = args[0] if args else HERE
-    if not os.path.isdir(root):
-        fail(f"{root} is not a folder")
+    root = screen_dir_argument("solve_counts.py")
     table = [("recipe as written", baseline_runs(root))] + [(n, r) for n, r in cells(root) if n != BASELINE]
     print(f"A run solves the task at test accuracy >= {100 * SOLVED:.0f} % at the end of its schedule; "
           "runs stopped at 40k are not counted. Fisher's exact test, two-sided.")
