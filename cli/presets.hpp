@@ -20,6 +20,8 @@ struct Preset {
   std::vector<std::string> args;
 };
 
+// A preset's JSON text as a structure; `where` names it in errors (a UserError on anything else).
+Preset parse_preset(const std::string& text, const std::string& where);
 // Each shipped preset's name and JSON text (generated from configs/presets/*.json).
 const std::vector<std::pair<std::string, std::string>>& shipped_presets();
 // A shipped preset by name, or a preset file by path (a name with '/' or ending in .json).
