@@ -51,6 +51,7 @@ std::vector<SweepRun> sweep_runs(const std::vector<SweepCell>& cells, const std:
                                   : sweep_runs_at_once(sw) ? pe + "/" + std::to_string(seed)
                                                            : "";
         runs.push_back({ci, pe, seed, sweep_run_options(sw, c.run, cfg, cell_dir(c, out) + "/" + file, label, deadline)});
+        runs.back().opt.origin = c.origin;
       }
   }
   return runs;

@@ -25,6 +25,7 @@ struct SweepCell {
   size_t planned_runs = 0;       // the cell's runs in its plan: its summary waits for all of them
   std::string title;             // the summary's title
   nlohmann::json summary_extra = nlohmann::json::object();  // more fields of its summary.json
+  nlohmann::json origin = nlohmann::json::object();         // each run JSON's "origin" (TrainOptions)
   bool summarise = true;         // false: no summary.json (extrapolate writes its own table)
 };
 

@@ -55,7 +55,7 @@ Runner register_export(CLI::App& app) {
   struct State {
     std::vector<std::string> inputs;
     std::string out;
-    bool curves = false, extrapolation = false;
+    bool curves = false, extrapolation = false, steps = false;
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("export", "Flatten run JSONs into one CSV: a row per run (or per curve point), every config field a column");
@@ -63,13 +63,16 @@ Runner register_export(CLI::App& app) {
       ->required();
   cmd->add_option("--out", st->out, "CSV file to write")->required()->check(non_empty());
   cmd->add_flag("--curves", st->curves, "A row per curve point (step, lr, losses, accuracies) instead of per run");
+  cmd->add_flag("--steps", st->steps,
+                "A row per row of each run's step log (RUN.steps.csv: step, lr, loss, grad norm, batch accuracy) instead of per run");
   cmd->add_flag("--extrapolation", st->extrapolation,
                 "Export extrapolation tables (extrapolation.json of extrapolate or merge) instead of runs: a row per "
                 "evaluated run and length bucket");
   return [st]() {
     namespace fs = std::filesystem;
     check_output_path(st->out, "--out");
-    if (st->curves && st->extrapolation) throw UserError("--curves and --extrapolation are two different tables: give one");
+    if (int(st->curves) + int(st->extrapolation) + int(st->steps) > 1)
+      throw UserError("--curves, --steps and --extrapolation are different tables: give one");
     std::vector<NamedPath> inputs;  // the files named, and every document read from a folder
     for (const auto& in : st->inputs) inputs.push_back({in, "an input"});
     auto refuse_over = [&](const auto& docs) {
@@ -97,6 +100,10 @@ Runner register_export(CLI::App& app) {
     refuse_over(docs);
     for (auto& [file, doc] : docs) runs.push_back({file, read_run(doc, file)});
     if (runs.empty()) throw UserError("no run JSON among the inputs");
+    if (st->steps) {
+      write_csv(step_logs_csv(runs), "the step logs of " + std::to_string(runs.size()) + " runs");
+      return 0;
+    }
     write_csv(runs_csv(runs, st->curves), std::to_string(runs.size()) + " runs");
     return 0;
   };

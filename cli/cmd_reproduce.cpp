@@ -54,6 +54,7 @@ Runner register_reproduce(CLI::App& app, const std::string& preset, bool on_cpu)
     cell.planned_runs = pes.size() * seeds.size();
     cell.title = "Indirect Indexing, preset " + st->sweep.preset;
     cell.summary_extra = {{"preset", st->sweep.preset}};
+    cell.origin = {{"preset", st->sweep.preset}};
     return run_cell_sweep({cell}, dir, st->sweep, parse_shard(st->shard), st->run.print_config);
   };
 }

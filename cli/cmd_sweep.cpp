@@ -141,6 +141,7 @@ Runner register_sweep(CLI::App& app) {
       sc.planned_runs = cell_runs[ci];
       sc.title = plan_name + ", cell " + c.name;
       sc.summary_extra = {{"cell", c.name}, {"cell_args", c.args}, {"plan", st->plan}};
+      sc.origin = {{"preset", preset}, {"plan", st->plan}, {"cell", c.name}};
       sweep_cells.push_back(std::move(sc));
     }
     return run_cell_sweep(sweep_cells, st->out, st->sweep, parse_shard(st->shard), st->print_config);

@@ -55,6 +55,7 @@ Runner register_train(CLI::App& app, const std::string& preset) {
     o.keep_every = st->run.keep_every;
     o.step_log_every = st->run.step_log_every;
     o.command = g_command_line;
+    if (!st->preset.empty()) o.origin = {{"preset", st->preset}};
     o.stop_at = st->stop_at;
     if (st->run.print_config) {
       print_run_configs({o});

@@ -1,12 +1,15 @@
 #include "models/export_csv.hpp"
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "common/files.hpp"
+#include "common/json_read.hpp"
 #include "models/extrapolation.hpp"
 
 namespace popebench {
@@ -50,12 +53,67 @@ std::string csv_field(const std::string& in) {
   return q + "\"";
 }
 
+static nlohmann::json exported_config(const nlohmann::json& config, const std::string& what) {
+  nlohmann::json c;
+  try {
+    c = normalized_config(config);  // every field, an older file's missing ones at their defaults
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError(what + ": its config is not as popebench writes it (" + std::string(e.what()) + ")");
+  }
+  // Fields the run JSON records only when set, at their documented defaults (results/SCHEMA.md).
+  if (!c["train"].contains("loss_fields")) c["train"]["loss_fields"] = nlohmann::json::array();
+  if (!c["train"].contains("curriculum_steps")) c["train"]["curriculum_steps"] = 0;
+  return c;
+}
+
+static nlohmann::json run_origin(const ExportedRun& r) {
+  nlohmann::json o = r.run.raw.value("origin", nlohmann::json::object());
+  if (!o.is_object()) o = nlohmann::json::object();
+  if (!o.empty()) return o;
+  // Written before runs recorded their origin: read from the command that made the run (its
+  // environment.command): `--preset X`; a sweep's plan (the argument after "sweep") and its cell
+  // (the folder the sweep wrote the run's checkpoint in, OUT/CELL/RUN.json.ckpt); `reproduce`
+  // without --preset ran paper on a GPU and quick on a CPU. What the command does not say stays empty.
+  namespace fs = std::filesystem;
+  const nlohmann::json env = r.run.raw.value("environment", nlohmann::json::object());
+  const std::string command = env.is_object() ? env.value("command", std::string()) : std::string();
+  std::vector<std::string> words;
+  std::istringstream in(command);
+  for (std::string w; in >> w;) words.push_back(w);
+  auto after = [&](const std::string& word) -> std::string {
+    const auto it = std::find(words.begin(), words.end(), word);
+    return it != words.end() && it + 1 != words.end() ? *(it + 1) : "";
+  };
+  if (const std::string p = after("--preset"); !p.empty()) o["preset"] = p;
+  if (std::find(words.begin(), words.end(), "sweep") != words.end()) {
+    if (const std::string plan = after("sweep"); !plan.empty()) {
+      o["plan"] = plan;
+      std::error_code ec;  // the plan names the preset (docs/sweep_format.md: default paper), when it is at hand
+      if (!o.contains("preset") && fs::is_regular_file(plan, ec)) {
+        try {
+          const nlohmann::json doc = read_json_file(plan);
+          if (doc.is_object() && doc.value("preset", nlohmann::json("paper")).is_string())
+            o["preset"] = doc.value("preset", std::string("paper"));
+        } catch (const UserError&) {
+        }
+      }
+    }
+    const std::string ck = r.run.raw.value("checkpoint", std::string());
+    if (!ck.empty()) o["cell"] = fs::path(ck).parent_path().filename().string();
+  } else if (std::find(words.begin(), words.end(), "reproduce") != words.end() && !o.contains("preset")) {
+    o["preset"] = env.value("device", std::string()) == "cpu" ? "quick" : "paper";
+  }
+  return o;
+}
+
 std::string runs_csv(const std::vector<ExportedRun>& runs, bool curves) {
   std::vector<std::map<std::string, std::string>> configs;
   std::set<std::string> config_cols;
   for (const auto& r : runs) {
     std::map<std::string, std::string> c;
-    flatten(r.run.raw.at("config"), "config", c);
+    flatten(exported_config(r.run.raw.at("config"), r.file), "config", c);
+    const nlohmann::json origin = run_origin(r);
+    for (const char* key : {"preset", "plan", "cell"}) c[std::string("origin.") + key] = field_of(origin, key);
     for (const auto& kv : c) config_cols.insert(kv.first);
     configs.push_back(std::move(c));
   }
@@ -99,6 +157,55 @@ std::string runs_csv(const std::vector<ExportedRun>& runs, bool curves) {
   return out.str();
 }
 
+std::string step_logs_csv(const std::vector<ExportedRun>& runs) {
+  std::vector<std::map<std::string, std::string>> configs;
+  std::set<std::string> config_cols;
+  std::vector<std::string> logs;  // each run's step log (the CSV beside its run JSON), or ""
+  for (const auto& r : runs) {
+    std::map<std::string, std::string> c;
+    flatten(exported_config(r.run.raw.at("config"), r.file), "config", c);
+    const nlohmann::json origin = run_origin(r);
+    for (const char* key : {"preset", "plan", "cell"}) c[std::string("origin.") + key] = field_of(origin, key);
+    for (const auto& kv : c) config_cols.insert(kv.first);
+    configs.push_back(std::move(c));
+    const std::string& f = r.file;
+    const std::string log = (f.size() > 5 && f.compare(f.size() - 5, 5, ".json") == 0 ? f.substr(0, f.size() - 5) : f) + ".steps.csv";
+    logs.push_back(std::filesystem::is_regular_file(log) ? log : "");
+  }
+  if (std::all_of(logs.begin(), logs.end(), [](const std::string& l) { return l.empty(); }))
+    throw UserError("--steps: no run has a step log (RUN.steps.csv beside its run JSON; runs made with --step-log 0 or "
+                    "before step logs existed have none)");
+  static const std::string kHeader = "step,lr,loss,grad_norm,train_acc";
+  std::ostringstream out;
+  auto write_row = [&](const std::vector<std::string>& cells) {
+    for (size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << csv_field(cells[i]);
+    out << "\n";
+  };
+  std::vector<std::string> header = {"file", "pe", "seed", "step", "lr", "loss", "grad_norm", "train_acc"};
+  header.insert(header.end(), config_cols.begin(), config_cols.end());
+  write_row(header);
+  for (size_t k = 0; k < runs.size(); ++k) {
+    if (logs[k].empty()) continue;
+    std::istringstream in(read_file(logs[k]));
+    std::string line;
+    if (!std::getline(in, line) || line != kHeader) throw UserError(logs[k] + ": not a step log (its header is not " + kHeader + ")");
+    while (std::getline(in, line)) {
+      if (line.empty()) continue;
+      std::vector<std::string> cells = {runs[k].file, runs[k].run.pe, std::to_string(runs[k].run.seed)};
+      std::istringstream fields(line);
+      std::string v;
+      while (std::getline(fields, v, ',')) cells.push_back(v);
+      if (cells.size() != 8) throw UserError(logs[k] + ": a row without the header's five columns");
+      for (const auto& col : config_cols) {
+        auto it = configs[k].find(col);
+        cells.push_back(it == configs[k].end() ? "" : it->second);
+      }
+      write_row(cells);
+    }
+  }
+  return out.str();
+}
+
 nlohmann::json read_extrapolation(const nlohmann::json& j, const std::string& what) {
   check_extrapolation_doc(j, what);
   return j;
@@ -110,6 +217,9 @@ std::string extrapolation_csv(const std::vector<ExportedExtrapolation>& tables) 
   for (const auto& t : tables) {
     std::map<std::string, std::string> c;
     flatten(t.doc.at("task"), "task", c);
+    // The model every run of the table shares (its training config; PE and seed are the rows').
+    const nlohmann::json train = t.doc.value("train_config", nlohmann::json::object());
+    if (train.is_object() && train.contains("model")) flatten(train.at("model"), "model", c);
     for (const auto& kv : c) task_cols.insert(kv.first);
     tasks.push_back(std::move(c));
   }

@@ -210,6 +210,7 @@ class RunTraining {
                      {"environment", environment_json(be_->device_name(), threads_, opt_.command, be_->device_index())},
                      {"checkpoint", opt_.checkpoint}};
     if (opt_.step_log_every > 0) j["step_log"] = {{"file", step_log_path(opt_.out_json)}, {"every", opt_.step_log_every}};
+    if (!opt_.origin.empty()) j["origin"] = opt_.origin;
     if (nlohmann::json batch = be_->batch_info(); !batch.is_null()) j["environment"]["batch"] = batch;
     return j;
   }

@@ -24,6 +24,9 @@ struct TrainOptions {
   int threads = 0;         // CPU threads (0: all cores)
   int64_t log_every = 1000;  // progress line interval when stderr is not a terminal
   std::string command;     // the command line, for provenance
+  // Where the run comes from, for tables and CSV (results/SCHEMA.md "origin"): e.g. {"preset":
+  // "paper", "plan": "screen.json", "cell": "loss_all"}; written into the run JSON when not empty.
+  nlohmann::json origin = nlohmann::json::object();
   int64_t stop_at = 0;     // > 0: stop after this step with a checkpoint and no run JSON (resume later)
   // > 0: at every step that is a multiple of keep_every, also write the checkpoint to
   // kept_checkpoint_path(checkpoint, step), kept after the run (diagnostics along the curve).

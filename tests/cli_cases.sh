@@ -392,7 +392,7 @@ expect_ok export "$tmp/ex" --extrapolation --out "$tmp/csv/ex.csv"
 expect_error "found_unreadable_task.json: its task is not one this version reads" merge \
   "$(dirname "${BASH_SOURCE[0]}")/fuzz_corpus/run_json/found_unreadable_task.json" --out "$tmp/fz/summary.json"
 expect_error "no extrapolation JSON among the inputs" export "$tmp/q" --extrapolation --out "$tmp/csv/none.csv"
-expect_error "two different tables" export "$tmp/ex" --extrapolation --curves --out "$tmp/csv/none.csv"
+expect_error "different tables: give one" export "$tmp/ex" --extrapolation --curves --out "$tmp/csv/none.csv"
 expect_error "no such file or directory" export "$tmp/nothing_here" --out "$tmp/csv/none.csv"
 expect_error "not a popebench run JSON" export "$tmp/q/summary.json" --out "$tmp/csv/none.csv"
 
@@ -430,3 +430,23 @@ grep -q "this run trains on the CPU: 100000 steps of a 25242112-parameter model,
   { echo "FAIL: no warning before a paper-model run on the CPU: $(head -2 "$tmp/long.err")"; fails=$((fails+1)); }
 "$bin" train --pe rope --preset quick --device cpu --n-train 100 --n-val 10 --n-test 10 --stop-at 1 --out "$tmp/short/r.json" 2>"$tmp/short.err" >/dev/null
 ! grep -q "this run trains on the CPU" "$tmp/short.err" || { echo "FAIL: a warning before a quick run"; fails=$((fails+1)); }
+
+# export: --steps concatenates the runs' step logs; a run written before runs recorded their
+# origin takes it from its command.
+expect_ok train --pe rope --preset quick --steps 4 --warmup 1 --eval-every 0 --n-train 50 --n-val 8 --n-test 8 --step-log 2 --device cpu --out "$tmp/sl/run.json"
+expect_ok export "$tmp/sl" --steps --out "$tmp/sl.csv"
+/usr/bin/python3 -c "
+import csv, sys; rows = list(csv.DictReader(open('$tmp/sl.csv')))
+assert [r['step'] for r in rows] == ['2', '4'], rows
+assert rows[0]['origin.preset'] == 'quick' and rows[0]['pe'] == 'rope' and float(rows[0]['loss']) > 0, rows[0]" ||
+  { echo "FAIL: export --steps"; fails=$((fails+1)); }
+expect_ok train --pe rope --preset quick --steps 4 --warmup 1 --eval-every 0 --n-train 50 --n-val 8 --n-test 8 --step-log 0 --device cpu --out "$tmp/sl0/run.json"
+expect_error "no run has a step log" export "$tmp/sl0" --steps --out "$tmp/sl2.csv"
+expect_error "different tables: give one" export "$tmp/q" --steps --curves --out "$tmp/sl2.csv"
+mkdir -p "$tmp/fb"
+/usr/bin/python3 -c "
+import json; r = json.load(open('$tmp/q/pope_seed0.json')); r.pop('origin', None); json.dump(r, open('$tmp/fb/pope_seed0.json', 'w'))"
+expect_ok export "$tmp/fb" --out "$tmp/fb.csv"
+/usr/bin/python3 -c "
+import csv; rows = list(csv.DictReader(open('$tmp/fb.csv'))); assert rows[0]['origin.preset'] == 'quick', rows[0]" ||
+  { echo "FAIL: export took no origin from an older run's command"; fails=$((fails+1)); }

@@ -1,5 +1,6 @@
 // popebench export's CSV (models/export_csv.hpp): a column per config leaf, the union over runs,
-// empty where a run lacks one or has no final numbers; quoting; a row per curve point.
+// an older file's missing fields at their defaults, the run's origin, empty where a run has no
+// final numbers; quoting; a row per curve point.
 #include <catch2/catch.hpp>
 
 #include <functional>
@@ -66,8 +67,10 @@ size_t column(const std::vector<std::string>& header, const std::string& name) {
 }
 }  // namespace
 
-TEST_CASE("export: a row per run, every config leaf a column, empty where absent", "[export]") {
-  std::vector<ExportedRun> runs = {{"a/rope_seed0.json", read_run(run_doc("rope", 0, true, "learned"), "a")},
+TEST_CASE("export: a row per run, every config leaf a column, defaults where absent", "[export]") {
+  nlohmann::json with_origin = run_doc("rope", 0, true, "learned");
+  with_origin["origin"] = {{"preset", "paper"}, {"plan", "plan.json"}, {"cell", "screen_cell"}};
+  std::vector<ExportedRun> runs = {{"a/rope_seed0.json", read_run(with_origin, "a")},
                                    {"b/pope_seed1.json", read_run(run_doc("pope", 1, false, "fixed"), "b")}};
   auto rows = lines(runs_csv(runs, false));
   REQUIRE(rows.size() == 3);
@@ -81,7 +84,12 @@ TEST_CASE("export: a row per run, every config leaf a column, empty where absent
   CHECK(rows[2][column(h, "test_acc")].empty());
   CHECK(rows[2][column(h, "steps_done")] == "10");
   CHECK(rows[1][column(h, "config.model.attn_temp")] == "learned");
-  CHECK(rows[2][column(h, "config.model.attn_temp")].empty());  // absent from that file
+  CHECK(rows[2][column(h, "config.model.attn_temp")] == "fixed");  // absent from that file: its default
+  CHECK(rows[1][column(h, "config.train.curriculum_steps")] == "0");  // recorded only when set
+  CHECK(rows[1][column(h, "config.train.loss_fields")] == "[]");
+  CHECK(rows[1][column(h, "origin.cell")] == "screen_cell");          // the run JSON's origin
+  CHECK(rows[1][column(h, "origin.preset")] == "paper");
+  CHECK(rows[2][column(h, "origin.cell")].empty());  // no origin, no summary beside it
   CHECK(rows[1][column(h, "config.model.d_model")] == "512");
   CHECK(rows[2][column(h, "config.pe.kind")] == "pope");
   CHECK(rows[1][column(h, "config.model.tied_embeddings")] == "false");
