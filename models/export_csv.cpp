@@ -11,6 +11,7 @@
 #include "common/files.hpp"
 #include "common/json_read.hpp"
 #include "models/extrapolation.hpp"
+#include "models/step_log.hpp"
 
 namespace popebench {
 namespace {
@@ -52,6 +53,42 @@ std::string csv_field(const std::string& in) {
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";
 }
+
+namespace {
+
+// Rows of CSV text, each field through csv_field.
+class CsvWriter {
+ public:
+  void row(const std::vector<std::string>& cells) {
+    for (size_t i = 0; i < cells.size(); ++i) out_ << (i ? "," : "") << csv_field(cells[i]);
+    out_ << "\n";
+  }
+  std::string str() const { return out_.str(); }
+
+ private:
+  std::ostringstream out_;
+};
+
+// Columns some rows have and others may not: each row's values by column name, and the union of
+// the names, sorted; a row lacking a column gets an empty field.
+struct ColumnSet {
+  std::vector<std::map<std::string, std::string>> values;  // one map per source (run, table)
+  std::set<std::string> names;
+  void add(std::map<std::string, std::string> v) {
+    for (const auto& kv : v) names.insert(kv.first);
+    values.push_back(std::move(v));
+  }
+  // cells, then source k's value of every column in `names`.
+  std::vector<std::string> with(std::vector<std::string> cells, size_t k) const {
+    for (const auto& col : names) {
+      const auto it = values[k].find(col);
+      cells.push_back(it == values[k].end() ? "" : it->second);
+    }
+    return cells;
+  }
+};
+
+}  // namespace
 
 static nlohmann::json exported_config(const nlohmann::json& config, const std::string& what) {
   nlohmann::json c;
@@ -106,101 +143,76 @@ static nlohmann::json run_origin(const ExportedRun& r) {
   return o;
 }
 
-std::string runs_csv(const std::vector<ExportedRun>& runs, bool curves) {
-  std::vector<std::map<std::string, std::string>> configs;
-  std::set<std::string> config_cols;
+// Every run's config leaves (defaults filled) and origin, as columns.
+static ColumnSet run_columns(const std::vector<ExportedRun>& runs) {
+  ColumnSet cols;
   for (const auto& r : runs) {
     std::map<std::string, std::string> c;
     flatten(exported_config(r.run.raw.at("config"), r.file), "config", c);
     const nlohmann::json origin = run_origin(r);
     for (const char* key : {"preset", "plan", "cell"}) c[std::string("origin.") + key] = field_of(origin, key);
-    for (const auto& kv : c) config_cols.insert(kv.first);
-    configs.push_back(std::move(c));
+    cols.add(std::move(c));
   }
-  const std::vector<std::string> fixed =
+  return cols;
+}
+
+std::string runs_csv(const std::vector<ExportedRun>& runs, bool curves) {
+  const ColumnSet cols = run_columns(runs);
+  std::vector<std::string> header =
       curves ? std::vector<std::string>{"file", "pe", "seed", "step", "lr", "train_loss", "train_acc", "val_loss", "val_acc", "val_n"}
              : std::vector<std::string>{"file", "status", "pe", "seed", "steps", "steps_done", "val_acc", "test_acc", "val_loss",
                                         "test_loss", "steps_per_s", "git_commit", "device", "date"};
-  std::ostringstream out;
-  auto write_row = [&](const std::vector<std::string>& cells) {
-    for (size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << csv_field(cells[i]);
-    out << "\n";
-  };
-  std::vector<std::string> header = fixed;
-  header.insert(header.end(), config_cols.begin(), config_cols.end());
-  write_row(header);
+  header.insert(header.end(), cols.names.begin(), cols.names.end());
+  CsvWriter out;
+  out.row(header);
   for (size_t k = 0; k < runs.size(); ++k) {
     const RunRecord& r = runs[k].run;
     const nlohmann::json& j = r.raw;
-    auto with_config = [&](std::vector<std::string> cells) {
-      for (const auto& col : config_cols) {
-        auto it = configs[k].find(col);
-        cells.push_back(it == configs[k].end() ? "" : it->second);
-      }
-      write_row(cells);
-    };
     if (curves) {
       for (const auto& p : j.value("curve", nlohmann::json::array()))
-        with_config({runs[k].file, r.pe, std::to_string(r.seed), field_of(p, "step"), field_of(p, "lr"), field_of(p, "train_loss"),
-                     field_of(p, "train_acc"), field_of(p, "val_loss"), field_of(p, "val_acc"), field_of(p, "val_n")});
+        out.row(cols.with({runs[k].file, r.pe, std::to_string(r.seed), field_of(p, "step"), field_of(p, "lr"),
+                           field_of(p, "train_loss"), field_of(p, "train_acc"), field_of(p, "val_loss"), field_of(p, "val_acc"),
+                           field_of(p, "val_n")},
+                          k));
       continue;
     }
     const bool done = r.status == "complete";
     const nlohmann::json env = j.value("environment", nlohmann::json::object());
     auto num = [](double x) { return nlohmann::json(x).dump(); };
-    with_config({runs[k].file, r.status, r.pe, std::to_string(r.seed), std::to_string(r.steps),
-                 done ? std::to_string(r.steps) : field_of(j, "steps_done"), done ? num(r.val_acc) : "",
-                 done ? num(r.test_acc) : "", done ? num(r.val_loss) : "", done ? num(r.test_loss) : "",
-                 j.contains("timing") ? field_of(j.at("timing"), "steps_per_s") : "", field_of(env, "git_commit"),
-                 field_of(env, "device"), field_of(env, "date")});
+    out.row(cols.with({runs[k].file, r.status, r.pe, std::to_string(r.seed), std::to_string(r.steps),
+                       done ? std::to_string(r.steps) : field_of(j, "steps_done"), done ? num(r.val_acc) : "",
+                       done ? num(r.test_acc) : "", done ? num(r.val_loss) : "", done ? num(r.test_loss) : "",
+                       j.contains("timing") ? field_of(j.at("timing"), "steps_per_s") : "", field_of(env, "git_commit"),
+                       field_of(env, "device"), field_of(env, "date")},
+                      k));
   }
   return out.str();
 }
 
 std::string step_logs_csv(const std::vector<ExportedRun>& runs) {
-  std::vector<std::map<std::string, std::string>> configs;
-  std::set<std::string> config_cols;
-  std::vector<std::string> logs;  // each run's step log (the CSV beside its run JSON), or ""
-  for (const auto& r : runs) {
-    std::map<std::string, std::string> c;
-    flatten(exported_config(r.run.raw.at("config"), r.file), "config", c);
-    const nlohmann::json origin = run_origin(r);
-    for (const char* key : {"preset", "plan", "cell"}) c[std::string("origin.") + key] = field_of(origin, key);
-    for (const auto& kv : c) config_cols.insert(kv.first);
-    configs.push_back(std::move(c));
-    const std::string& f = r.file;
-    const std::string log = (f.size() > 5 && f.compare(f.size() - 5, 5, ".json") == 0 ? f.substr(0, f.size() - 5) : f) + ".steps.csv";
-    logs.push_back(std::filesystem::is_regular_file(log) ? log : "");
-  }
+  const ColumnSet cols = run_columns(runs);
+  std::vector<std::string> logs;  // each run's step log (step_log.hpp: beside its run JSON), or ""
+  for (const auto& r : runs) logs.push_back(std::filesystem::is_regular_file(step_log_path(r.file)) ? step_log_path(r.file) : "");
   if (std::all_of(logs.begin(), logs.end(), [](const std::string& l) { return l.empty(); }))
     throw UserError("--steps: no run has a step log (RUN.steps.csv beside its run JSON; runs made with --step-log 0 or "
                     "before step logs existed have none)");
-  static const std::string kHeader = "step,lr,loss,grad_norm,train_acc";
-  std::ostringstream out;
-  auto write_row = [&](const std::vector<std::string>& cells) {
-    for (size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << csv_field(cells[i]);
-    out << "\n";
-  };
   std::vector<std::string> header = {"file", "pe", "seed", "step", "lr", "loss", "grad_norm", "train_acc"};
-  header.insert(header.end(), config_cols.begin(), config_cols.end());
-  write_row(header);
+  header.insert(header.end(), cols.names.begin(), cols.names.end());
+  CsvWriter out;
+  out.row(header);
   for (size_t k = 0; k < runs.size(); ++k) {
     if (logs[k].empty()) continue;
     std::istringstream in(read_file(logs[k]));
     std::string line;
-    if (!std::getline(in, line) || line != kHeader) throw UserError(logs[k] + ": not a step log (its header is not " + kHeader + ")");
+    if (!std::getline(in, line) || line != kStepLogHeader)
+      throw UserError(logs[k] + ": not a step log (its header is not " + kStepLogHeader + ")");
     while (std::getline(in, line)) {
       if (line.empty()) continue;
       std::vector<std::string> cells = {runs[k].file, runs[k].run.pe, std::to_string(runs[k].run.seed)};
       std::istringstream fields(line);
-      std::string v;
-      while (std::getline(fields, v, ',')) cells.push_back(v);
+      for (std::string v; std::getline(fields, v, ',');) cells.push_back(v);
       if (cells.size() != 8) throw UserError(logs[k] + ": a row without the header's five columns");
-      for (const auto& col : config_cols) {
-        auto it = configs[k].find(col);
-        cells.push_back(it == configs[k].end() ? "" : it->second);
-      }
-      write_row(cells);
+      out.row(cols.with(cells, k));
     }
   }
   return out.str();
@@ -212,26 +224,20 @@ nlohmann::json read_extrapolation(const nlohmann::json& j, const std::string& wh
 }
 
 std::string extrapolation_csv(const std::vector<ExportedExtrapolation>& tables) {
-  std::vector<std::map<std::string, std::string>> tasks;
-  std::set<std::string> task_cols;
+  ColumnSet cols;
   for (const auto& t : tables) {
     std::map<std::string, std::string> c;
     flatten(t.doc.at("task"), "task", c);
     // The model every run of the table shares (its training config; PE and seed are the rows').
     const nlohmann::json train = t.doc.value("train_config", nlohmann::json::object());
     if (train.is_object() && train.contains("model")) flatten(train.at("model"), "model", c);
-    for (const auto& kv : c) task_cols.insert(kv.first);
-    tasks.push_back(std::move(c));
+    cols.add(std::move(c));
   }
-  std::ostringstream out;
-  auto write_row = [&](const std::vector<std::string>& cells) {
-    for (size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << csv_field(cells[i]);
-    out << "\n";
-  };
   std::vector<std::string> header = {"file", "label", "pe", "scaling", "seed", "factor", "bucket_min_len", "bucket_max_len",
                                      "bucket_examples", "rope_factor", "acc", "loss", "n", "train_test_acc", "run"};
-  header.insert(header.end(), task_cols.begin(), task_cols.end());
-  write_row(header);
+  header.insert(header.end(), cols.names.begin(), cols.names.end());
+  CsvWriter out;
+  out.row(header);
   for (size_t k = 0; k < tables.size(); ++k) {
     const nlohmann::json& doc = tables[k].doc;
     std::map<int, nlohmann::json> bucket;  // by factor
@@ -244,15 +250,11 @@ std::string extrapolation_csv(const std::vector<ExportedExtrapolation>& tables) 
         auto at = [&](const char* key) {
           return row.contains(key) && row[key].is_array() && i < row[key].size() ? scalar_text(row[key][i]) : "";
         };
-        std::vector<std::string> cells = {tables[k].file, field_of(row, "label"), field_of(row, "pe"), field_of(row, "scaling"),
-                                          field_of(row, "seed"), scalar_text(factors[i]), field_of(b, "min_len"),
-                                          field_of(b, "max_len"), field_of(b, "examples"), at("rope_factor"), at("acc"),
-                                          at("loss"), at("n"), field_of(row, "train_test_acc"), field_of(row, "run")};
-        for (const auto& col : task_cols) {
-          auto t = tasks[k].find(col);
-          cells.push_back(t == tasks[k].end() ? "" : t->second);
-        }
-        write_row(cells);
+        out.row(cols.with({tables[k].file, field_of(row, "label"), field_of(row, "pe"), field_of(row, "scaling"),
+                           field_of(row, "seed"), scalar_text(factors[i]), field_of(b, "min_len"), field_of(b, "max_len"),
+                           field_of(b, "examples"), at("rope_factor"), at("acc"), at("loss"), at("n"),
+                           field_of(row, "train_test_acc"), field_of(row, "run")},
+                          k));
       }
     }
   }

@@ -8,10 +8,6 @@
 
 namespace popebench {
 
-namespace {
-constexpr const char* kHeader = "step,lr,loss,grad_norm,train_acc\n";
-}
-
 std::string step_log_path(const std::string& out_json) {
   const std::string ext = ".json";
   const bool json = out_json.size() > ext.size() && out_json.compare(out_json.size() - ext.size(), ext.size(), ext) == 0;
@@ -20,7 +16,7 @@ std::string step_log_path(const std::string& out_json) {
 
 StepLog::StepLog(const std::string& path, int64_t every, int64_t resume_step) : every_(every), path_(path) {
   if (every_ <= 0) return;
-  std::string kept = kHeader;
+  std::string kept = std::string(kStepLogHeader) + "\n";
   if (resume_step >= 0 && file_exists(path)) {
     std::istringstream in(read_file(path));
     std::string line;

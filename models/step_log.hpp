@@ -12,6 +12,8 @@ namespace popebench {
 
 // RUN.json -> RUN.steps.csv (any other name: NAME.steps.csv).
 std::string step_log_path(const std::string& out_json);
+// The file's first line, without its line break; `export --steps` checks it.
+inline constexpr const char* kStepLogHeader = "step,lr,loss,grad_norm,train_acc";
 
 class StepLog {
  public:
