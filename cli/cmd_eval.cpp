@@ -63,11 +63,7 @@ Runner register_eval(CLI::App& app) {
     }
     RunConfig data_cfg = cfg;
     Splits data = load_data(data_cfg, st->data);
-    // Another task's tokens could fit the vocabulary and score a meaningless accuracy.
-    if (data_cfg.task.name != cfg.task.name)
-      throw UserError(st->data + " holds " + data_cfg.task.name + " data; the checkpoint was trained on " + cfg.task.name);
-    if (data_cfg.model.vocab_size != cfg.model.vocab_size || data_cfg.task.width() > cfg.model.max_len)
-      throw UserError(st->data + ": its vocabulary or sequence length does not fit the checkpoint's model");
+    if (!st->data.empty()) require_dataset_fits(st->data, data_cfg.task, cfg);
     auto be = make_backend(cfg, st->device);
     be->set_state(ck.params, ck.m, ck.v);
     std::fprintf(stderr, "popebench: evaluating %s (step %lld) on %zu validation and %zu test examples, %s\n",

@@ -26,8 +26,7 @@ std::vector<std::pair<std::string, nlohmann::json>> gather(const std::vector<std
       std::vector<std::string> files;
       for (const auto& e : fs::recursive_directory_iterator(in))
         if (e.is_regular_file() && e.path().extension() == ".json") {
-          if (!is_utf8(e.path().string()))  // common/utf8.hpp: the file name goes into the CSV and messages
-            throw UserError("a file name in " + in + " is not UTF-8 text: " + escaped_bytes(e.path().string()));
+          require_utf8_file_name(e.path().string(), in);
           files.push_back(e.path().string());
         }
       std::sort(files.begin(), files.end());

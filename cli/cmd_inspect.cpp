@@ -47,11 +47,7 @@ Runner register_inspect(CLI::App& app) {
       source = {{"kind", "generated"}, {"seed", cfg.train.data_seed}};
     } else {
       DatasetDir info = open_dataset_dir(st->data);
-      // The dataset's task named as the dataset's, before inspect_model judges the task it is given.
-      if (info.task.name != cfg.task.name)
-        throw UserError(st->data + " holds " + info.task.name + " data; the checkpoint was trained on " + cfg.task.name);
-      if (info.task.vocab_size() != cfg.model.vocab_size || info.task.width() > cfg.model.max_len)
-        throw UserError(st->data + ": its vocabulary or sequence length does not fit the checkpoint's model");
+      require_dataset_fits(st->data, info.task, cfg);
       cfg.task = info.task;
       d = load_split(st->data, info, split);
       source = {{"kind", "directory"}, {"dir", st->data}, {"checksum", info.manifest["splits"][st->split]["checksum"]}};

@@ -29,6 +29,13 @@ std::string markdown_path(const std::string& json_path) {
   return (ext ? json_path.substr(0, json_path.size() - 5) : json_path) + ".md";
 }
 
+// The two files merge writes, OUT and its Markdown beside it, refused over any input it read.
+void refuse_over_inputs(const std::string& out, const std::vector<std::string>& read) {
+  std::vector<NamedPath> inputs;
+  for (const auto& f : read) inputs.push_back({f, "an input"});
+  refuse_outputs_over_inputs({{out, "--out"}, {markdown_path(out), "the Markdown table"}}, inputs);
+}
+
 int merge_extrapolation_dirs(const std::vector<std::string>& dirs, const std::string& out) {
   namespace fs = std::filesystem;
   if (out.empty()) throw UserError("--out is needed to merge extrapolation folders (e.g. DIR/extrapolation.json)");
@@ -38,9 +45,9 @@ int merge_extrapolation_dirs(const std::vector<std::string>& dirs, const std::st
     const std::string f = d + "/extrapolation.json";
     inputs.push_back({d, read_json_file(f)});
   }
-  std::vector<NamedPath> read;
-  for (const auto& d : dirs) read.push_back({d + "/extrapolation.json", "an input"});
-  refuse_outputs_over_inputs({{out, "--out"}, {markdown_path(out), "the Markdown table"}}, read);
+  std::vector<std::string> read;
+  for (const auto& d : dirs) read.push_back(d + "/extrapolation.json");
+  refuse_over_inputs(out, read);
   const std::string out_dir = fs::path(out).parent_path().empty() ? "." : fs::path(out).parent_path().string();
   nlohmann::json merged = merge_extrapolations(inputs, out_dir);  // refusals before anything is made
   make_dirs(out_dir);
@@ -77,8 +84,7 @@ Runner register_merge(CLI::App& app) {
         for (const auto& e : fs::directory_iterator(in)) {
           std::string name = e.path().filename().string();
           if (e.path().extension() == ".json" && name != "summary.json") {
-            if (!is_utf8(e.path().string()))  // common/utf8.hpp: the file name goes into the summary JSON
-              throw UserError("a file name in " + in + " is not UTF-8 text: " + escaped_bytes(e.path().string()));
+            require_utf8_file_name(e.path().string(), in);
             files.push_back(e.path().string());
           }
         }
@@ -110,9 +116,7 @@ Runner register_merge(CLI::App& app) {
       if (st->inputs.size() != 1 || !fs::is_directory(st->inputs[0])) throw UserError("--out is needed unless the input is one directory");
       out = st->inputs[0] + "/summary.json";
     }
-    std::vector<NamedPath> inputs;
-    for (const auto& f : files) inputs.push_back({f, "an input"});
-    refuse_outputs_over_inputs({{out, "--out"}, {markdown_path(out), "the Markdown table"}}, inputs);
+    refuse_over_inputs(out, files);
     if (!fs::path(out).parent_path().empty()) make_dirs(fs::path(out).parent_path().string());
     write_file_atomic(out, summary.dump(2) + "\n");
     std::string md = summary_markdown(summary);

@@ -239,6 +239,13 @@ double sweep_deadline(const SweepOptions& sw) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() + sw.time_limit;
 }
 
+void require_dataset_fits(const std::string& dir, const TaskConfig& data, const RunConfig& cfg) {
+  if (data.name != cfg.task.name)
+    throw UserError(dir + " holds " + data.name + " data; the checkpoint was trained on " + cfg.task.name);
+  if (data.vocab_size() != cfg.model.vocab_size || data.width() > cfg.model.max_len)
+    throw UserError(dir + ": its vocabulary or sequence length does not fit the checkpoint's model");
+}
+
 OpenedCheckpoint open_checkpoint(const std::string& path, const std::string& out, int threads,
                                  const std::vector<NamedPath>& more_outputs) {
   if (!out.empty()) check_output_path(out, "--out");

@@ -41,15 +41,10 @@ inline bool is_utf8(std::string_view s) {
 }
 
 // The string with every byte outside printable ASCII written \xNN: safe to quote in a message.
-inline std::string escaped_bytes(std::string_view s) {
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x20 && c < 0x7F) out += ch;
-    else out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
-  }
-  return out;
-}
+std::string escaped_bytes(std::string_view s);
+
+// A file that a command found in `folder` (merge, export), before its name goes into JSON or CSV:
+// a name that is not UTF-8 is a UserError naming it with its bytes escaped.
+void require_utf8_file_name(const std::string& path, const std::string& folder);
 
 }  // namespace popebench
