@@ -120,6 +120,8 @@ TEST_CASE("the bounded JSON reader refuses deep nesting and repeated keys, and r
   CHECK(parse_json_document(R"([{"c": 1}, {"c": 2}])", "x")[1]["c"] == 2);
   test::expect_user_error([&] { parse_json_document("{\"a\": 1} trailing", "doc.json"); }, "doc.json: not valid JSON");
   test::expect_user_error([&] { parse_json_document("", "doc.json"); }, "doc.json: not valid JSON");
+  // A number beyond double's range is the parser's out_of_range, not its parse_error (fuzz_run_json).
+  test::expect_user_error([&] { parse_json_document(R"({"eps": 1e408})", "doc.json"); }, "doc.json: not valid JSON (a number out of range)");
   // A key quoted in the message is cut and its control bytes escaped: the message stays one line.
   const std::string key(100, 'k');
   test::expect_user_error([&] { parse_json_document("{\"" + key + "\\n\": 1, \"" + key + "\\n\": 2}", "d"); }, "...\" appears twice");
