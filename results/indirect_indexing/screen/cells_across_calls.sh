@@ -12,7 +12,7 @@
 #   bash results/indirect_indexing/screen/cells_across_calls.sh JOB stop
 # JOB: a name for the job (letters, digits, '.', '_', '-'); CELLS BUDGET_S PE: run_cells.sh's, its
 # BUDGET_S counted from the job's start. run_cells.sh's settings (SHARD, STOP_AT, KEEP, ALONG,
-# MIN_BUDGET_S, PLAN, POPEBENCH) are taken from the environment of the command that starts the job; a later
+# CONCURRENT, MIN_BUDGET_S, PLAN, POPEBENCH) are taken from the environment of the command that starts the job; a later
 # command whose arguments or settings differ is refused (exit 2), so that one job is one thing.
 # Exit status: 75 while the job runs (run the same line again); once it has finished, run_cells.sh's.
 # `stop` stops the job (TERM: run_cells.sh stops its sweep and inspects, packs nothing), waits
@@ -42,7 +42,7 @@ for v in "$wait_s" "$budget"; do
   [[ "$v" =~ ^[0-9]+$ ]] || { echo "cells_across_calls.sh: '$v' is not a whole number (WAIT_S, BUDGET_S)" >&2; exit 2; }
 done
 # What makes the job: its arguments and run_cells.sh's settings.
-spec="cells=$cells budget=$budget pe=$pe SHARD=${SHARD:-} STOP_AT=${STOP_AT:-} KEEP=${KEEP:-} ALONG=${ALONG:-} MIN_BUDGET_S=${MIN_BUDGET_S:-} PLAN=${PLAN:-} POPEBENCH=${POPEBENCH:-}"
+spec="cells=$cells budget=$budget pe=$pe SHARD=${SHARD:-} STOP_AT=${STOP_AT:-} KEEP=${KEEP:-} ALONG=${ALONG:-} CONCURRENT=${CONCURRENT:-} MIN_BUDGET_S=${MIN_BUDGET_S:-} PLAN=${PLAN:-} POPEBENCH=${POPEBENCH:-}"
 t0=$(date +%s)
 
 if [[ -f "$dir/spec" ]]; then
