@@ -38,7 +38,7 @@ def buckets_key(e):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("evals", nargs="+")
-    ap.add_argument("--figure", help="write accuracy against length, each seed a line, here (PNG)")
+    ap.add_argument("--figure", help="write accuracy against length, each seed a line, here (PNG, and PDF beside)")
     ap.add_argument("--title", default=None)
     args = ap.parse_args()
     evals = [(p, load(p)) for p in args.evals]
@@ -72,35 +72,15 @@ def main():
             print(f"| {label} | {seed} | " + " | ".join(f"{100 * a:.1f}" for a in acc) + " |")
 
     if args.figure:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(7, 4.2))
-        colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-        for i, (label, per_seed) in enumerate(rows.items()):
-            for j, (seed, acc) in enumerate(per_seed):
-                ax.plot(factors, [100 * a for a in acc], "-o", ms=3, lw=1, alpha=0.8, color=colors[i % len(colors)],
-                        label=label if j == 0 else None)
-        if chance:
-            ax.axhline(100 * chance, ls=":", color="k", lw=1, label=f"chance ({100 * chance:.1f} %)")
-        ax.set_xlabel("test length, multiple of the training maximum (bucket ((k-1)L, kL])")
-        ax.set_ylabel("test accuracy %")
-        ax.set_xticks(factors)
-        ax.set_ylim(-2, 102)
+        from plot_common import pyplot_or_exit
+        plt = pyplot_or_exit("eval_extrapolation.py", __doc__)
+        import figure_style as style
+        fig, ax = plt.subplots(figsize=(7.2, 4.2))
+        style.by_length(ax, factors, {label: [[100 * a for a in acc] for _, acc in per_seed]
+                                      for label, per_seed in rows.items()}, 100 * chance if chance else None)
         if args.title:
             ax.set_title(args.title, fontsize=10)
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        # Written beside and renamed, so a failed write leaves no cut figure at the path.
-        tmp = args.figure + ".tmp.png"
-        try:
-            os.makedirs(os.path.dirname(os.path.abspath(args.figure)), exist_ok=True)
-            fig.savefig(tmp, dpi=120)
-            os.replace(tmp, args.figure)
-        except OSError as err:
-            fail(f"cannot write the figure {args.figure}: {err.strerror or err}")
-        print(f"\nwrote {args.figure}")
-
+        style.save(fig, args.figure)
 
 if __name__ == "__main__":
     main()

@@ -3,7 +3,7 @@
 
   results/plot_inspect.py FILE.json [FILE.json ...]
 
-For each FILE.json writes FILE.png beside it, three panels:
+For each FILE.json writes FILE.png (and FILE.pdf) beside it, three panels:
   accuracy by shift (bars; the number of examples of each shift above them),
   attention mass from the answer position on the source letter and on the target, per layer
   (rows) and head (columns), as two heat maps with a shared colour scale.
@@ -17,6 +17,7 @@ from json_input import load_json  # noqa: E402
 from plot_common import pyplot_or_exit  # noqa: E402
 
 plt = pyplot_or_exit("plot_inspect.py", __doc__)
+import figure_style as style  # noqa: E402
 
 
 def fail(msg):
@@ -31,7 +32,8 @@ def load(path):
     return d
 
 
-def plot(path):
+def plot(path, out=None):
+    """FILE.json's figure into out (default FILE.png beside it; a PDF of the same name too)."""
     d = load(path)
     r = d["result"]
     cfg = d["config"]
@@ -39,7 +41,7 @@ def plot(path):
     shifts = sorted(r["by_shift"], key=int)
     acc = [100 * r["by_shift"][s]["acc"] for s in shifts]
     ax = axes[0]
-    ax.bar([int(s) for s in shifts], acc, color="#1f77b4")
+    ax.bar([int(s) for s in shifts], acc, color=style.pe_colour(cfg["pe"]["kind"]))
     ax.set_xlabel("shift")
     ax.set_ylabel(f"{d['split']} accuracy %")
     ax.set_title(f"{cfg['pe']['kind']} seed {cfg['train']['seed']}, step {d['step']}: {100 * r['acc']:.2f} %")
@@ -54,10 +56,7 @@ def plot(path):
         ax.set_title(f"attention from the answer on the {kind}")
         fig.colorbar(im, ax=ax)
     fig.tight_layout()
-    out = os.path.splitext(path)[0] + ".png"
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    print(out)
+    style.save(fig, out or os.path.splitext(path)[0] + ".png")
 
 
 if __name__ == "__main__":

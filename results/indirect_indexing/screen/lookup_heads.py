@@ -10,7 +10,7 @@ such a head.
 
   /usr/bin/python3 results/indirect_indexing/screen/lookup_heads.py [INSPECT_DIR] [--out FILE]
 
-INSPECT_DIR: default this folder's inspect/; FILE: default INSPECT_DIR/lookup_heads.png. Exit 2
+INSPECT_DIR: default this folder's inspect/; FILE: default INSPECT_DIR/lookup_heads.png (and .pdf). Exit 2
 on bad input (no inspect JSON, a file of another schema or a name that does not say its PE).
 """
 import glob
@@ -25,9 +25,10 @@ from plot_common import pyplot_or_exit  # noqa: E402
 from plateau_levels import plateau_levels  # noqa: E402
 
 plt = pyplot_or_exit("lookup_heads.py", __doc__)
+import figure_style as style  # noqa: E402
 
 PLATEAU = plateau_levels()["source found, shift ignored"][1]
-COLOURS = {"rope": "tab:blue", "pope": "tab:red"}
+COLOURS = {pe: style.pe_colour(pe) for pe in ("rope", "pope")}
 NAME = re.compile(r"^(rope|pope)_seed(\d+)(?:\.step(\d+))?\.inspect\.json$")
 
 
@@ -90,25 +91,22 @@ def main():
             ps.sort(key=lambda p: p[2])
             pe = ps[0][1]
             if len(ps) > 1:
-                ax.plot([p[col] for p in ps], [p[3] for p in ps], color=COLOURS[pe], alpha=0.5, lw=1)
-            ax.scatter([p[col] for p in ps], [p[3] for p in ps], color=COLOURS[pe], s=14, alpha=0.8)
-        ax.axhline(100 * PLATEAU, color="grey", ls=":", lw=1)
+                ax.plot([p[col] for p in ps], style.clip_accuracy([p[3] for p in ps]), color=COLOURS[pe], alpha=0.5, lw=1)
+            ax.scatter([p[col] for p in ps], style.clip_accuracy([p[3] for p in ps]), color=COLOURS[pe], s=14, alpha=0.8)
         ax.set_xlabel(label)
         ax.set_xlim(0, 100)
         ax.grid(alpha=0.3)
         n = sum(len(v) for v in runs.values())
         ax.set_title(f"{n} inspected checkpoints", fontsize=10)
-    axes[0].set_ylabel("accuracy on the inspected test examples (%)")
-    axes[0].set_ylim(0, 100)
-    for pe, c in COLOURS.items():
-        axes[0].scatter([], [], color=c, s=14, label="RoPE" if pe == "rope" else "PoPE")
-    axes[0].plot([], [], color="grey", ls=":", lw=1, label=f"plateau ({100 * PLATEAU:.2f} %)")
-    axes[0].legend(loc="upper left", fontsize=9)
+    style.accuracy_axis(axes[0], "y", "accuracy on the inspected test examples %")
+    for ax in axes:
+        style.levels(ax, plateau=100 * PLATEAU, plateau_name="plateau, source found, shift ignored")
+    handles = style.pe_legend_handles(COLOURS) + axes[0].get_legend_handles_labels()[0][:1]
+    style.legend_beside(axes[1], handles)
     fig.suptitle("Indirect Indexing screen: accuracy against the lookup heads (lines: one run followed along training)",
                  fontsize=10)
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    print(f"wrote {out}")
+    style.save(fig, out)
 
 
 if __name__ == "__main__":

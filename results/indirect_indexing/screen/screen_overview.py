@@ -8,7 +8,8 @@ so that the plateau's 4-6 % stays readable beside the runs that learned (~99 %).
 
   /usr/bin/python3 results/indirect_indexing/screen/screen_overview.py [SCREEN_DIR] [--out FILE]
 
-SCREEN_DIR as for screen_table.py (default: this folder); FILE default SCREEN_DIR/overview.png.
+SCREEN_DIR as for screen_table.py (default: this folder); FILE default SCREEN_DIR/overview.png (and
+the same name .pdf; colours and lines as every figure's, results/figure_style.py).
 """
 import os
 import sys
@@ -20,11 +21,12 @@ from plot_common import pyplot_or_exit  # noqa: E402
 from plateau_levels import plateau_levels  # noqa: E402
 
 plt = pyplot_or_exit("screen_overview.py", __doc__)
+import figure_style as style  # noqa: E402
 from screen_runs import ESCAPE, HERE, cells, complete, val_at  # noqa: E402
 
 # The paper task's plateau (the source found, the shift ignored; joint draw: 4.65 %).
 PLATEAU = plateau_levels()["source found, shift ignored"][1]
-COLOURS = {"rope": "tab:blue", "pope": "tab:red"}
+COLOURS = {pe: style.pe_colour(pe) for pe in ("rope", "pope")}
 OFFSET = {"rope": -0.15, "pope": 0.15}
 
 args = sys.argv[1:]
@@ -74,5 +76,4 @@ axes[0].invert_yaxis()
 axes[0].legend(loc="lower right", fontsize=8)
 fig.suptitle("Indirect Indexing screen: each point one seed (PLAN.md)", fontsize=11)
 fig.tight_layout()
-fig.savefig(out, dpi=110)
-print(f"wrote {out}")
+style.save(fig, out)
