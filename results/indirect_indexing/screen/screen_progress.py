@@ -9,10 +9,11 @@ README's counts come from here; with --check they are compared with what those f
 
   /usr/bin/python3 results/indirect_indexing/screen/screen_progress.py [--check]
 
---check exits 1, naming the file, when the screen report (README.md here) does not say
-"(D of N stage-1 cells" and "R committed runs", or the top-level README does not say
-"Of the D readings", "D of N stage-1 cells" and "R committed runs", with this script's D, N
-and R.
+Stage 2 (stage2.json, runs in stage2/) is counted the same way: a cell is done when every PE it
+lists has its first two seeds at the stop. --check exits 1, naming the file, when the screen
+report (README.md here) does not say "(D of N stage-1 cells", "E of M stage-2 cells" and "R
+committed runs", or the top-level README does not say "Of the D+E readings", "D of N stage-1
+cells", "E of M stage-2 cells" and "R committed runs", with this script's counts.
 """
 import glob
 import os
@@ -24,11 +25,14 @@ from json_input import load_json  # noqa: E402
 from screen_runs import HERE, STOP_AT, complete  # noqa: E402
 
 
-def progress(root=HERE):
-    plan = load_json(os.path.join(root, "screen.json"), "screen_progress.py")
+STAGES = [("stage1", "screen.json"), ("stage2", "stage2.json")]  # (folder, plan)
+
+
+def progress(root=HERE, stage="stage1"):
+    plan = load_json(os.path.join(root, dict(STAGES)[stage]), "screen_progress.py")
     done, half, todo, short = [], [], [], []
     for cell in plan["cells"]:
-        folder = os.path.join(root, "stage1", cell["name"])
+        folder = os.path.join(root, stage, cell["name"])
         have = {}
         for pe in cell["pe"]:
             seeds = cell["seeds"][:2]
@@ -42,7 +46,8 @@ def progress(root=HERE):
         elif not any(c == cell["name"] for c, *_ in short):
             todo.append(cell["name"])
     runs = len(glob.glob(os.path.join(root, "stage*", "*", "*_seed*.json")))
-    return {"cells": len(plan["cells"]), "done": done, "half": half, "todo": todo, "short": short, "runs": runs}
+    return {"stage": stage, "cells": len(plan["cells"]), "done": done, "half": half, "todo": todo, "short": short,
+            "runs": runs}
 
 
 def steps_done(path):
@@ -59,11 +64,14 @@ def flat(path):
         return re.sub(r"\s+", " ", f.read())
 
 
-def check(p):
+def check(p1, p2):
+    """p1, p2: progress() of stage 1 and stage 2."""
     report, top = os.path.join(HERE, "README.md"), os.path.join(HERE, "..", "..", "..", "README.md")
-    wants = [(report, f"({len(p['done'])} of {p['cells']} stage-1 cells"), (report, f"{p['runs']} committed runs"),
-             (top, f"Of the {len(p['done'])} readings"), (top, f"{len(p['done'])} of {p['cells']} stage-1 cells"),
-             (top, f"{p['runs']} committed runs")]
+    d1, d2 = len(p1["done"]), len(p2["done"])
+    wants = [(report, f"({d1} of {p1['cells']} stage-1 cells"), (report, f"{d2} of {p2['cells']} stage-2 cells"),
+             (report, f"{p1['runs']} committed runs"),
+             (top, f"Of the {d1 + d2} readings"), (top, f"{d1} of {p1['cells']} stage-1 cells"),
+             (top, f"{d2} of {p2['cells']} stage-2 cells"), (top, f"{p1['runs']} committed runs")]
     bad = [f"{os.path.relpath(path)} does not say '{w}'" for path, w in wants if w not in flat(path)]
     for b in bad:
         print(f"screen_progress.py: {b}", file=sys.stderr)
@@ -73,15 +81,17 @@ def check(p):
 def main():
     if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1] != "--check"):
         sys.exit("usage: screen_progress.py [--check]")
-    p = progress()
-    print(f"stage-1 cells done: {len(p['done'])} of {p['cells']}")
-    for name, pes in p["half"]:
-        print(f"half done: {name} ({', '.join(pes)})")
-    for name, pe, seed, n in p["short"]:
-        print(f"short of the {STOP_AT:,}-step stop: {name} {pe} seed {seed} ({n:,} steps)")
-    print(f"not started: {', '.join(p['todo']) or 'none'}")
-    print(f"committed runs: {p['runs']}")
-    if len(sys.argv) == 2 and not check(p):
+    stages = [progress(stage=stage) for stage, _ in STAGES]
+    for p in stages:
+        n = p["stage"][-1]
+        print(f"stage-{n} cells done: {len(p['done'])} of {p['cells']}")
+        for name, pes in p["half"]:
+            print(f"half done: {name} ({', '.join(pes)})")
+        for name, pe, seed, steps in p["short"]:
+            print(f"short of the {STOP_AT:,}-step stop: {name} {pe} seed {seed} ({steps:,} steps)")
+        print(f"not started: {', '.join(p['todo']) or 'none'}")
+    print(f"committed runs: {stages[0]['runs']}")
+    if len(sys.argv) == 2 and not check(*stages):
         sys.exit(1)
 
 

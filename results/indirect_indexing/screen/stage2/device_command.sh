@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# How the files in stage2/ were made. Stage 2 as re-aimed at PoPE (PLAN.md, change of
+# 2026-12-06, committed in ffefd32 before any of these runs; stage2.json).
+#
+# --- Session of 2026-12-06, 04:08-04:31 UTC, three consecutive device calls on one `nvidia-h200`
+# machine (NVIDIA H200, driver 580.159.04), commit 53c2275, the binary built on the development
+# machine at 9414686 (cmake -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90) and carried
+# in .devbin/ with libgomp. The binary's kernels changed since the last one the screen used
+# (the angle table, AdamW's bf16 copy), so call 1 gated it while the job below trained: every GPU
+# test passed (11028 assertions in 29 test cases, gated_call.sh `gate`) and abs_pos_learned's
+# PoPE half rerun to 2,000 steps repeated the committed runs bit for bit (`eq`: "same bits: 2
+# curve points and 20 step-log rows, to step 2000", both seeds). Had either failed, these runs
+# would not have been used.
+export LD_LIBRARY_PATH=$PWD/.devbin:/usr/local/cuda/lib64
+S=results/indirect_indexing/screen
+# Calls 1 and 2: four cells' PoPE halves (eight runs, one process, CONCURRENT=8) as one detached
+# job; sweep rc 75 (every run stopped at 40,000 steps, resumable, JSONs partial) after 715 s,
+# inspects along the runs (20k and 40k checkpoints, 1,000 test examples); log sweep_stage2_pope_4cells.log.
+J() { PLAN=$S/stage2.json CONCURRENT=8 STOP_AT=40000 ALONG=1 MIN_BUDGET_S=0 POPEBENCH=.devbin/popebench \
+  bash $S/cells_across_calls.sh stage2_pope "$1" $OUT/job depth_2,depth_4,lr_6e-4,delta_zero 1000 pope; }
+J 1
+GATE_TESTS_S=400 POPEBENCH=.devbin/popebench bash $S/gated_call.sh - pope 480 $OUT/gate gate eq
+J $((580 - SECONDS))   # call 1
+J 520                  # call 2: delivered the files
+# Call 3: lr_1e-3's PoPE half (two runs, 40,000 steps in 361 s); log sweep_stage2_pope_lr_1e-3.log.
+PLAN=$S/stage2.json STOP_AT=40000 ALONG=1 MIN_BUDGET_S=0 POPEBENCH=.devbin/popebench \
+  bash $S/run_cells.sh lr_1e-3 470 $OUT/lr1e3 pope
+# Landed with: bash $S/ingest_half.sh FILES_DIR stage2 LOG_NAME; tables: readme_tables.py --write.
