@@ -36,7 +36,7 @@ Runner register_eval(CLI::App& app) {
       ->check(non_empty());
   cmd->add_option("--bucket-examples", st->ex.examples, "Test examples per length bucket")->default_val(st->ex.examples)
       ->check(integer_in(1, 100000000));
-  cmd->add_option("--rope-variants", st->variants, "With --factors, for RoPE checkpoints: also pi, ntk (or none)")
+  cmd->add_option("--rope-variants", st->variants, "With --factors, for RoPE checkpoints: also pi, ntk, yarn (rope only) (or none)")
       ->default_val(st->variants)->check(non_empty());
   return [st]() {
     OpenedCheckpoint opened = open_checkpoint(st->checkpoint, st->out, st->threads);

@@ -35,7 +35,7 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
       ->check(non_empty());
   cmd->add_option("--bucket-examples", st->ex.examples, "Test examples per bucket")->default_val(st->ex.examples)
       ->check(integer_in(1, 100000000));
-  cmd->add_option("--rope-variants", st->variants, "Test-time RoPE scalings evaluated for rope runs: pi, ntk (or none)")
+  cmd->add_option("--rope-variants", st->variants, "Test-time RoPE scalings evaluated for rope runs: pi, ntk, yarn (rope only) (or none)")
       ->default_val(st->variants)->check(non_empty());
   cmd->add_option("--out", st->out, "Output directory")->required()->check(non_empty());
   add_sweep_options(*cmd, st->sweep, st->run, "extrapolation", preset,

@@ -75,12 +75,17 @@ void PEConfig::validate() const {
   if (!(base > 1) || !std::isfinite(base)) bad("PE base must be a finite number > 1");
   if (delta_init != "uniform" && delta_init != "zero" && delta_init != "uniform-positive")
     bad("unknown delta init '" + delta_init + "' (known: uniform, zero, uniform-positive)");
-  if (rope_scaling != "none" && rope_scaling != "pi" && rope_scaling != "ntk")
-    bad("unknown RoPE scaling '" + rope_scaling + "' (known: none, pi, ntk)");
+  if (rope_scaling != "none" && rope_scaling != "pi" && rope_scaling != "ntk" && rope_scaling != "yarn")
+    bad("unknown RoPE scaling '" + rope_scaling + "' (known: none, pi, ntk, yarn)");
   if (rope_scaling != "none" && !k.rope_scaling)
     bad("RoPE scaling " + rope_scaling + " applies to " + pe_kind_list(&PEKindInfo::rope_scaling) + " only (the PE is " +
         kind + ")");
+  if (rope_scaling == "yarn" && !k.yarn)
+    bad("RoPE scaling yarn applies to " + pe_kind_list(&PEKindInfo::yarn) + " only (the PE is " + kind +
+        "): its attention factor scales the rotated channels, a factor of the whole score only where every channel rotates");
   if (!(rope_factor >= 1.0) || rope_factor > 1e4) bad("RoPE scaling factor must be in [1, 10000]");
+  if (rope_train_len < 0 || rope_train_len > 1 << 24) bad("RoPE scaling's training length must be in [0, 16777216]");
+  if (rope_scaling == "yarn" && rope_train_len < 1) bad("RoPE scaling yarn needs the training length (rope_train_len)");
   if (freqs != "decreasing" && freqs != "increasing")
     bad("unknown frequency order '" + freqs + "' (known: decreasing, increasing)");
   if (freqs != "decreasing" && !k.frequencies)
@@ -192,7 +197,8 @@ void to_json(nlohmann::json& j, const PEConfig& c) {
   j = {{"kind", c.kind}, {"base", c.base}, {"delta_init", c.delta_init},
        {"rope_pairing", "half_split"}, {"delta_clamp", {-2 * M_PI, 0.0}}, {"delta_bound", c.delta_bound},
        {"delta_shared", c.delta_shared},
-       {"rope_scaling", c.rope_scaling}, {"rope_factor", c.rope_factor}, {"freqs", c.freqs}};
+       {"rope_scaling", c.rope_scaling}, {"rope_factor", c.rope_factor},
+       {"rope_train_len", c.rope_train_len}, {"freqs", c.freqs}};
 }
 void from_json(const nlohmann::json& j, PEConfig& c) {
   c.kind = j.at("kind");
@@ -200,6 +206,7 @@ void from_json(const nlohmann::json& j, PEConfig& c) {
   c.delta_init = j.at("delta_init");
   c.rope_scaling = j.value("rope_scaling", "none");  // absent before length extrapolation
   c.rope_factor = j.value("rope_factor", 1.0);
+  c.rope_train_len = j.value("rope_train_len", 0);  // absent before YaRN
   c.freqs = j.value("freqs", "decreasing");  // absent before the screen's options
   c.delta_bound = j.value("delta_bound", "clamp");
   c.delta_shared = j.value("delta_shared", false);

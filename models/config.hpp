@@ -63,10 +63,15 @@ struct PEConfig {
   bool delta_shared = false;
   // Test-time frequency scaling of rope and rope-half, for length extrapolation without
   // fine-tuning: none; pi (position interpolation, Chen et al. 2023: positions times 1/factor);
-  // ntk (NTK-aware: base times factor^(d/(d-2)), d the rotated width). factor = test length /
-  // train length; 1 leaves RoPE unchanged.
+  // ntk (NTK-aware: base times factor^(d/(d-2)), d the rotated width); yarn (Peng et al. 2023:
+  // per channel between the two by a ramp over the channels' wavelengths against the training
+  // length, and every score times (0.1 ln(factor) + 1)^2; models/pe_rope.hpp). factor = test
+  // length / train length; 1 leaves RoPE unchanged.
   std::string rope_scaling = "none";
   double rope_factor = 1.0;
+  // The training input length YaRN's ramp is measured against (its "original context"); set with
+  // the factor by whatever evaluates at another length, 0 where no scaling needs it.
+  int rope_train_len = 0;
   void validate() const;
 };
 

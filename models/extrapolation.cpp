@@ -21,7 +21,8 @@ void ExtrapolationConfig::validate() const {
   }
   if (examples < 1) throw UserError("extrapolation: need at least 1 example per bucket");
   for (const auto& v : rope_variants)
-    if (v != "pi" && v != "ntk") throw UserError("extrapolation: unknown RoPE variant '" + v + "' (known: pi, ntk)");
+    if (v != "pi" && v != "ntk" && v != "yarn")
+      throw UserError("extrapolation: unknown RoPE variant '" + v + "' (known: pi, ntk, yarn)");
 }
 
 void to_json(nlohmann::json& j, const ExtrapolationConfig& c) {
@@ -91,7 +92,9 @@ PEConfig pe_from_label(const std::string& label, const PEConfig& base) {
 
 std::vector<std::string> scalings_for(const PEConfig& pe, const ExtrapolationConfig& e) {
   std::vector<std::string> s = {"none"};
-  if (pe_kind(pe.kind).rope_scaling) s.insert(s.end(), e.rope_variants.begin(), e.rope_variants.end());
+  const PEKindInfo& k = pe_kind(pe.kind);
+  for (const std::string& v : e.rope_variants)  // yarn only where its attention factor is exact (PEKindInfo::yarn)
+    if (k.rope_scaling && (v != "yarn" || k.yarn)) s.push_back(v);
   return s;
 }
 

@@ -16,7 +16,7 @@ namespace popebench {
 struct ExtrapolationConfig {
   std::vector<int> factors = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};  // bucket k: lengths ((k-1) L, k L]
   int64_t examples = 1000;                                     // test examples per bucket
-  std::vector<std::string> rope_variants = {"pi", "ntk"};      // extra rows for every rope/rope-half run
+  std::vector<std::string> rope_variants = {"pi", "ntk"};      // extra rows for every rope/rope-half run (yarn: rope only)
   void validate() const;
 };
 void to_json(nlohmann::json& j, const ExtrapolationConfig& c);
@@ -41,7 +41,7 @@ PEConfig pe_from_label(const std::string& label, const PEConfig& base);
 std::vector<std::string> scalings_for(const PEConfig& pe, const ExtrapolationConfig& e);
 
 // Evaluates trained parameters on every bucket with the given test-time scaling ("none", "pi",
-// "ntk"; the factor of each bucket = its longest input / the training task's). Returns
+// "ntk", "yarn"; the factor of each bucket = its longest input / the training task's). Returns
 // {label, scaling, factors, rope_factor[], acc[], loss[], n[]}.
 nlohmann::json evaluate_buckets(const RunConfig& run, const std::vector<float>& params, const std::vector<Bucket>& buckets,
                                 const std::string& scaling, const std::string& device);

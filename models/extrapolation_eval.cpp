@@ -22,6 +22,7 @@ nlohmann::json evaluate_buckets(const RunConfig& run, const std::vector<float>& 
     if (scaling != "none") {
       ec.pe.rope_scaling = scaling;
       ec.pe.rope_factor = std::max(1.0, double(input) / train_input);
+      ec.pe.rope_train_len = train_input;
     }
     // Keep the activations' size (batch x length) near the training evaluation's.
     ec.train.eval_batch = std::max(1, std::min(run.train.eval_batch, run.train.eval_batch * train_input / input));

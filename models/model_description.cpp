@@ -4,6 +4,7 @@
 
 #include "common/rng.hpp"
 #include "models/pe_registry.hpp"
+#include "models/pe_rope.hpp"
 
 namespace popebench {
 
@@ -14,6 +15,7 @@ ModelDescription::ModelDescription(const ModelConfig& m, const PEConfig& pe) : m
   layout_ = ParamLayout::build(m_, p->params_per_layer(m_.n_head, m_.head_dim()), p->embed_params(m_.max_len, m_.d_model),
                                pe_.delta_shared);
   qk_dim_ = p->qk_dim(m_.head_dim());
+  score_scale_ = attention_scale(m_, qk_dim_) * pe_score_factor(pe_);
 }
 
 template <typename T>

@@ -18,6 +18,9 @@ class ModelDescription {
   const ParamLayout& layout() const { return layout_; }
   // Width of q and k in the attention dot product (PositionalEmbedding::qk_dim: PoPE 2 head_dim).
   int qk_dim() const { return qk_dim_; }
+  // Every attention score's scale: ModelConfig::attn_scale resolved for qk_dim (attention_scale),
+  // times the PE's test-time factor (pe_score_factor: YaRN's). Both backends take it from here.
+  double score_scale() const { return score_scale_; }
   // Fills params (layout().total) from the seed: N(0, init_std) matrices and embeddings, unit
   // norm gains, zero biases and log-temperatures, the PE's own init (PoPE's delta); one random
   // stream (Stream::kInit) drawn in layout order, so float and double draw the same values.
@@ -29,6 +32,7 @@ class ModelDescription {
   PEConfig pe_;
   ParamLayout layout_;
   int qk_dim_;
+  double score_scale_;
 };
 
 extern template void ModelDescription::init_params<float>(float*, uint64_t) const;

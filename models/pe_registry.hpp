@@ -43,7 +43,8 @@ struct PEKindInfo {
   int rank = 0;  // listing order (`popebench list`, `--pe` help, errors): the paper's PEs first
   // The PEConfig options that apply (PEConfig::validate refuses the others for this PE):
   bool frequencies = false;   // --pe-base, --pe-freqs
-  bool rope_scaling = false;  // --rope-scaling, --rope-factor
+  bool rope_scaling = false;  // test-time RoPE scaling (PEConfig::rope_scaling): pi, ntk
+  bool yarn = false;          // and yarn, whose attention factor needs every channel rotated
   bool delta = false;         // PoPE's delta: --delta-init, --delta-bound, --delta-shared
   PEFactory<float> make_float;
   PEFactory<double> make_double;

@@ -24,6 +24,7 @@ std::vector<PEKindInfo> pe_kinds_rope() {
   });
   half.gpu = [](const PEConfig& pe, const ModelConfig& m) { return gpu_rope(pe, m.head_dim() / 2); };
   for (PEKindInfo* k : {&full, &half}) k->frequencies = k->rope_scaling = true;
+  full.yarn = true;
   return {full, half};
 }
 

@@ -79,7 +79,7 @@ T Transformer<T>::forward(const T* P, const Batch& b, bool every_token) {
   const int B = b.B, Tn = b.T, C = m_.d_model, H = m_.n_head, D = m_.head_dim(), F = m_.mlp_ratio * C,
             V = m_.vocab_size, Dq = pe_->qk_dim(D), N = B * Tn;
   const size_t NC = static_cast<size_t>(N) * C, heads = static_cast<size_t>(B) * H * Tn;
-  const T scale = T(attention_scale(m_, Dq));  // SPEC §2 default: head dim before any PoPE expansion
+  const T scale = T(desc_.score_scale());  // SPEC §2 default: head dim before any PoPE expansion
   const PEShape ps{B, H, Tn, D};
   const cpu::AttentionShape as{B, H, Tn, Dq, D};
   auto& A = *a_;
@@ -159,7 +159,7 @@ void Transformer<T>::backward(const T* P, T* G) {
   const int B = b.B, Tn = b.T, C = m_.d_model, H = m_.n_head, D = m_.head_dim(), F = m_.mlp_ratio * C,
             V = m_.vocab_size, Dq = pe_->qk_dim(D), N = B * Tn;
   const size_t NC = static_cast<size_t>(N) * C, heads = static_cast<size_t>(B) * H * Tn;
-  const T scale = T(attention_scale(m_, Dq));
+  const T scale = T(desc_.score_scale());
   const PEShape ps{B, H, Tn, D};
   const cpu::AttentionShape as{B, H, Tn, Dq, D};
   auto& A = *a_;

@@ -290,8 +290,90 @@ TEST_CASE("RoPE scaling is refused for PEs it does not apply to", "[pe][config]"
   p.rope_factor = 0.5;
   CHECK_THROWS_WITH(p.validate(), Catch::Contains("factor must be in [1, 10000]"));
   p.rope_factor = 2;
+  p.rope_scaling = "longrope";
+  CHECK_THROWS_WITH(p.validate(), Catch::Contains("unknown RoPE scaling 'longrope'"));
+  // YaRN's attention factor multiplies the rotated channels: a factor of the whole score only
+  // where every channel rotates, so not for rope-half; and its ramp needs the training length.
   p.rope_scaling = "yarn";
-  CHECK_THROWS_WITH(p.validate(), Catch::Contains("unknown RoPE scaling 'yarn'"));
+  CHECK_THROWS_WITH(p.validate(), Catch::Contains("needs the training length"));
+  p.rope_train_len = 40;
+  CHECK_NOTHROW(p.validate());
+  p.kind = "rope-half";
+  CHECK_THROWS_WITH(p.validate(), Catch::Contains("yarn applies to rope and rope-interleaved only"));
+  p.kind = "pope";
+  CHECK_THROWS_WITH(p.validate(), Catch::Contains("applies to rope, rope-interleaved and rope-half only"));
+}
+
+// The expected values come from YaRN's reference formulas (jquesnelle/yarn,
+// LlamaYaRNScaledRotaryEmbedding: find_correction_range with beta_fast 32 and beta_slow 1,
+// linear_ramp_mask, inv_freq = interpolation (1 - mask) + extrapolation mask, get_mscale) written
+// out in plain Python, independently of models/pe_rope.hpp:
+//   corr = lambda r, d, b, L: d * math.log(L / (r * 2 * math.pi)) / (2 * math.log(b))
+//   low = max(math.floor(corr(32, d, b, L)), 0); high = min(math.ceil(corr(1, d, b, L)), d - 1)
+//   ramp = min(max((c - low) / (high - low), 0), 1); mask = 1 - ramp
+//   theta_c = b ** (-2 c / d) / s * (1 - mask) + b ** (-2 c / d) * mask
+TEST_CASE("YaRN's frequencies and attention factor equal its reference formulas", "[pe][spec]") {
+  struct Case {
+    int d;
+    double s, train_len;
+    std::vector<std::pair<int, double>> theta;  // (channel pair, expected frequency)
+  };
+  const std::vector<Case> cases = {
+      // low 0, high 9: pair 0 kept, pairs 1-8 on the ramp, from 9 on interpolated (theta / 4)
+      {64, 4, 64, {{0, 1.0}, {1, 0.68740302522141783}, {9, 0.018747355233311395}, {10, 0.014058533129758726},
+                   {16, 0.0025000000000000001}, {31, 3.3338035804083099e-05}}},
+      // low 10, high 23: pairs 0-10 kept, 11-22 on the ramp, from 23 on interpolated (theta / 10)
+      {64, 10, 4096, {{0, 1.0}, {1, 0.74989420933245587}, {9, 0.074989420933245579}, {10, 0.056234132519034905},
+                      {11, 0.039250213011429579}, {16, 0.0058461538461538464}, {23, 0.0001333521432163324},
+                      {31, 1.3335214321633241e-05}}},
+  };
+  for (const Case& k : cases) {
+    INFO("d " << k.d << ", s " << k.s << ", L " << k.train_len);
+    PEConfig y;
+    y.kind = "rope";
+    y.rope_scaling = "yarn";
+    y.rope_factor = k.s;
+    y.rope_train_len = int(k.train_len);
+    const auto th = rope_thetas(k.d, y);
+    REQUIRE(th.size() == size_t(k.d / 2));
+    for (auto [c, want] : k.theta) {
+      INFO("pair " << c);
+      CHECK(th[c] == Approx(want).epsilon(1e-13));
+    }
+  }
+  // 0.1 ln(s) + 1 on q and on k: the score times its square.
+  PEConfig y;
+  y.kind = "rope";
+  y.rope_scaling = "yarn";
+  y.rope_train_len = 64;
+  y.rope_factor = 4;
+  CHECK(pe_score_factor(y) == Approx(1.2964769927807063).epsilon(1e-14));
+  y.rope_factor = 10;
+  CHECK(pe_score_factor(y) == Approx(1.5135359997035929).epsilon(1e-14));
+  y.rope_factor = 1;  // no scaling at the training length: RoPE itself
+  CHECK(pe_score_factor(y) == 1.0);
+  const auto plain = rope_thetas(64, 10000.0), same = rope_thetas(64, y);
+  for (size_t c = 0; c < plain.size(); ++c) CHECK(same[c] == Approx(plain[c]).epsilon(1e-15));
+  y.rope_scaling = "pi";
+  y.rope_factor = 4;
+  CHECK(pe_score_factor(y) == 1.0);
+}
+
+TEST_CASE("extrapolation evaluates yarn for the PEs it is exact for, pi and ntk for every RoPE", "[pe][config]") {
+  ExtrapolationConfig e;
+  e.rope_variants = {"pi", "yarn"};
+  CHECK_NOTHROW(e.validate());
+  auto for_kind = [&](const std::string& kind) {
+    PEConfig p;
+    p.kind = kind;
+    return scalings_for(p, e);
+  };
+  CHECK(for_kind("rope") == std::vector<std::string>{"none", "pi", "yarn"});
+  CHECK(for_kind("rope-interleaved") == std::vector<std::string>{"none", "pi", "yarn"});
+  CHECK(for_kind("rope-half") == std::vector<std::string>{"none", "pi"});
+  CHECK(for_kind("pope") == std::vector<std::string>{"none"});
+  e.rope_variants = {"longrope"};
+  CHECK_THROWS_WITH(e.validate(), Catch::Contains("unknown RoPE variant 'longrope' (known: pi, ntk, yarn)"));
 }
 
 TEST_CASE("extrapolation labels name their PE and read back as it", "[pe][config]") {

@@ -68,6 +68,7 @@ CASES = [(pe, {"pe": {"kind": pe}}, 0.0) for pe in PES] + [
     ("rope+increasing", {"pe": {"kind": "rope", "freqs": "increasing"}}, 0.0),
     ("rope+pi2", {"pe": {"kind": "rope", "rope_scaling": "pi", "rope_factor": 2}}, 0.0),
     ("rope-half+ntk3", {"pe": {"kind": "rope-half", "rope_scaling": "ntk", "rope_factor": 3}}, 0.0),
+    ("rope+yarn3", {"pe": {"kind": "rope", "rope_scaling": "yarn", "rope_factor": 3, "rope_train_len": 5}}, 0.0),
     ("rope-interleaved+pi2+base500", {"pe": {"kind": "rope-interleaved", "rope_scaling": "pi", "rope_factor": 2,
                                              "base": 500}}, 0.0),
     ("rope+abs_pos+scaled_embedding", {"pe": {"kind": "rope"}, "model": {"abs_pos": "learned",
@@ -106,8 +107,21 @@ def rotate_interleaved(x, t, theta):
     return torch.view_as_real(z * torch.polar(torch.ones_like(a), a)).reshape(x.shape)
 
 
+def yarn_theta(d, base, s, train_len):
+    """YaRN's frequencies as its reference (jquesnelle/yarn) computes them: kept above 32 turns
+    over the training length, divided by s below 1 turn, a linear ramp over the channels between."""
+    corr = lambda turns: d * math.log(train_len / (turns * 2 * math.pi)) / (2 * math.log(base))
+    low, high = max(math.floor(corr(32)), 0), min(math.ceil(corr(1)), d - 1)
+    high = high + 0.001 if high == low else high
+    ramp = torch.clamp((torch.arange(d // 2, dtype=torch.float64) - low) / (high - low), 0, 1)
+    th = base ** (-2 * torch.arange(d // 2, dtype=torch.float64) / d)
+    return th / s * ramp + th * (1 - ramp)
+
+
 def rope_theta(d, pe):
     base, f = pe["base"], pe["rope_factor"]
+    if pe["rope_scaling"] == "yarn":
+        return yarn_theta(d, base, f, pe["rope_train_len"])
     if pe["rope_scaling"] == "ntk":
         base = base * f ** (d / (d - 2))
     sign = 1.0 if pe["freqs"] == "increasing" else -1.0
@@ -152,6 +166,8 @@ def torch_loss(d):
     Dq = 2 * D if kind == "pope" else D
     scale = {"head_dim": 1 / math.sqrt(D), "qk_dim": 1 / math.sqrt(Dq)}.get(m["attn_scale"])
     scale = float(m["attn_scale"]) if scale is None else scale
+    if pe["rope_scaling"] == "yarn":  # q and k each times 0.1 ln(s) + 1 (YaRN's get_mscale)
+        scale *= (0.1 * math.log(pe["rope_factor"]) + 1) ** 2 if pe["rope_factor"] > 1 else 1.0
     slopes = alibi_slopes(H, kind == "alibi-half") if kind.startswith("alibi") else None
 
     for layer in range(L):

@@ -31,7 +31,7 @@ CudaBackend::CudaBackend(const RunConfig& cfg, int runs)
   V_ = m.vocab_size;
   L_ = m.n_layer;
   T_ = cfg.input_len();
-  attn_scale_ = float(attention_scale(m, host_model_.qk_dim()));
+  attn_scale_ = float(host_model_.score_scale());
   emb_scale_ = m.init == "scaled-embedding" ? float(std::sqrt(double(C_))) : 1.f;  // as the CPU model's
   // Examples the activations hold: every run's training batch, or one evaluation batch.
   maxB_ = std::max(R_ * cfg.train.batch, cfg.train.eval_batch);

@@ -142,7 +142,7 @@ class CudaBackend final : public Backend, public BatchEngine {
   const int R_;  // runs (slots): 1 for a run alone
   int C_, H_, D_, F_, V_, L_, T_;
   int maxB_;  // examples the activations hold: max(R x training batch, evaluation batch)
-  float attn_scale_;  // ModelConfig::attn_scale resolved (attention_scale)
+  float attn_scale_;  // every score's scale (ModelDescription::score_scale)
   float emb_scale_;   // token embedding multiplier (ModelConfig::init)
   float* accum_ = nullptr;  // (total,) mean gradient over micro-batches, allocated at the first accumulated step
   bool every_token_ = false;  // TrainConfig::loss "all"
