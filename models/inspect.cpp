@@ -1,4 +1,5 @@
 #include "models/inspect.hpp"
+#include "models/frequency_usage.hpp"
 
 #include "models/export_csv.hpp"
 
@@ -96,11 +97,13 @@ nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& par
   std::map<std::string, size_t> classes;
   nlohmann::json shown = nlohmann::json::array();
   size_t hits = 0;
+  FrequencyUsage usage(L, H, model.frequency_channels());
   for (size_t first = 0; first < n; first += o.batch) {
     std::vector<size_t> idx;
     for (size_t i = first; i < std::min(n, first + o.batch); ++i) idx.push_back(i);
     Batch b = make_batch(d, idx, row, cfg.input);
     model.forward(params.data(), b);
+    usage.add(model, b);
     const auto& logits = model.logits();
     for (int r = 0; r < b.B; ++r) {
       const size_t i = idx[r];
@@ -176,6 +179,7 @@ nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& par
     qatt.push_back({{"layer", l}, {"heads", heads}});
   }
   nlohmann::json delta = nullptr;
+  std::vector<std::vector<double>> delta_per_channel;  // (L) x (H D), clamped: frequency_usage's
   if (pe_kind(cfg.pe.kind).delta) {  // PoPE's delta (the PEs with a learned key phase)
     // delta as the forward pass sees it (clamped), per layer: moments, the share at each bound,
     // the share outside the interval before the clamp, and a histogram of 8 bins over [-2 pi, 0].
@@ -183,6 +187,8 @@ nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& par
     for (int l = 0; l < L; ++l) {
       // The layer's block (a shared delta: the same block for every layer).
       const size_t first = model.layout().layers[l].pe, count = size_t(H) * cfg.model.head_dim();
+      delta_per_channel.emplace_back();
+      for (size_t i = first; i < first + count; ++i) delta_per_channel.back().push_back(cpu::clamp_delta(double(params[i])));
       std::vector<int> hist(8, 0);
       double s = 0, s2 = 0;
       size_t lo = 0, hi = 0, outside = 0;
@@ -208,7 +214,9 @@ nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& par
           {"prediction_classes", cls},
           {"attention_from_answer", {{"examples", attended}, {"left_out_cropped", cropped}, {"layers", att}}},
           {"attention_from_query", {{"examples", q_attended}, {"layers", qatt}}},
-          {"pope_delta", delta}, {"examples", shown}};
+          {"pope_delta", delta},
+          {"frequency_usage", usage.json(delta_per_channel.empty() ? nullptr : &delta_per_channel)},
+          {"examples", shown}};
 }
 
 std::string predictions_csv(const std::vector<PredictionRow>& rows) {

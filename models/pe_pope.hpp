@@ -47,6 +47,13 @@ class PoPE final : public PositionalEmbedding<T> {
     cpu::pope_bwd(dko, k, dk, s.B, s.H, s.T, s.D, theta_.data(), delta, ddelta);
   }
 
+  // Channel c carries frequency theta_c with magnitude mu = softplus(x_c), in q and in k.
+  std::vector<FrequencyChannel> frequency_channels() const override {
+    std::vector<FrequencyChannel> ch;
+    for (int c = 0; c < int(theta_.size()); ++c) ch.push_back({theta_[c], c, -1});
+    return ch;
+  }
+
  private:
   std::vector<double> theta_;
   std::string delta_init_;  // PEConfig::delta_init

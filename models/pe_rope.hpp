@@ -68,6 +68,14 @@ inline std::vector<double> rope_thetas(int rot_dim, const PEConfig& pe) {
   return th;
 }
 
+// Half-split pairing: channel c rotates with c + n/2, n = 2 theta.size() the rotated width.
+inline std::vector<FrequencyChannel> rope_pairs(const std::vector<double>& theta) {
+  std::vector<FrequencyChannel> ch;
+  const int half = int(theta.size());
+  for (int c = 0; c < half; ++c) ch.push_back({theta[c], c, c + half});
+  return ch;
+}
+
 template <typename T>
 class RoPE final : public PositionalEmbedding<T> {
  public:
@@ -81,6 +89,7 @@ class RoPE final : public PositionalEmbedding<T> {
     cpu::rope_bwd(dqo, dq, s.B * s.H, s.T, s.D, s.D, theta_.data());
     cpu::rope_bwd(dko, dk, s.B * s.H, s.T, s.D, s.D, theta_.data());
   }
+  std::vector<FrequencyChannel> frequency_channels() const override { return rope_pairs(theta_); }
 
  private:
   std::vector<double> theta_;

@@ -20,6 +20,8 @@ class RoPEHalf final : public PositionalEmbedding<T> {
     cpu::rope_bwd(dqo, dq, s.B * s.H, s.T, s.D, n_rot_, theta_.data());
     cpu::rope_bwd(dko, dk, s.B * s.H, s.T, s.D, n_rot_, theta_.data());
   }
+  // The rotated half only: the other half carries no frequency.
+  std::vector<FrequencyChannel> frequency_channels() const override { return rope_pairs(theta_); }
 
  private:
   int n_rot_;

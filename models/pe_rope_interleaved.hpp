@@ -28,6 +28,11 @@ class RoPEInterleaved final : public PositionalEmbedding<T> {
     rotate(dqo, dq, s, -1.0);
     rotate(dko, dk, s, -1.0);
   }
+  std::vector<FrequencyChannel> frequency_channels() const override {
+    std::vector<FrequencyChannel> ch;
+    for (int c = 0; c < int(theta_.size()); ++c) ch.push_back({theta_[c], 2 * c, 2 * c + 1});
+    return ch;
+  }
 
  private:
   // x (B, H, T, D) -> y (B, H, T, D), pairs (2c, 2c + 1) rotated by sign * t * theta_c. Angles in

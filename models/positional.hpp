@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/rng.hpp"
 #include "models/config.hpp"
@@ -15,6 +16,15 @@ namespace popebench {
 
 struct PEShape {
   int B, H, T, D;  // D = head dim of q and k before the transform
+};
+
+// A frequency a PE rotates q and k by, and the channels of q (or k) whose magnitude carries it:
+// a pair (a, b) rotated together, its magnitude the pair's norm (RoPE), or with b < 0 one channel
+// whose softplus is the magnitude (PoPE's mu). The frequency-usage analysis reads them
+// (models/frequency_usage.hpp).
+struct FrequencyChannel {
+  double theta;
+  int a, b;
 };
 
 template <typename T>
@@ -40,6 +50,8 @@ class PositionalEmbedding {
     std::copy(dqo, dqo + n, dq);
     std::copy(dko, dko + n, dk);
   }
+  // The frequencies and the channels that carry them; none for PEs without rotation.
+  virtual std::vector<FrequencyChannel> frequency_channels() const { return {}; }
   // ALiBi-style per-head score slopes (H), or nullptr.
   virtual const double* score_slopes() const { return nullptr; }
 

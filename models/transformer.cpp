@@ -236,6 +236,10 @@ template <typename T>
 const std::vector<T>& Transformer<T>::logits() const { return a_->logits; }
 template <typename T>
 const std::vector<T>& Transformer<T>::attention_probs(int layer) const { return a_->layers.at(layer).probs; }
+template <typename T>
+const std::vector<T>& Transformer<T>::queries(int layer) const { return a_->layers.at(layer).q; }
+template <typename T>
+const std::vector<T>& Transformer<T>::keys(int layer) const { return a_->layers.at(layer).k; }
 
 template class Transformer<float>;
 template class Transformer<double>;

@@ -36,6 +36,12 @@ class Transformer {
   const std::vector<T>& logits() const;
   // The last forward's attention probabilities of one layer, (B, H, T, T) (diagnostics).
   const std::vector<T>& attention_probs(int layer) const;
+  // The last forward's q and k of one layer before the positional embedding, (B, H, T, D)
+  // (diagnostics: models/frequency_usage.hpp).
+  const std::vector<T>& queries(int layer) const;
+  const std::vector<T>& keys(int layer) const;
+  // The PE's frequencies and the q/k channels that carry them (PositionalEmbedding).
+  std::vector<FrequencyChannel> frequency_channels() const { return pe_->frequency_channels(); }
 
  private:
   struct Acts;

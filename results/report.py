@@ -14,6 +14,8 @@ What it draws (the rules, so that a new result folder is drawn without being lis
     its legend counts the seeds that learned where the task has a registered threshold
     (LEARNED_ABOVE);
   - each folder holding eval JSONs with length buckets: extrapolation.png (eval_extrapolation.py);
+  - each folder named frequency_usage* holding inspect JSONs: frequency_usage.png from all of
+    them (frequency_usage.py);
   - the Indirect Indexing screen's overview.png and inspect/lookup_heads.png, and the inspect
     figures the READMEs show (INSPECT_FIGURES).
 Then every generated table (readme_tables.py) is rewritten from what its command prints now.
@@ -77,6 +79,8 @@ def figure_jobs():
                 jobs.append(("folder", d, None))
         if any(s == "popebench.eval" and isinstance(doc.get("extrapolation"), dict) for s, doc in docs):
             jobs.append(("eval", d, None))
+        if os.path.basename(d).startswith("frequency_usage") and "popebench.inspect" in kinds:
+            jobs.append(("frequency", d, None))
     jobs.append(("overview", SCREEN, None))
     jobs.append(("lookup_heads", os.path.join(SCREEN, "inspect"), None))
     jobs += [("inspect", p, None) for p in INSPECT_FIGURES]
@@ -93,6 +97,8 @@ def outputs(job):
         return [os.path.join(src, n) for n in names]
     if kind == "eval":
         return [os.path.join(src, "extrapolation.png")]
+    if kind == "frequency":
+        return [os.path.join(src, "frequency_usage.png")]
     if kind == "overview":
         return [os.path.join(src, "overview.png")]
     if kind == "lookup_heads":
@@ -106,6 +112,7 @@ def draw(job, out_root):
     dest = os.path.join(out_root, src) if kind != "inspect" else os.path.join(out_root, os.path.dirname(src))
     os.makedirs(dest, exist_ok=True)
     script = {"folder": "plot.py", "eval": "eval_extrapolation.py", "inspect": "plot_inspect.py",
+              "frequency": "frequency_usage.py",
               "overview": os.path.join("indirect_indexing", "screen", "screen_overview.py"),
               "lookup_heads": os.path.join("indirect_indexing", "screen", "lookup_heads.py")}[kind]
     if kind == "folder":
@@ -115,6 +122,9 @@ def draw(job, out_root):
     elif kind == "eval":
         evals = sorted(glob.glob(os.path.join(ROOT, src, "*.eval.json")))
         cmd = [PY, os.path.join(HERE, script), *evals, "--figure", os.path.join(dest, "extrapolation.png")]
+    elif kind == "frequency":
+        files = sorted(glob.glob(os.path.join(ROOT, src, "*.inspect.json")))
+        cmd = [PY, os.path.join(HERE, script), *files, "--out", os.path.join(dest, "frequency_usage.png")]
     elif kind == "inspect":
         code = "import sys; sys.path.insert(0, sys.argv[1]); import plot_inspect; plot_inspect.plot(sys.argv[2], sys.argv[3])"
         cmd = [PY, "-c", code, HERE, os.path.join(ROOT, src), os.path.join(out_root, outputs(job)[0])]

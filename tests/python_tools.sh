@@ -57,6 +57,11 @@ assert abs(c.fisher_two_sided_p(3, 3, 0, 3) - 0.1) < 1e-12"
 check "inspect" "$bin" inspect "$tmp/r/pope_seed0.json.ckpt" --examples 16 --show 2 --out "$tmp/i/pope.json"
 check "plot_inspect.py" "$py" "$src/results/plot_inspect.py" "$tmp/i/pope.json"
 [[ -s "$tmp/i/pope.png" ]] || { echo "FAIL: plot_inspect.py wrote no pope.png"; fails=$((fails+1)); }
+# The frequency-usage figure from the same inspect JSON (PoPE: mu per frequency and delta).
+check "frequency_usage.py" "$py" "$src/results/frequency_usage.py" "$tmp/i/pope.json" --out "$tmp/i/fu.png"
+[[ -s "$tmp/i/fu.png" && -s "$tmp/i/fu.pdf" ]] || { echo "FAIL: frequency_usage.py wrote no fu.png and fu.pdf"; fails=$((fails+1)); }
+"$py" "$src/results/frequency_usage.py" "$tmp/r/pope_seed0.json" --out "$tmp/i/x.png" >"$tmp/out" 2>&1
+[[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] || { echo "FAIL: frequency_usage.py did not refuse a run JSON in one line"; cat "$tmp/out"; fails=$((fails+1)); }
 "$py" "$src/results/plot_inspect.py" "$tmp/r/pope_seed0.json" >/dev/null 2>&1
 [[ $? -eq 2 ]] || { echo "FAIL: plot_inspect.py accepted a run JSON"; fails=$((fails+1)); }
 # The screen's table and overview figure on the committed screen (the baseline row first); a

@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+"""Which frequencies attention uses (the PoPE paper's frequency-usage analysis), from the
+`frequency_usage` section of `popebench inspect` JSON files: per layer, the mean magnitude q and
+k carry on each frequency (RoPE: the norm of each rotated channel pair; PoPE: the softplus
+magnitude mu), averaged over heads, against the frequency in rad per position on a log axis. Each
+file a line in its PE's colour (figure_style.py); with PoPE files, a last panel draws PoPE's
+delta per frequency (mean over heads and layers).
+
+  /usr/bin/python3 results/frequency_usage.py FILE.inspect.json [...] --out FIGURE.png
+
+Writes FIGURE.png and FIGURE.pdf. Exit 2 with one line on bad input: a file that is not an
+inspect JSON, one without a frequency_usage section (a PE without frequencies, or written before
+inspect measured it), or files of different depths.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from json_input import load_json  # noqa: E402
+from plot_common import pyplot_or_exit  # noqa: E402
+
+plt = pyplot_or_exit("frequency_usage.py", __doc__)
+import figure_style as style  # noqa: E402
+
+
+def fail(msg):
+    print(f"frequency_usage.py: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def mean_over_heads(rows):
+    return [sum(h[f] for h in rows) / len(rows) for f in range(len(rows[0]))]
+
+
+def main():
+    args = sys.argv[1:]
+    if "--out" not in args or args.index("--out") + 1 >= len(args):
+        fail("usage: frequency_usage.py FILE.inspect.json [...] --out FIGURE.png")
+    i = args.index("--out")
+    out = args[i + 1]
+    files = args[:i] + args[i + 2:]
+    if not files:
+        fail("no inspect JSON given")
+    docs = []
+    for p in files:
+        d = load_json(p, "frequency_usage.py", "popebench.inspect")
+        fu = d.get("result", {}).get("frequency_usage")
+        if not isinstance(fu, dict):
+            fail(f"{p} has no frequency_usage (a PE without frequencies, or written before inspect measured it)")
+        cfg = d["config"]
+        docs.append((p, cfg["pe"]["kind"], cfg["train"]["seed"], fu))
+    depths = {len(fu["layers"]) for _, _, _, fu in docs}
+    if len(depths) != 1:
+        fail(f"the files have different numbers of layers ({sorted(depths)})")
+    L = depths.pop()
+    with_delta = any("delta" in fu["layers"][0] for _, _, _, fu in docs)
+    cols = L + (1 if with_delta else 0)
+    fig, axes = plt.subplots(2, cols, figsize=(3.4 * cols + 1.5, 6.2), squeeze=False)
+    seen = set()
+    for p, pe, seed, fu in sorted(docs, key=lambda x: (style.table_rank(x[1]), x[2])):
+        c = style.pe_colour(pe)
+        theta = fu["theta"]
+        order = sorted(range(len(theta)), key=lambda f: theta[f])
+        x = [theta[f] for f in order]
+        for l, layer in enumerate(fu["layers"]):
+            for row, key in enumerate(("q", "k")):
+                y = mean_over_heads(layer[key])
+                axes[row][l].plot(x, [y[f] for f in order], "-o", ms=2.5, lw=1, color=c, alpha=0.8,
+                                  label=pe if pe not in seen else None)
+                seen.add(pe)
+        if "delta" in fu["layers"][0]:
+            d = [sum(mean_over_heads(layer["delta"])[f] for layer in fu["layers"]) / L for f in range(len(theta))]
+            axes[0][L].plot(x, [d[f] for f in order], "-o", ms=2.5, lw=1, color=c, alpha=0.8)
+    for l in range(L):
+        for row, key in enumerate(("q", "k")):
+            ax = axes[row][l]
+            ax.set_xscale("log")
+            ax.set_title(f"layer {l}: {key}", fontsize=9)
+            ax.set_xlabel("frequency theta (rad per position, log)", fontsize=8)
+            if l == 0:
+                ax.set_ylabel("mean magnitude (over heads and tokens)", fontsize=8)
+    if with_delta:
+        axes[0][L].set_xscale("log")
+        axes[0][L].set_title("PoPE's delta (mean over heads and layers)", fontsize=9)
+        axes[0][L].set_xlabel("frequency theta (rad per position, log)", fontsize=8)
+        axes[0][L].set_ylim(-2 * 3.14159265, 0)
+        axes[1][L].axis("off")
+    measures = "; ".join(sorted({f"{pe}: {fu['measure']}" for _, pe, _, fu in docs}))
+    fig.suptitle(f"Frequency usage ({measures})", fontsize=9)
+    style.legend_beside(axes[0][cols - 1])
+    fig.tight_layout()
+    style.save(fig, out)
+
+
+if __name__ == "__main__":
+    main()
