@@ -7,7 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/presets.hpp"
 #include "cli/run_options.hpp"
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "models/summary.hpp"
 
 namespace popebench::cli {

@@ -18,7 +18,7 @@
 #include "cli/presets.hpp"
 #include "cli/run_options.hpp"
 #include "cli/sweep_plan.hpp"
-#include "common/files.hpp"
+#include "common/error.hpp"
 
 namespace popebench::cli {
 

@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "kernels/device.hpp"
 #include "models/run_batch.hpp"
 #include "models/stop_signal.hpp"

@@ -5,7 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "common/utf8.hpp"
 #include "common/version.hpp"
 #include "kernels/device.hpp"

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "cli/presets.hpp"
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "common/json_read.hpp"
 
 namespace popebench::cli {

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "common/files.hpp"
 #include "models/checkpoint.hpp"
 #include "models/trainer.hpp"
 

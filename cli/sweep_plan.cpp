@@ -4,7 +4,7 @@
 #include <cctype>
 #include <set>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "common/json_read.hpp"
 #include "models/config.hpp"
 

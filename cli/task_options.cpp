@@ -3,7 +3,7 @@
 // belong to the chosen task is refused instead of silently ignored.
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
-#include "common/files.hpp"
+#include "common/error.hpp"
 
 namespace popebench::cli {
 

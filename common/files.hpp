@@ -3,17 +3,13 @@
 // leaves a half-written file under the final name.
 #pragma once
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace popebench {
+#include "common/error.hpp"  // what these helpers throw
 
-// Errors meant for the user: the CLI prints what() on one line and exits non-zero.
-struct UserError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+namespace popebench {
 
 // 64-bit FNV-1a: simple, fully specified, fast enough for the sizes here (~1 GB/s).
 uint64_t fnv1a64(const void* data, size_t n, uint64_t h = 0xcbf29ce484222325ull);

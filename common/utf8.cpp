@@ -1,6 +1,6 @@
 #include "common/utf8.hpp"
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 
 namespace popebench {
 

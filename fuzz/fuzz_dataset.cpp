@@ -1,5 +1,5 @@
 // Fuzz target: the dataset file decoders (binary records and the text format).
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "fuzz/fuzz_util.hpp"
 #include "generators/dataset_io.hpp"
 

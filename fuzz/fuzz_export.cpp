@@ -1,6 +1,6 @@
 // Fuzz target: a run JSON exported to CSV as `popebench export` does, a row per run and a row per
 // curve point (every config leaf a column, text cells quoted and formula-safe).
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "common/json_read.hpp"
 #include "fuzz/fuzz_util.hpp"
 #include "models/export_csv.hpp"

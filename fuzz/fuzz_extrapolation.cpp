@@ -1,6 +1,6 @@
 // Fuzz target: an extrapolation table (extrapolation.json), read as `merge` and `export
 // --extrapolation` read it: checked against the format, then summarised, printed and exported.
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "common/json_read.hpp"
 #include "fuzz/fuzz_util.hpp"
 #include "models/export_csv.hpp"

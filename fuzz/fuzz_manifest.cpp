@@ -1,6 +1,6 @@
 // Fuzz target: a dataset folder's manifest.json, opened and its three splits loaded (the split
 // files are whatever the manifest names; most inputs name none that exist).
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "fuzz/fuzz_util.hpp"
 #include "generators/dataset_io.hpp"
 

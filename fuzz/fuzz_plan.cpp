@@ -1,7 +1,7 @@
 // Fuzz target: a sweep plan file, read as `popebench sweep` reads its structure (cli/sweep_plan.hpp:
 // the bounded JSON reader, then every field's type, the cell names, PEs and seeds).
 #include "cli/sweep_plan.hpp"
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "fuzz/fuzz_util.hpp"
 
 using namespace popebench;

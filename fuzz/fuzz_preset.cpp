@@ -1,7 +1,7 @@
 // Fuzz target: a preset file (`--preset FILE`), read as a structure as `train`, `reproduce` and a
 // plan's "preset" read it (cli/presets.hpp's parse_preset: the bounded JSON reader, then fields).
 #include "cli/presets.hpp"
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "fuzz/fuzz_util.hpp"
 
 using namespace popebench;

@@ -1,7 +1,7 @@
 // Fuzz target: a run JSON, read as `merge` reads it and summarised as one table.
 #include <nlohmann/json.hpp>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "fuzz/fuzz_util.hpp"
 #include "models/run_json.hpp"
 #include "models/summary.hpp"

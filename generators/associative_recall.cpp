@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "generators/vocab.hpp"
 
 namespace popebench {

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "generators/vocab.hpp"
 
 namespace popebench {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "generators/vocab.hpp"
 
 namespace popebench {

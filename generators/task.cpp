@@ -1,7 +1,7 @@
 #include "generators/task.hpp"
 #include "common/json_int.hpp"
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "generators/vocab.hpp"
 
 namespace popebench {

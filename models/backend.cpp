@@ -2,7 +2,7 @@
 // kernels cover the config, else the CPU reference.
 #include <cstdio>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "kernels/device.hpp"
 #include "models/backend.hpp"
 #include "models/run_batch.hpp"

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "generators/dataset.hpp"
 #include "generators/vocab.hpp"
 #include "models/config.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "models/pe_registry.hpp"
 
 namespace popebench {

@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "models/pe_registry.hpp"
 #include "common/rng.hpp"
 #include "models/summary.hpp"

@@ -4,7 +4,7 @@
 #include <set>
 #include <utility>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "common/json_int.hpp"
 #include "models/extrapolation.hpp"
 #include "models/summary_rule.hpp"

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <map>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "models/pe_registry.hpp"
 #include "generators/vocab.hpp"
 #include "kernels/cpu/pope.hpp"

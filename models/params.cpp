@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 
 namespace popebench {
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 
 namespace popebench {
 

@@ -2,7 +2,6 @@
 
 #include <stdexcept>
 
-#include "common/files.hpp"
 
 namespace popebench {
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "common/json_int.hpp"
 #include "common/json_read.hpp"
 #include "models/pe_registry.hpp"

@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "common/version.hpp"
 #include "generators/task.hpp"
 #include "models/config.hpp"

@@ -1,6 +1,6 @@
 #include "models/summary_rule.hpp"
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "models/config.hpp"
 
 namespace popebench {

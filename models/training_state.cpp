@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "common/json_int.hpp"
 
 namespace popebench {

@@ -9,7 +9,7 @@
 #include "kernels/cpu/gelu.hpp"
 #include "kernels/cpu/linear.hpp"
 #include "kernels/cpu/rmsnorm.hpp"
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "models/pe_registry.hpp"
 
 namespace popebench {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <set>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "generators/indirect_indexing.hpp"
 #include "generators/task.hpp"
 #include "generators/vocab.hpp"

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "cli/job_pool.hpp"
+#include "common/files.hpp"
 #include "models/run_batch.hpp"
 #include "models/stop_signal.hpp"
 #include "models/trainer.hpp"

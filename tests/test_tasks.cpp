@@ -6,7 +6,7 @@
 #include <cmath>
 #include <set>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "generators/task.hpp"
 #include "generators/vocab.hpp"
 

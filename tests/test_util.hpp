@@ -7,7 +7,7 @@
 #include <string>
 #include <unistd.h>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "models/trainer.hpp"
 
 namespace popebench::test {

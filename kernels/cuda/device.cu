@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "kernels/device.hpp"
 
 namespace popebench {

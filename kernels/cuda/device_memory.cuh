@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 
 namespace popebench::cuda {

@@ -1,6 +1,6 @@
 #include "kernels/device.hpp"
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 namespace popebench {
 DeviceInfo query_device() {
   DeviceInfo d;

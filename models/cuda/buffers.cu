@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "models/cuda/cuda_backend.cuh"
 #include "models/pe_registry.hpp"

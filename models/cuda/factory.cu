@@ -1,6 +1,6 @@
 // What the CUDA backend can run (the policy make_backend asks before choosing the GPU) and the
 // makers models/backend.cpp calls. The class: models/cuda/cuda_backend.cuh.
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "models/cuda/cuda_backend.cuh"
 #include "models/pe_registry.hpp"

@@ -6,7 +6,6 @@
 #include <functional>
 #include <memory>
 
-#include "common/files.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/event_timer.hpp"
 #include "models/cuda/cuda_backend.cuh"

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <vector>
 
-#include "common/files.hpp"
+#include "common/error.hpp"
 #include "kernels/cpu/pope.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "models/cuda/cuda_backend.cuh"
