@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -12,6 +13,10 @@
 #include "kernels/cuda/cuda_check.cuh"
 
 namespace popebench::test {
+
+// Marks the running test case as one this machine cannot run (say why), instead of letting it
+// pass; the caller returns right after. tests/cuda_main.cpp turns it into CTest's "skipped".
+void skip_test_case(const std::string& why);
 
 template <typename T>
 struct DevBuf {
