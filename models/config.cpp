@@ -197,8 +197,10 @@ void to_json(nlohmann::json& j, const PEConfig& c) {
   j = {{"kind", c.kind}, {"base", c.base}, {"delta_init", c.delta_init},
        {"rope_pairing", "half_split"}, {"delta_clamp", {-2 * M_PI, 0.0}}, {"delta_bound", c.delta_bound},
        {"delta_shared", c.delta_shared},
-       {"rope_scaling", c.rope_scaling}, {"rope_factor", c.rope_factor},
-       {"rope_train_len", c.rope_train_len}, {"freqs", c.freqs}};
+       {"rope_scaling", c.rope_scaling}, {"rope_factor", c.rope_factor}, {"freqs", c.freqs}};
+  // Recorded only when set (YaRN's): a run's JSON then stays what it was before the field
+  // existed, so reruns compare equal with committed runs (results/same_bits.py).
+  if (c.rope_train_len != 0) j["rope_train_len"] = c.rope_train_len;
 }
 void from_json(const nlohmann::json& j, PEConfig& c) {
   c.kind = j.at("kind");

@@ -100,6 +100,7 @@ static nlohmann::json exported_config(const nlohmann::json& config, const std::s
   // Fields the run JSON records only when set, at their documented defaults (results/SCHEMA.md).
   if (!c["train"].contains("loss_fields")) c["train"]["loss_fields"] = nlohmann::json::array();
   if (!c["train"].contains("curriculum_steps")) c["train"]["curriculum_steps"] = 0;
+  if (!c["pe"].contains("rope_train_len")) c["pe"]["rope_train_len"] = 0;
   return c;
 }
 

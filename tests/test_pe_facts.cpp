@@ -298,6 +298,11 @@ TEST_CASE("RoPE scaling is refused for PEs it does not apply to", "[pe][config]"
   CHECK_THROWS_WITH(p.validate(), Catch::Contains("needs the training length"));
   p.rope_train_len = 40;
   CHECK_NOTHROW(p.validate());
+  // Recorded only when set, so that an unscaled run's config is what it was before YaRN.
+  CHECK(nlohmann::json(p)["rope_train_len"] == 40);
+  CHECK_FALSE(nlohmann::json(PEConfig{}).contains("rope_train_len"));
+  PEConfig back = nlohmann::json(p);
+  CHECK(back.rope_train_len == 40);
   p.kind = "rope-half";
   CHECK_THROWS_WITH(p.validate(), Catch::Contains("yarn applies to rope and rope-interleaved only"));
   p.kind = "pope";
