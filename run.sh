@@ -57,7 +57,7 @@ case "$cmd" in
     build
     # The main job: the Indirect Indexing reproduction. With GPUs, the paper's experiment
     # (6 runs x 100k steps) spread over all of them (15.5 min on two H200s, ~30 on one,
-    # bench/NOTES.md); without, the quick preset (~5 min on 2 cores).
+    # docs/performance.md); without, the quick preset (~5 min on 2 cores).
     # Extra arguments go to `popebench reproduce` (e.g. --pe pope --seeds 0 --time-limit 3000).
     if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
       ngpu=$(nvidia-smi -L | grep -c '^GPU') || true

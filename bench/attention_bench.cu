@@ -60,7 +60,7 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
     return std::make_pair(f, b);
   };
   const auto [fwd, bwd] = fwd_bwd(false, true);
-  // Each block computing its own angles (before the table; bench/NOTES.md, "The angle table").
+  // Each block computing its own angles (before the table; bench/log/029-the-angle-table.md).
   const auto [fwd_no_table, bwd_no_table] = angle_floats > 0 ? fwd_bwd(false, false) : std::make_pair(0.0, 0.0);
   // The same products on TF32 tensor cores (--gpu-attention tf32), where that form exists.
   const bool has_tf32 = cuda::attention_has_tf32_form(T, D);
@@ -74,7 +74,7 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   const double fwd_flops = 2.0 * B * H * (double(T) * (T + 1) / 2) * (DQ + D);
   nlohmann::json r = {{"B", B}, {"T", T}, {"H", H}, {"D", D}, {"fwd_ms", fwd}, {"bwd_ms", bwd},
                       {"fwd_tflops", fwd_flops / fwd * 1e-9}, {"bwd_tflops", 2.5 * fwd_flops / bwd * 1e-9}};
-  // Blocks an SM holds of each kernel at this shape (bench/NOTES.md, "PoPE's backward in 75 KB").
+  // Blocks an SM holds of each kernel at this shape (bench/log/024-pope-s-backward-in-75-kb.md).
   auto blocks = [&](bool tf32) {
     a.tf32_products = tf32;
     const auto occ = cuda::attention_blocks_per_sm(a);

@@ -2,7 +2,7 @@
 """The batched-runs benchmark against its targets, as a markdown table: the R curve of aggregate
 run-steps/s from `popebench bench --batch-runs` JSONs, PyTorch's two ways of training R seeds at
 once from `bench/torch_ref.py` JSONs, and the single step, each against the targets of the
-issue of batched runs (bench/NOTES.md, "Batches of runs").
+issue of batched runs (bench/log/016-batches-of-runs-r-runs-as-one.md).
 
     /usr/bin/python3 bench/batch_table.py POPEBENCH.json... [--torch TORCH.json...]
 

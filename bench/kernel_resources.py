@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Registers, spills and stack of each CUDA kernel in a source file, as ptxas reports them for the
 build's own compile command (no GPU needed): the numbers occupancy is counted from in
-bench/NOTES.md.
+bench/log/023-why-pope-s-whole-sequence-attention-is.md.
 
     python3 bench/kernel_resources.py [--build build] kernels/cuda/attention_short.cu [...]
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Batches of runs (`--batch-runs`) against PyTorch's two ways of training several seeds at once,
 # in one command on one GPU, so that the ratios compare numbers taken on the same card at the
-# same time (bench/NOTES.md, "Batches of runs"). Usage:
+# same time (bench/log/016-batches-of-runs-r-runs-as-one.md). Usage:
 #   bench/run_batch_bench.sh OUTDIR [POPEBENCH_BINARY] [R ...]
 # popebench times batches of R = 1, 2, 4, 8, 16, 32 and the same runs on separate streams
 # (R = 2, 4, 8, 16); PyTorch the R given (default 8 16, the targets' R):

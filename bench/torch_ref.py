@@ -9,7 +9,7 @@ Runs in bf16 autocast, eager and torch.compile, and times torch's scaled_dot_pro
 the attention benchmark's shapes. Inputs are random tokens: the step's cost does not depend on them.
 
 With --replicas R...: PyTorch's two ways of training R seeds of one model at once, beside
-`popebench bench --batch-runs` (bench/NOTES.md): the R models' parameters stacked
+`popebench bench --batch-runs` (bench/log/018-batches-against-streams-and-pytorch-s-vmapped.md): the R models' parameters stacked
 (torch.func.stack_module_state) and one step vmapped over them under torch.compile, each run
 with its own gradient-norm clipping as it would have alone; and R separate processes, each a
 compiled single run, started together on one GPU (aggregate run-steps/s over the common window).
@@ -139,7 +139,7 @@ def make_vmapped_step(pe, R, compiled, dev):
     The attention is written out (explicit_attention): under vmap, torch 2.11's
     scaled_dot_product_attention on the H200 picks cuDNN's kernel, which has no batching rule, and
     with cuDNN disabled the memory-efficient kernel failed ("LSE is not correctly aligned";
-    bench/NOTES.md). torch.compile fuses the written-out form itself."""
+    bench/log/018-batches-against-streams-and-pytorch-s-vmapped.md). torch.compile fuses the written-out form itself."""
     models = []
     for r in range(R):
         torch.manual_seed(r)

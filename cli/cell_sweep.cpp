@@ -60,7 +60,7 @@ std::vector<SweepRun> sweep_runs(const std::vector<SweepCell>& cells, const std:
 // --batch-runs as the job pool takes it. auto batches what would train at once anyway (more
 // than one run at once, on a GPU): on one H200 a batch of 4 or 8 paper-model runs trains 3-7 %
 // more run-steps/s than the same runs on separate streams, with the same bits
-// (results/bench/h200_popebench_04dd0b9_batch_pinned_4_8.json, bench/NOTES.md).
+// (results/bench/h200_popebench_04dd0b9_batch_pinned_4_8.json, bench/log/019-batched-products-on-a-run-alone-s.md).
 static Batching batching_for(const SweepOptions& sw) {
   return sw.batch_runs == 0 ? Batching::automatic_at(sw.concurrent) : Batching::up_to(sw.batch_runs);
 }

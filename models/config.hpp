@@ -118,7 +118,7 @@ struct TrainConfig {
   int64_t checkpoint_every = 5000;  // steps between checkpoints (0: only at the end)
   std::string device = "auto";      // auto | cpu | cuda
   // GPU matrix products: bf16 or tf32 (tensor cores, fp32 accumulation) or fp32 (exact). bf16, the
-  // fastest, is the default: every committed GPU result was made with it (bench/NOTES.md).
+  // fastest, is the default: every committed GPU result was made with it (bench/log/004-bf16-matrix-products.md).
   std::string gpu_matmul = "bf16";
   // GPU attention's own products (Q K^T, P V and the backward's) for T <= 64: fp32 (CUDA cores,
   // every committed GPU result) or tf32 (tensor cores, operands rounded to TF32, fp32 sums;

@@ -31,7 +31,7 @@ struct Transformer<T>::Acts {
   bool every_token = false;
   TokenTargets token_targets;      // every_token only: (B, T) targets and weights
   // Scratch reused across steps: fresh allocations cost page faults and zeroing on every step
-  // (28% of a small CPU step before they were kept here; bench/NOTES.md).
+  // (28% of a small CPU step before they were kept here; bench/log/001-cpu.md).
   std::vector<T> x, qkv, tmp;                                       // (B, T, C), (B, T, 3C), (B, T, C)
   std::vector<T> dlogits, dhf, dhf_in, dx, dgelu, dln, datt, datth; // see backward
   std::vector<T> dqp, dkp, dq, dk, dv, dqkv;

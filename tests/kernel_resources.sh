@@ -1,7 +1,7 @@
 #!/bin/bash
 # The whole-sequence attention kernels' registers and spills as ptxas builds them (no GPU needed):
-# the numbers their blocks per SM rest on (bench/NOTES.md, "PoPE's backward in 75 KB", "PoPE's
-# forward in 50 KB"). PoPE's backward at head dim 64 within 80 registers (three blocks of 256 an
+# the numbers their blocks per SM rest on (bench/log/024-pope-s-backward-in-75-kb.md and
+# bench/log/025-pope-s-forward-in-50-kb.md). PoPE's backward at head dim 64 within 80 registers (three blocks of 256 an
 # SM), every other backward and every forward within 64 (four), none of them spilling at head
 # dim 64, the paper's. A change that spills or
 # raises a count past its cap costs a block an SM and fails here, before any GPU run.

@@ -414,8 +414,8 @@ TEST_CASE("a call told the angle table is filled reads it without filling it, an
 }
 
 // The whole-sequence kernels' blocks per SM at the paper's shape (T 47, D 64), which their shared
-// memory layouts and register caps are built for (bench/NOTES.md, "PoPE's backward in 75 KB" and
-// "PoPE's forward in 50 KB"): the backward 3 for PoPE (2 before its buffers were reused), 4 for
+// memory layouts and register caps are built for (bench/log/024-pope-s-backward-in-75-kb.md and
+// bench/log/025-pope-s-forward-in-50-kb.md): the backward 3 for PoPE (2 before its buffers were reused), 4 for
 // RoPE and no PE (3 before); every forward 4 (PoPE's 3 before). The counts hold for an SM of
 // 228 KB of shared memory and 64K registers (Hopper); elsewhere the case is skipped
 // (skip_test_case).

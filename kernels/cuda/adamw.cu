@@ -34,7 +34,7 @@ __global__ void adamw_kernel(float* p, const float* g, float* m, float* v, const
     pi = pi - lr_k * (mi / bc1) / (sqrtf(vi / bc2) + eps);
     p[i] = pi;
     // The bf16 copy in the same pass: 2 bytes a parameter written here instead of a separate
-    // to_bf16 pass reading 4 and writing 2 (bench/NOTES.md, "The bf16 weights written by AdamW").
+    // to_bf16 pass reading 4 and writing 2 (bench/log/030-the-bf16-weights-written-by-adamw.md).
     if (pb) pb[i] = __float2bfloat16_rn(pi);
   }
 }

@@ -31,7 +31,7 @@ using namespace attn;
 // 8 warps of 4 rows rather than 4 of 8: the kernels are latency-bound (ncu: 13 cycles per issued
 // instruction, 31 % occupancy), so halving each warp's serial chain of rows and cutting the
 // per-thread accumulators (registers at D 64, rope dkdv: 96 -> 59) should pay. Measured in
-// bench/NOTES.md ("Attention: 8 warps per block").
+// bench/log/005-attention-8-warps-per-block.md.
 constexpr int kTile = 32, kWarps = 8, kRowsPerWarp = kTile / kWarps, kThreads = 32 * kWarps;
 
 // Dot product of two shared-memory rows, 16 bytes per load. The kernels are bound by the rate

@@ -9,7 +9,7 @@
 // fp32 sincosf, ~60 issue slots. At the paper's shape (B 64, H 8, T 48, D 64) that is 6,144
 // angles a block in PoPE's forward and 12,288 in its backward, over 512 blocks, while the distinct
 // angles are T x D for the queries (the same for every block) and runs x H x T x D for PoPE's keys
-// (delta is per head). bench/NOTES.md ("The angle table") has the counts and the measurement.
+// (delta is per head). bench/log/029-the-angle-table.md has the counts and the measurement.
 // The table holds exactly what angle_sincos gives the kernels (the same function of the same
 // inputs), so the kernels compute the same bits with and without it; the GPU tests check that.
 #include <algorithm>

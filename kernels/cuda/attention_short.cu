@@ -5,7 +5,7 @@
 // Same maths, same inputs and outputs as the tiled kernels in attention.cu (see there); the GPU
 // tests compare both families with the CPU reference at T on either side of the switch.
 //
-// Why (bench/NOTES.md, "Attention: whole sequence per block"): at the paper's shape (T 48, D 64)
+// Why (bench/log/006-attention-whole-sequence-per-block-for-t.md): at the paper's shape (T 48, D 64)
 // the tiled kernels transform each row up to 4 times per layer (forward, dK/dV, dQ, each
 // reloading tiles), run a block per 32-row tile with half of it idle at T 48, and spend their
 // issue slots on shuffles and one shared-memory load per two FMAs; they took 1.9 / 3.1 ms of the
@@ -123,8 +123,8 @@ __device__ __forceinline__ void store_scores(const float (&m)[kMaxRowTiles][kMax
 }
 
 // The forward in as little shared memory as its phases allow, so that PoPE's at the paper's shape
-// (D 64, T 48) fits four blocks an SM instead of three (bench/NOTES.md, "PoPE's forward in
-// 50 KB"): the scores wait in registers until every thread is done with Q, then P and V take Q's
+// (D 64, T 48) fits four blocks an SM instead of three (bench/log/025-pope-s-forward-in-50-kb.md)
+//: the scores wait in registers until every thread is done with Q, then P and V take Q's
 // space (V staged only then). Capped at 64 registers (four blocks of 256), within which every
 // forward fits without spilling (ptxas -v: 63-64 registers, 54-63 uncapped before). The products, their operands and their order are those
 // of 1bf32c5 and before, when every buffer had its own space.
@@ -185,12 +185,12 @@ template <int D, PEKind PE>
 constexpr int kBwdBlocksPerSM = PE == PEKind::kPope && D == 64 ? 3 : 4;
 
 // The backward in as little shared memory as its phases allow, so that PoPE's at the paper's shape
-// (D 64, T 48) fits three blocks an SM instead of two (bench/NOTES.md, "PoPE's backward in
-// 75 KB"): P and dS wait in registers until V and dO are dead and then take their space, Di and
+// (D 64, T 48) fits three blocks an SM instead of two (bench/log/024-pope-s-backward-in-75-kb.md)
+//: P and dS wait in registers until V and dO are dead and then take their space, Di and
 // lse sit in Q's padding columns, and the two gradients of the transformed rows are staged one
 // after the other (dQ' over K, dK' over V|P and dO|dS), so that no thread holds both at once.
 // The products, their operands and their order are the same as when every buffer had its own
-// space (1bf32c5 and before), so the results should be the same bits (bench/NOTES.md says how
+// space (1bf32c5 and before), so the results should be the same bits (bench/log/024-pope-s-backward-in-75-kb.md says how
 // that is checked).
 template <int D, PEKind PE>
 __global__ void __launch_bounds__(kThreads, kBwdBlocksPerSM<D, PE>)

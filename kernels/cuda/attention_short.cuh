@@ -31,7 +31,7 @@ struct ShortSmem {
   // forward with Q's space reused (the fp32 kernel's, whose products leave S in registers): Q
   // (Tp, SQ), then P (Tp, SP) and V (Tp, SV) in the same region once S is computed; K (Tp, SQ).
   // At the paper's shape (PoPE, D 64, Tp 48) that is 49.5 KB, four blocks an SM (71.3 KB and
-  // three apart; bench/NOTES.md, "PoPE's forward in 50 KB").
+  // three apart; bench/log/025-pope-s-forward-in-50-kb.md).
   __host__ __device__ static int q_region(int Tp) { return Tp * max(Dm::SQ, score_stride(Tp) + Dm::SV); }
   static size_t fwd_reuse_bytes(int T) {
     const int Tp = padded_rows(T);
@@ -48,7 +48,7 @@ struct ShortSmem {
   // Q, K (Tp, SQ); region A, V then P; region B, dO then dS; each (Tp, max(SV, SP)); Di and lse in
   // Q's padding columns. A and B together then hold dK' (Tp, SQ) for the PE backward, and K's
   // rows dQ'. At the paper's shape (PoPE, D 64, Tp 48) that is 75.0 KB, three blocks an SM
-  // (bench/NOTES.md, "PoPE's backward in 75 KB").
+  // (bench/log/024-pope-s-backward-in-75-kb.md).
   __host__ __device__ static int region_stride(int Tp) { return max(Dm::SV, score_stride(Tp)); }
   static size_t bwd_reuse_bytes(int T) {
     const int Tp = padded_rows(T);

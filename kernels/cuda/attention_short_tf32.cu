@@ -7,7 +7,7 @@
 // Chosen by AttentionArgs::tf32_products (TrainConfig::gpu_attention "tf32"); T <= 64 only, as
 // the fp32 short kernels (the tiled kernels for longer T have no tensor-core form).
 //
-// Why (bench/NOTES.md, "PoPE's attention on tensor cores"): at R = 8 batched PoPE runs the fused
+// Why (bench/log/020-pope-s-attention-on-tensor-cores.md): at R = 8 batched PoPE runs the fused
 // attention takes 11.1 of the 26.2 ms step, with its products as register-tiled fp32 FMAs, while
 // PyTorch's vmapped step (attention written out, torch.compile) runs them as bf16 tensor-core
 // products. Whether the products are what costs is what this variant measures.

@@ -151,7 +151,7 @@ void CudaBackend::backward(const Span& sp, bool every_token) {
     Layer& a = layers_[l];
     layer_product_bwd(Product::kProj, l, sp);
     // With a bf16 mirror both products read only the mirror; the fp32 gradient is kept for a
-    // bias's column sum (bench/NOTES.md, "The rest of the step counted": 16 of the ~154 bytes
+    // bias's column sum (bench/log/026-the-rest-of-the-step-counted-the.md: 16 of the ~154 bytes
     // per token, channel and layer that the step's elementwise passes move).
     const bool dgelu_fp32 = !dgelu_b_ || host_model_.layout().has_bias;
     cuda::gelu_bwd(dgelu_, a.fc, dgelu_fp32 ? dgelu_ : nullptr, size_t(N) * F_, s, dgelu_b_);

@@ -12,6 +12,6 @@ s=$(date +%s)
 echo "tests took $(( $(date +%s) - s )) s" >> $OUT/cuda_tests.log
 tail -5 $OUT/cuda_tests.log; grep -B2 -A8 FAILED $OUT/cuda_tests.log | head -60
 .devbin/popebench list | grep -i "cpu only"
-# Then the step benchmark (the split CUDA backend against bench/NOTES.md's last numbers).
+# Then the step benchmark (the split CUDA backend against the last numbers then in the benchmark notes, now bench/log/).
 .devbin/popebench bench --out $OUT/bench.json --iters 50 --batch-runs 1,4 > $OUT/bench.log 2>&1; echo "bench rc=$?" >> $OUT/bench.log
 tail -8 $OUT/bench.log

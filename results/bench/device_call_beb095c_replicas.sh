@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device call of 2026-12-03 (12:09-12:11 UTC, one H200, torch 2.11.0+cu130), binary built from commit beb095c,
 # bench/torch_ref.py of 53816e1, carried as .devbin/ with libgomp.so.1: popebench's batched step at R = 1 and 8,
-# then PyTorch's two ways of training 8 PoPE seeds at once, in the same call (bench/NOTES.md, Batches of runs).
+# then PyTorch's two ways of training 8 PoPE seeds at once, in the same call (bench/log/016-batches-of-runs-r-runs-as-one.md).
 export LD_LIBRARY_PATH=$PWD/.devbin:${LD_LIBRARY_PATH:-}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > $OUT/gpu.txt 2>&1
 date -u +%FT%TZ > $OUT/start.txt
