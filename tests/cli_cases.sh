@@ -154,7 +154,7 @@ mkdir -p "$tmp/exbad" && echo '{"schema": "popebench.extrapolation", "schema_ver
 expect_error "exbad/extrapolation.json: no 'rows' (not as" merge "$tmp/ex" "$tmp/exbad" --out "$tmp/exm2/extrapolation.json"
 expect_error "test-time RoPE variants are not trained" extrapolate --pe rope+pi --out "$tmp/ex2"
 expect_error "factors must increase" extrapolate --factors 3,2 --out "$tmp/ex2"
-expect_error "unknown RoPE variant" extrapolate --rope-variants yarn --out "$tmp/ex2"
+expect_error "unknown RoPE variant 'longrope' (known: pi, ntk, yarn)" extrapolate --rope-variants longrope --out "$tmp/ex2"
 expect_error "--data is not supported" extrapolate --data "$tmp/ok" --out "$tmp/ex2"
 expect_error "unknown GPU matmul mode" train --pe rope --gpu-matmul fp16 --out "$tmp/t.json"
 expect_error "unknown GPU attention products 'bf16'" train --pe rope --gpu-attention bf16 --out "$tmp/t.json"
