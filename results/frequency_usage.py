@@ -21,7 +21,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from json_input import fail as fail_as, load_json  # noqa: E402
-from plot_common import pyplot_or_exit  # noqa: E402
+from plot_common import pop_out, pyplot_or_exit  # noqa: E402
 
 plt = pyplot_or_exit("frequency_usage.py", __doc__)
 import figure_style as style  # noqa: E402
@@ -36,15 +36,8 @@ def mean_over_heads(rows):
 
 
 def main():
-    args = sys.argv[1:]
-    out = None
-    if "--out" in args:
-        i = args.index("--out")
-        if i + 1 >= len(args):
-            fail("usage: frequency_usage.py FILE.inspect.json [...] [--out FIGURE.png]")
-        out = args[i + 1]
-        del args[i:i + 2]
-    files = args
+    files = sys.argv[1:]
+    out = pop_out(files, "frequency_usage.py")
     if not files:
         fail("no inspect JSON given")
     docs = []

@@ -1,6 +1,20 @@
-"""What the plotting scripts share: --help answered before matplotlib is imported (so it works
+"""What the plotting scripts share: the --out option's parsing; --help answered before matplotlib is imported (so it works
 with any python3), and a one-line error naming the package when matplotlib is missing."""
 import sys
+
+
+def pop_out(args, script):
+    """Removes `--out FILE` from the argument list args and returns FILE (None without --out);
+    exits 2 with one line when --out has no file name after it."""
+    if "--out" not in args:
+        return None
+    i = args.index("--out")
+    if i + 1 >= len(args):
+        print(f"{script}: --out needs a file name", file=sys.stderr)
+        sys.exit(2)
+    out = args[i + 1]
+    del args[i:i + 2]
+    return out
 
 
 def pyplot_or_exit(script, doc):

@@ -21,7 +21,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from json_input import load_json  # noqa: E402
-from plot_common import pyplot_or_exit  # noqa: E402
+from plot_common import pop_out, pyplot_or_exit  # noqa: E402
 from plateau_levels import plateau_levels  # noqa: E402
 
 plt = pyplot_or_exit("lookup_heads.py", __doc__)
@@ -62,13 +62,7 @@ def points(inspect_dir):
 
 def main():
     args = sys.argv[1:]
-    out = None
-    if "--out" in args:
-        i = args.index("--out")
-        if i + 1 >= len(args):
-            fail("--out needs a file name")
-        out = args[i + 1]
-        del args[i:i + 2]
+    out = pop_out(args, "lookup_heads.py")
     if len(args) > 1 or (args and args[0].startswith("-")):
         fail(f"unexpected arguments {' '.join(args)} (see --help)")
     inspect_dir = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), "inspect")

@@ -17,7 +17,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from json_input import load_json  # noqa: E402
-from plot_common import pyplot_or_exit  # noqa: E402
+from plot_common import pop_out, pyplot_or_exit  # noqa: E402
 from plateau_levels import plateau_levels  # noqa: E402
 
 plt = pyplot_or_exit("screen_overview.py", __doc__)
@@ -30,13 +30,7 @@ COLOURS = {pe: style.pe_colour(pe) for pe in ("rope", "pope")}
 OFFSET = {"rope": -0.15, "pope": 0.15}
 
 args = sys.argv[1:]
-out = None
-if "--out" in args:
-    i = args.index("--out")
-    if i + 1 >= len(args):
-        sys.exit("screen_overview.py: --out needs a file name")
-    out = args[i + 1]
-    del args[i:i + 2]
+out = pop_out(args, "screen_overview.py")
 if len(args) > 1 or (args and args[0].startswith("-")):
     sys.exit(f"screen_overview.py: unexpected arguments {' '.join(args)} (see --help)")
 root = args[0] if args else HERE
