@@ -83,8 +83,10 @@ done
 "$py" - "$scr/stage1/loss_all" "$tmp/verdict" <<'PY'
 import copy, json, os, sys
 src, out = sys.argv[1], sys.argv[2]
-def make(cell, pe, seed, escape, test, steps_done=None):
+def make(cell, pe, seed, escape, test, steps_done=None, steps=None):
     r = json.load(open(os.path.join(src, f"{pe}_seed{seed}.json")))
+    if steps is not None:  # a longer schedule (budget_200k): its stop is at the same share, 80k
+        r["config"]["train"]["steps"] = steps
     for p in r["curve"]:
         p["val_acc"] = 0.05 if escape is None or p["step"] < escape else max(test, 0.06)
     r["final"]["test"]["acc"] = test
@@ -101,6 +103,9 @@ for s in range(3):  # PoPE learns at 100k, RoPE escapes early and ends low: the 
     make("slow", "pope", s, 40000 if s == 0 else 90000, 0.35 if s == 2 else 0.08)  # escape at exactly 40k: continues, moves at 100k
     make("slow", "rope", s, None, 0.05)
     make("popeonly", "pope", s, 20000 if s == 1 else None, 0.50)
+for s in range(2):  # 200,000-step schedules stopped at 80k: an escape at 60k is before their stop
+    make("long", "pope", s, 60000 if s == 1 else None, 0.05, steps_done=80000, steps=200000)
+    make("long_flat", "pope", s, None, 0.05, steps_done=80000, steps=200000)
 for s in range(2):  # stopped short of the 40k stop: pending
     make("short", "pope", s, None, 0.05, steps_done=30000)
     make("short", "rope", s, None, 0.05, steps_done=40000)
@@ -110,21 +115,24 @@ for want in "| repro | 0 of 3 | moves: test 95.00 % >= 30.57 % | 1 of 3 | moves:
             "| early | 1 of 3 | moves: escape before 40k (seed 0 at 38k) | 0 of 3 | no move at 100k (best 5.00 % < 46.87 %) | yes | no: PoPE 16.67 %, RoPE 5.00 % |" \
             "| slow | 1 of 3 | moves: test 35.00 % >= 30.57 % | 0 of 3 | no move at 100k (best 5.00 % < 46.87 %) | yes | no: PoPE 17.00 %, RoPE 5.00 % |" \
             "| popeonly | 1 of 3 | moves: escape before 40k (seed 1 at 20k) | - | baseline's runs stand | yes | no: PoPE 50.00 %, RoPE 18.88 % |" \
-            "| short | 0 of 2 | pending (40k not reached) | 0 of 2 | no move, stopped at 40k | no | pending |"; do
+            "| short | 0 of 2 | pending (40k not reached) | 0 of 2 | no move, stopped at 40k | no | pending |" \
+            "| long | 1 of 2 | moves: escape before 80k (seed 1 at 60k) | - | baseline's runs stand | yes | pending |" \
+            "| long_flat | 0 of 2 | no move, stopped at 80k | - | baseline's runs stand | no | no (stopped at 80k) |"; do
   grep -qF "$want" "$tmp/out" || { echo "FAIL: screen_verdict.py lacks '$want'"; cat "$tmp/out"; fails=$((fails+1)); }
 done
 "$py" "$scr/screen_verdict.py" "$tmp/none" >"$tmp/out" 2>&1
 [[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] || { echo "FAIL: screen_verdict.py took a missing folder"; cat "$tmp/out"; fails=$((fails+1)); }
-# solve_counts.py: k of n at >= 50 % on the committed runs, then with made-up baseline seeds 3-5
-# in a copy of the screen (PoPE solving two of three, RoPE none), whose counts and Fisher p it
+# solve_counts.py: k of n at >= 50 % on a copy of the screen's committed stage 1 (the baseline's
+# seeds 0-2 alone, whatever baseline seeds the screen has gained since), then with made-up seeds 3-5
+# in that copy (PoPE solving two of three, RoPE none), whose counts and Fisher p it
 # must add to the committed seeds 0-2; a missing folder is refused in one line.
-check "solve_counts.py" "$py" "$scr/solve_counts.py"
+mkdir -p "$tmp/solve"
+cp -r "$scr/stage1" "$tmp/solve/"
+check "solve_counts.py" "$py" "$scr/solve_counts.py" "$tmp/solve"
 for want in "| recipe as written | pope | 0/1/2 | 100k | 0 of 3 | 4.73 / 10.57 / 9.02 | 8.11 ± 3.03 |" \
             "| loss_all | 3 of 3 | 3 of 3 | 1 | 1 |" "| recipe as written | 0 of 3 | 0 of 3 | 1 | 0.1 |"; do
   grep -qF "$want" "$tmp/out" || { echo "FAIL: solve_counts.py lacks '$want'"; cat "$tmp/out"; fails=$((fails+1)); }
 done
-mkdir -p "$tmp/solve"
-cp -r "$scr/stage1" "$tmp/solve/"
 "$py" - "$scr/../paper_100k" "$tmp/solve/baseline_seeds/paper" <<'PY'
 import json, os, sys
 src, out = sys.argv[1], sys.argv[2]
@@ -441,6 +449,26 @@ for bad in cut list obj; do
   [[ ! -e "$d/accuracy.png" && ! -e "$d/curves.png" && ! -e "$tmp/bad.png" ]] ||
     { echo "FAIL: a figure was written from a $bad JSON"; fails=$((fails+1)); }
 done
+# same_inspect.py on a committed inspect: new provenance and a new result section are the same
+# measurement (exit 0); a changed number (1) or a lost key (1) are not; an unreadable file exits 2.
+si=$src/results/indirect_indexing/screen/same_inspect.py
+ref=$src/results/indirect_indexing/screen/inspect/depth_4/along/pope_seed0.step20000.inspect.json
+mkdir -p "$tmp/si"
+"$py" -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+r['environment']['date'] = 'later'; r['checkpoint'] = '/elsewhere'; r['result']['new_section'] = {'x': 1}
+json.dump(r, open(sys.argv[2] + '/same.json', 'w'))
+d = json.loads(json.dumps(r)); d['result'][next(iter(d['result']))] = 'changed'; json.dump(d, open(sys.argv[2] + '/number.json', 'w'))
+d = json.loads(json.dumps(r)); d.pop('split'); json.dump(d, open(sys.argv[2] + '/lost.json', 'w'))" "$ref" "$tmp/si"
+check "same_inspect.py (provenance and a new section)" "$py" "$si" "$ref" "$tmp/si/same.json"
+grep -q "^same measurement; the delivered one adds new_section$" "$tmp/out" || { echo "FAIL: same_inspect.py"; cat "$tmp/out"; fails=$((fails+1)); }
+for m in number lost; do
+  "$py" "$si" "$ref" "$tmp/si/$m.json" >"$tmp/out" 2>&1
+  [[ $? -eq 1 ]] && grep -q "^differs: " "$tmp/out" || { echo "FAIL: same_inspect.py missed a $m difference"; cat "$tmp/out"; fails=$((fails+1)); }
+done
+"$py" "$si" "$ref" "$tmp/si/none.json" >"$tmp/out" 2>&1
+[[ $? -eq 2 ]] || { echo "FAIL: same_inspect.py on a missing file"; cat "$tmp/out"; fails=$((fails+1)); }
 # --help answers before matplotlib is imported
 for s in plot.py plot_inspect.py; do
   "$py" "$src/results/$s" --help 2>/dev/null | grep -q "results/$s" || { echo "FAIL: $s --help"; fails=$((fails+1)); }

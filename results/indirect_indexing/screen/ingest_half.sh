@@ -6,8 +6,9 @@
 #                                                                the same run's 40,000-step JSON:
 #                                                                git keeps the one it replaced)
 #   inspect/CELL/...                     ->  inspect/CELL/...   (never overwritten: an inspect
-#                                                                already there with other content
-#                                                                is an error, nothing is copied)
+#                                                                already there that measured
+#                                                                otherwise is an error, nothing is
+#                                                                copied; same_inspect.py)
 #   screen.log                           ->  STAGE/sweep_LOG_NAME.log (must not exist yet)
 # then draws each touched cell's curves (results/plot.py), the overview and the lookup-heads figure,
 # and prints the checks that say what else is stale: readme_tables.py (the README's tables;
@@ -50,9 +51,14 @@ mapfile -t runs < <(cd "$tmp/screen" && find . -mindepth 2 -maxdepth 2 -type f \
 stray=$(cd "$tmp/screen" && find . -type f | sed 's|^\./||' | grep -v -E '^[^/]+/[^/]+_seed[0-9]+\.(json|steps\.csv)$' | grep -v -E '^[^/]+/summary\.(json|md)$' | head -1)
 [[ -z "$stray" ]] || die "$files/screen_runs.tgz holds $stray, which is neither a run JSON nor a step log"
 mapfile -t inspects < <([[ -d "$tmp/inspect" ]] && cd "$tmp/inspect" && find . -type f -name '*.inspect.json' | sed 's|^\./||' | sort)
+# A continuation trains its run again from step 0, so its inspects at the steps already committed
+# come a second time: the same measurement with new provenance (same_inspect.py) keeps the
+# committed file; any other difference stops the ingest.
 for f in "${inspects[@]}"; do
   dest="$screen/inspect/$f"
-  [[ ! -e "$dest" ]] || cmp -s "$dest" "$tmp/inspect/$f" || die "inspect/$f exists with other content: nothing copied"
+  [[ ! -e "$dest" ]] || cmp -s "$dest" "$tmp/inspect/$f" ||
+    /usr/bin/python3 "$here/same_inspect.py" "$dest" "$tmp/inspect/$f" > "$tmp/same_inspect.out" 2>&1 ||
+    die "inspect/$f exists with another measurement ($(head -1 "$tmp/same_inspect.out")): nothing copied"
 done
 
 cells=()
@@ -70,7 +76,13 @@ for f in "${runs[@]}"; do
 done
 for f in "${inspects[@]}"; do
   mkdir -p "$(dirname "$screen/inspect/$f")"
-  [[ -e "$screen/inspect/$f" ]] && echo "same: inspect/$f" || { cp "$tmp/inspect/$f" "$screen/inspect/$f"; echo "new: inspect/$f"; }
+  if [[ ! -e "$screen/inspect/$f" ]]; then
+    cp "$tmp/inspect/$f" "$screen/inspect/$f"; echo "new: inspect/$f"
+  elif cmp -s "$screen/inspect/$f" "$tmp/inspect/$f"; then
+    echo "same: inspect/$f"
+  else
+    echo "same measurement, the committed file kept: inspect/$f"
+  fi
 done
 # What the inspects printed on stderr: a line per finished inspect, and any error. (Deliveries
 # made before run_cells.sh named it stderr.log called it errors.log.)

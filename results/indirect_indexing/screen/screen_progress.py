@@ -22,7 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 from json_input import load_json  # noqa: E402
-from screen_runs import HERE, STOP_AT, complete  # noqa: E402
+from screen_runs import HERE, RECIPE_STEPS, complete, stop_of  # noqa: E402
 
 
 STAGES = [("stage1", "screen.json"), ("stage2", "stage2.json")]  # (folder, plan)
@@ -34,11 +34,12 @@ def progress(root=HERE, stage="stage1"):
     for cell in plan["cells"]:
         folder = os.path.join(root, stage, cell["name"])
         have = {}
+        stop = stop_of(cell_steps(plan, cell))
         for pe in cell["pe"]:
             seeds = cell["seeds"][:2]
             steps = [steps_done(os.path.join(folder, f"{pe}_seed{s}.json")) for s in seeds]
-            short += [(cell["name"], pe, s, n) for s, n in zip(seeds, steps) if n is not None and n < STOP_AT]
-            have[pe] = all(n is not None and n >= STOP_AT for n in steps)
+            short += [(cell["name"], pe, s, n, stop) for s, n in zip(seeds, steps) if n is not None and n < stop]
+            have[pe] = all(n is not None and n >= stop for n in steps)
         if all(have.values()):
             done.append(cell["name"])
         elif any(have.values()):
@@ -48,6 +49,15 @@ def progress(root=HERE, stage="stage1"):
     runs = len(glob.glob(os.path.join(root, "stage*", "*", "*_seed*.json")))
     return {"stage": stage, "cells": len(plan["cells"]), "done": done, "half": half, "todo": todo, "short": short,
             "runs": runs}
+
+
+def cell_steps(plan, cell):
+    """The schedule's steps of a plan's cell: its own --steps, else the plan's, else the recipe's."""
+    steps = RECIPE_STEPS
+    for args in (plan.get("args", []), cell.get("args", [])):
+        if "--steps" in args[:-1]:
+            steps = int(args[args.index("--steps") + 1])
+    return steps
 
 
 def steps_done(path):
@@ -87,8 +97,8 @@ def main():
         print(f"stage-{n} cells done: {len(p['done'])} of {p['cells']}")
         for name, pes in p["half"]:
             print(f"half done: {name} ({', '.join(pes)})")
-        for name, pe, seed, steps in p["short"]:
-            print(f"short of the {STOP_AT:,}-step stop: {name} {pe} seed {seed} ({steps:,} steps)")
+        for name, pe, seed, steps, stop in p["short"]:
+            print(f"short of the {stop:,}-step stop: {name} {pe} seed {seed} ({steps:,} steps)")
         print(f"not started: {', '.join(p['todo']) or 'none'}")
     print(f"committed runs: {stages[0]['runs']}")
     if len(sys.argv) == 2 and not check(*stages):

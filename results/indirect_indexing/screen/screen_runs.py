@@ -10,6 +10,17 @@ from json_input import load_json  # noqa: E402
 
 ESCAPE = 0.06  # PLAN.md: the plateau is 4.65 %; no baseline run is above 5.4 % before it escapes
 STOP_AT = 40000  # PLAN.md: every run trains to 40,000 steps first and stops there if it has not escaped
+RECIPE_STEPS = 100000  # the recipe's schedule; a cell with another (budget_200k) stops at the same share
+
+
+def stop_of(steps):
+    """The early stop of a schedule of `steps` steps: 40,000 of the recipe's 100,000, and the same
+    share of any other (PLAN.md: budget_200k's 200,000-step schedule stops at 80,000)."""
+    return STOP_AT * steps // RECIPE_STEPS
+
+
+def run_stop(run):
+    return stop_of(run["config"]["train"]["steps"])
 HERE = os.path.dirname(os.path.abspath(__file__))
 BASELINE = "baseline (paper_100k)"
 

@@ -8,7 +8,8 @@ verdict is computed here from the run JSONs by the rules as registered, none typ
 The rules (PLAN.md, "Decision rules"):
 - a run escapes the plateau at the first evaluation with validation accuracy >= 6 %;
 - a cell in which any run escapes by 40,000 steps continues to 100,000 for both PEs, with seeds
-  0-2; otherwise each PE is "no move, stopped at 40k";
+  0-2; otherwise each PE is "no move, stopped at 40k" (a cell with a longer schedule stops at
+  the same share of it, budget_200k at 80,000, and continues to its own end);
 - a cell moves a PE if one of its runs of that PE escapes before 40,000 steps, or ends at 100,000
   with test accuracy >= the best baseline seed of that PE + 20 points;
 - a cell reproduces the paper if, over seeds 0-2 at 100,000 steps, PoPE's mean test accuracy is
@@ -22,7 +23,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from screen_runs import BASELINE, STOP_AT, cells, complete, escape_step, screen_dir_argument  # noqa: E402
+from screen_runs import BASELINE, cells, complete, escape_step, run_stop, screen_dir_argument  # noqa: E402
 
 FULL = 100000            # the recipe's steps: a continued cell's runs train to here
 MOVE_POINTS = 0.20       # a PE moves at 100,000 with its best baseline seed + 20 points
@@ -50,20 +51,22 @@ def at_full(runs):
 
 
 def escaped_by_stop(runs):
-    return [e for e in (escape_step(r) for r in runs) if e is not None and e <= STOP_AT]
+    return [e for r in runs for e in [escape_step(r)] if e is not None and e <= run_stop(r)]
 
 
 def pe_verdict(runs, bar, continues):
-    """(escaped by 40k, verdict) for one PE of a cell."""
+    """(escaped by the stop, verdict) for one PE of a cell. The stop is 40k, or the same share of
+    a longer schedule (budget_200k: 80k)."""
     escapes = [escape_step(r) for r in runs]
-    count = f"{sum(e is not None and e <= STOP_AT for e in escapes)} of {len(runs)}"
-    early = [(r["config"]["train"]["seed"], e) for r, e in zip(runs, escapes) if e is not None and e < STOP_AT]
+    count = f"{sum(e is not None and e <= run_stop(r) for r, e in zip(runs, escapes))} of {len(runs)}"
+    early = [(r["config"]["train"]["seed"], e) for r, e in zip(runs, escapes) if e is not None and e < run_stop(r)]
+    stop = f"{max(run_stop(r) for r in runs) // 1000}k"
     if early:
-        return count, "moves: escape before 40k (" + ", ".join(f"seed {s} at {e // 1000}k" for s, e in early) + ")"
+        return count, f"moves: escape before {stop} (" + ", ".join(f"seed {s} at {e // 1000}k" for s, e in early) + ")"
     if not continues:
         if reached_stop(runs):
-            return count, "no move, stopped at 40k"
-        return count, "pending (40k not reached)"
+            return count, f"no move, stopped at {stop}"
+        return count, f"pending ({stop} not reached)"
     accs = at_full(runs)
     if accs is None:
         return count, "pending (continues to 100k)"
@@ -74,12 +77,13 @@ def pe_verdict(runs, bar, continues):
 
 
 def reached_stop(runs):
-    return all(complete(r) or r.get("steps_done", 0) >= STOP_AT for r in runs)
+    return all(complete(r) or r.get("steps_done", 0) >= run_stop(r) for r in runs)
 
 
 def reproduces(pope_runs, rope_runs, continues):
     if not continues:
-        return "no (stopped at 40k)" if reached_stop(pope_runs) and reached_stop(rope_runs) else "pending"
+        stop = max(run_stop(r) for r in pope_runs or rope_runs) // 1000
+        return f"no (stopped at {stop}k)" if reached_stop(pope_runs) and reached_stop(rope_runs) else "pending"
     pope, rope = at_full(pope_runs), at_full(rope_runs)
     if pope is None or rope is None:
         return "pending"
