@@ -26,3 +26,23 @@ J 520                  # call 2: delivered the files
 PLAN=$S/stage2.json STOP_AT=40000 ALONG=1 MIN_BUDGET_S=0 POPEBENCH=.devbin/popebench \
   bash $S/run_cells.sh lr_1e-3 470 $OUT/lr1e3 pope
 # Landed with: bash $S/ingest_half.sh FILES_DIR stage2 LOG_NAME; tables: readme_tables.py --write.
+
+# --- Session of 2026-12-06, 07:02-07:30 UTC, three consecutive device calls on one `nvidia-h100-x1`
+# machine (NVIDIA H100 80GB HBM3, driver 580.159.04), commit 016907c, the binary built on the
+# development machine at 016907c (same flags) and carried in .devbin/ with libgomp. Kernels
+# unchanged since 9414686; call 1 gated the binary anyway while the job trained: every GPU test
+# passed (11172 assertions in 29 test cases) and abs_pos_learned's PoPE half rerun to 2,000 steps
+# repeated the committed runs bit for bit (both seeds). The rerun's inspects at 20k and 40k
+# measured what the committed ones from the H200 measured (same_inspect.py), so the committed
+# files stay.
+# Calls 1 and 2: depth_4's PoPE seeds 0-2 to 100,000 steps (PLAN.md: seed 1 reached the escape
+# line at the 40k stop), one batch of three, trained again from step 0; 100,000 steps in 621 s
+# (~170 steps/s each); inspects along (every 20k, 1,000 test examples); log
+# sweep_stage2_depth_4_pope_100k.log.
+J() { PLAN=$S/stage2.json CONCURRENT=3 STOP_AT=0 ALONG=1 MIN_BUDGET_S=0 POPEBENCH=.devbin/popebench \
+  bash $S/cells_across_calls.sh depth4_100k "$1" $OUT/job depth_4 1500 pope; }
+J 1
+GATE_TESTS_S=400 POPEBENCH=.devbin/popebench bash $S/gated_call.sh - pope 480 $OUT/gate gate eq
+J $((585 - SECONDS))   # call 1
+J 300                  # call 2: delivered the files
+# Landed with: bash $S/ingest_half.sh FILES_DIR stage2 stage2_depth_4_pope_100k
