@@ -7,9 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 BUILD_DIR=${BUILD_DIR:-build}
-PKGS=(g++ make cmake git libeigen3-dev libcli11-dev nlohmann-json3-dev catch2 python3-matplotlib)
+PKGS=(g++ make cmake git libeigen3-dev libcli11-dev nlohmann-json3-dev catch2 zlib1g-dev python3-matplotlib)
 FUZZ_PKGS=(clang libclang-rt-14-dev)  # libFuzzer, for the fuzz targets of `./run.sh test` (fuzz/)
 TORCH_PKGS=(python3-torch)  # the PyTorch cross-check of `./run.sh test` (CTest label torch)
+TEXT_PKGS=(linux-doc-6.1)   # the text task's default corpus (generators/text.hpp), read by its tests
 
 install_missing() {
   local missing=()
@@ -36,7 +37,7 @@ shift || true
 case "$cmd" in
   build) build ;;
   test)
-    build "${FUZZ_PKGS[@]}" "${TORCH_PKGS[@]}"
+    build "${FUZZ_PKGS[@]}" "${TORCH_PKGS[@]}" "${TEXT_PKGS[@]}"
     (cd "$BUILD_DIR" && ctest --output-on-failure -j"$(nproc)" "$@")
     # The readers of user files under libFuzzer, ASan and UBSan over the committed seed corpus
     # (tests/fuzz_corpus/): a fixed number of runs from a fixed seed per target, the same inputs

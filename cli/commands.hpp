@@ -31,10 +31,11 @@ struct TaskOptions {
   std::string name;
   int v_min_len = 0, v_max_len = 0, v_max_shift = 0, v_max_k = 0, v_alphabet = 0, v_values = 0;
   bool v_zero_shift = false;
-  std::string v_pair_draw;
+  std::string v_pair_draw, v_corpus;
   int64_t v_counts[3] = {0, 0, 0};  // train, val, test
   CLI::Option *min_len = nullptr, *max_len = nullptr, *max_shift = nullptr, *max_k = nullptr, *alphabet = nullptr,
-              *values = nullptr, *zero_shift = nullptr, *pair_draw = nullptr, *counts[3] = {nullptr, nullptr, nullptr};
+              *values = nullptr, *zero_shift = nullptr, *pair_draw = nullptr, *corpus = nullptr,
+              *counts[3] = {nullptr, nullptr, nullptr};
   std::vector<CLI::Option*> opts;  // all of them (refused together with --data)
 };
 void add_task_options(CLI::App& cmd, TaskOptions& o);

@@ -40,6 +40,7 @@ struct SplitStats {
   std::string offset_name = "shift";    // what offset means for this task (JSON key prefix)
   std::map<int, uint64_t> length_hist;  // length -> count
   std::map<int, uint64_t> offset_hist;  // offset -> count
+  nlohmann::json source = nullptr;      // where the records came from, when not drawn (text: the corpus)
 };
 void to_json(nlohmann::json& j, const SplitStats& s);
 

@@ -1,4 +1,6 @@
 #include "generators/task.hpp"
+
+#include <type_traits>
 #include "common/json_int.hpp"
 
 #include "common/error.hpp"
@@ -15,7 +17,7 @@ const char* split_name(Split s) {
   return "?";
 }
 
-const char* task_names() { return "indirect-indexing, associative-recall, k-back"; }
+const char* task_names() { return "indirect-indexing, associative-recall, k-back, text"; }
 
 const std::vector<TaskKindInfo>& task_kinds() {
   static const std::vector<TaskKindInfo> kinds = {
@@ -23,6 +25,8 @@ const std::vector<TaskKindInfo>& task_kinds() {
                             "source's position plus the shift (the paper's diagnostic: content and position together)"},
       {"associative-recall", "key-value pairs, then a key: answer its value (content alone)"},
       {"k-back", "a string, then a marker with k: answer the symbol k positions before the marker (position alone)"},
+      {"text", "byte-level language modelling on a corpus of documents (default: the Linux kernel's documentation, "
+               "Debian's linux-doc-6.1): windows of --max-len bytes, every next byte predicted (train with --loss all)"},
   };
   return kinds;
 }
@@ -34,6 +38,7 @@ auto with_task(Cfg& c, F&& f) {
   if (c.name == "indirect-indexing") return f(c.indirect_indexing);
   if (c.name == "associative-recall") return f(c.associative_recall);
   if (c.name == "k-back") return f(c.k_back);
+  if (c.name == "text") return f(c.text);
   throw UserError("unknown task '" + c.name + "' (known: " + task_names() + ")");
 }
 }  // namespace
@@ -84,6 +89,7 @@ void to_json(nlohmann::json& j, const SplitStats& s) {
   for (auto [k, v] : s.length_hist) lh[std::to_string(k)] = v;
   for (auto [k, v] : s.offset_hist) oh[std::to_string(k)] = v;
   j = {{"length_hist", lh}, {s.offset_name + "_hist", oh}};
+  if (!s.source.is_null()) j["source"] = s.source;
 }
 
 namespace {
@@ -96,12 +102,29 @@ Example draw(Pcg32& rng, const KBackConfig& c) { return draw_k_back(rng, c); }
 const char* offset_name(const IndirectIndexingConfig&) { return "shift"; }
 const char* offset_name(const AssociativeRecallConfig&) { return "query_pair"; }
 const char* offset_name(const KBackConfig&) { return "k"; }
+
+// The independent-example tasks: `count` draws, each right-padded to the split's width.
+template <typename Cfg>
+void generate_examples(Dataset& d, Pcg32& rng, const Cfg& t, size_t count, SplitStats* stats) {
+  if (stats) stats->offset_name = offset_name(t);
+  for (size_t i = 0; i < count; ++i) {
+    Example ex = draw(rng, t);
+    std::copy(ex.tokens.begin(), ex.tokens.end(), d.tokens.begin() + i * d.width);
+    d.lengths[i] = static_cast<uint16_t>(ex.tokens.size());
+    if (stats) {
+      stats->length_hist[ex.length]++;
+      stats->offset_hist[ex.offset]++;
+    }
+  }
+}
 }  // namespace
 
 Dataset generate_split(const TaskConfig& c, uint64_t seed, Split s, SplitStats* stats) {
   c.validate();
   static const Stream kSplitStreams[] = {Stream::kTrain, Stream::kVal, Stream::kTest};
   Pcg32 rng = make_stream(seed, kSplitStreams[static_cast<int>(s)]);
+  // Text cuts records from a corpus instead of drawing independent examples.
+  if (c.name == "text") return generate_text_split(c.text, rng, static_cast<int>(s), c.count(s), stats);
   Dataset d;
   d.width = c.width();
   d.vocab_size = c.vocab_size();
@@ -109,16 +132,7 @@ Dataset generate_split(const TaskConfig& c, uint64_t seed, Split s, SplitStats* 
   d.tokens.assign(count * d.width, vocab::kPad);
   d.lengths.resize(count);
   with_task(c, [&](const auto& t) {
-    if (stats) stats->offset_name = offset_name(t);
-    for (size_t i = 0; i < count; ++i) {
-      Example ex = draw(rng, t);
-      std::copy(ex.tokens.begin(), ex.tokens.end(), d.tokens.begin() + i * d.width);
-      d.lengths[i] = static_cast<uint16_t>(ex.tokens.size());
-      if (stats) {
-        stats->length_hist[ex.length]++;
-        stats->offset_hist[ex.offset]++;
-      }
-    }
+    if constexpr (!std::is_same_v<std::decay_t<decltype(t)>, TextConfig>) generate_examples(d, rng, t, count, stats);
   });
   return d;
 }

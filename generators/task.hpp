@@ -11,6 +11,7 @@
 #include "generators/dataset.hpp"
 #include "generators/indirect_indexing.hpp"
 #include "generators/k_back.hpp"
+#include "generators/text.hpp"
 
 namespace popebench {
 
@@ -27,12 +28,14 @@ struct TaskKindInfo {
 const std::vector<TaskKindInfo>& task_kinds();
 
 struct TaskConfig {
-  std::string name = "indirect-indexing";  // indirect-indexing | associative-recall | k-back
+  std::string name = "indirect-indexing";  // one of task_kinds()
   // The parameters of each task; only the one `name` selects is used and serialised.
   IndirectIndexingConfig indirect_indexing;
   AssociativeRecallConfig associative_recall;
   KBackConfig k_back;
-  uint64_t n_train = 1000000, n_val = 10000, n_test = 10000;  // SPEC §1
+  TextConfig text;
+  // Records per split (SPEC §1); for text, n_val and n_test count the bytes of text scored.
+  uint64_t n_train = 1000000, n_val = 10000, n_test = 10000;
 
   void validate() const;  // throws UserError
   int width() const;

@@ -407,7 +407,7 @@ assert [p['name'] for p in j['presets']] == ['extrapolation', 'paper', 'quick'],
 names = [p['name'] for p in j['positional_embeddings']]
 assert {'none', 'rope', 'pope', 'rope-half', 'alibi', 'alibi-half', 'sinusoidal', 'learned'} <= set(names), names
 assert len(set(names)) == len(names) and all(isinstance(p['gpu'], bool) for p in j['positional_embeddings'])
-assert len(j['tasks']) == 3" ||
+assert [t['name'] for t in j['tasks']] == ['indirect-indexing', 'associative-recall', 'k-back', 'text'], j['tasks']" ||
   { echo "FAIL: list --json"; fails=$((fails+1)); }
 
 # train --preset: one run from a preset (shipped or a file), options on the command line over it
@@ -450,3 +450,21 @@ expect_ok export "$tmp/fb" --out "$tmp/fb.csv"
 /usr/bin/python3 -c "
 import csv; rows = list(csv.DictReader(open('$tmp/fb.csv'))); assert rows[0]['origin.preset'] == 'quick', rows[0]" ||
   { echo "FAIL: export took no origin from an older run's command"; fails=$((fails+1)); }
+
+# text: a missing corpus, a non-text task given a corpus, an alphabet for bytes, a window the
+# corpus cannot hold; a small corpus of two folders generates and trains on a CPU (loss on every
+# next byte).
+expect_error "is not a folder" generate --task text --corpus "$tmp/no_corpus" --out "$tmp/tx0"
+[[ ! -e "$tmp/tx0/manifest.json" ]] || { echo "FAIL: a refused text corpus left a manifest"; fails=$((fails+1)); }
+expect_error "--corpus applies to text only" generate --task k-back --corpus "$tmp" --out "$tmp/tx1"
+expect_error "--alphabet does not apply to text" generate --task text --alphabet 30 --out "$tmp/tx1"
+mkdir -p "$tmp/corpus/a" "$tmp/corpus/b"
+# 200 documents: at the default 5 % shares each evaluation split gets ~10 of them
+for i in $(seq 1 200); do
+  for j in $(seq 1 $((i % 7 + 3))); do echo "Paragraph $j of document $i of a small corpus, for a byte model."; done \
+    > "$tmp/corpus/$([[ $((i % 2)) == 0 ]] && echo a || echo b)/doc$i.rst"
+done
+gzip "$tmp/corpus/a/doc2.rst"
+expect_error "hold no window" generate --task text --corpus "$tmp/corpus" --max-len 5000 --min-len 5000 --out "$tmp/tx2"
+expect_ok generate --task text --corpus "$tmp/corpus" --min-len 32 --max-len 32 --n-train 200 --n-val 400 --n-test 400 --out "$tmp/tx3"
+expect_ok train --data "$tmp/tx3" --preset quick --loss all --pe pope --steps 4 --warmup 1 --eval-every 2 --device cpu --out "$tmp/tx3/run.json"

@@ -1,0 +1,202 @@
+// The text task on a corpus written by the test (tests/text_corpus.sh runs it on the real one):
+// documents split by their bytes' hash, training windows cut from the training stream only,
+// evaluation windows tiling the stream without overlap, and bad corpora refused in one line.
+#include <zlib.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "common/error.hpp"
+#include "generators/task.hpp"
+#include "generators/text.hpp"
+#include "generators/vocab.hpp"
+
+namespace fs = std::filesystem;
+using namespace popebench;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/popebench_text_XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+void write_plain(const fs::path& p, const std::string& bytes) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << bytes;
+}
+void write_gz(const fs::path& p, const std::string& bytes) {
+  fs::create_directories(p.parent_path());
+  gzFile f = gzopen(p.c_str(), "wb");
+  REQUIRE(f);
+  REQUIRE(gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size())) == static_cast<int>(bytes.size()));
+  REQUIRE(gzclose(f) == Z_OK);
+}
+
+// A document of n bytes of prose-like text that names itself, so a window shows where it came from.
+std::string doc_text(int id, int n) {
+  std::string s;
+  while (static_cast<int>(s.size()) < n) s += "Document " + std::to_string(id) + " says line " + std::to_string(s.size()) + ".\n";
+  s.resize(n);
+  return s;
+}
+
+std::string window_bytes(const Dataset& d, size_t i) {
+  std::string s;
+  for (int t = 0; t < d.length(i); ++t) s += static_cast<char>(d.seq(i)[t] - vocab::kFirstSymbol);
+  return s;
+}
+
+// 60 documents of 300-3,000 bytes, half of them gzip-compressed, in nested folders, and files that
+// are not documents beside them.
+TextConfig write_corpus(const fs::path& dir) {
+  for (int i = 0; i < 60; ++i) {
+    const std::string text = doc_text(i, 300 + 45 * i);
+    const fs::path p = dir / ("part" + std::to_string(i % 4)) / ("doc" + std::to_string(i) + (i % 2 ? ".rst.gz" : ".rst"));
+    if (i % 2) write_gz(p, text); else write_plain(p, text);
+  }
+  write_plain(dir / "notes.txt", "not a document");
+  write_plain(dir / "image.rst.png", "not a document either");
+  TextConfig c;
+  c.corpus = dir.string();
+  c.min_len = c.max_len = 64;
+  c.val_percent = c.test_percent = 20;  // a small corpus needs large shares for every split to hold a window
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("text: the corpus is every .rst and .rst.gz below the folder, by name", "[text]") {
+  TempDir tmp;
+  const TextConfig c = write_corpus(tmp.path);
+  const TextCorpus& corpus = load_text_corpus(c.corpus);
+  REQUIRE(corpus.docs.size() == 60);
+  REQUIRE(std::is_sorted(corpus.names.begin(), corpus.names.end()));
+  REQUIRE(corpus.names.front() == "part0/doc0.rst");
+  // doc1 was compressed: it reads back as written.
+  const size_t at = std::find(corpus.names.begin(), corpus.names.end(), "part1/doc1.rst.gz") - corpus.names.begin();
+  REQUIRE(at < corpus.names.size());
+  REQUIRE(corpus.docs[at] == doc_text(1, 345));
+}
+
+TEST_CASE("text: documents split by their bytes, the same text always in the same split", "[text]") {
+  TextConfig c;
+  c.val_percent = c.test_percent = 20;
+  int seen[3] = {0, 0, 0};
+  for (int i = 0; i < 400; ++i) seen[text_split_of(doc_text(i, 500), c)]++;
+  // 400 documents at 60 / 20 / 20 %: each count within 5 standard deviations of its share.
+  REQUIRE(std::abs(seen[0] - 240) < 50);
+  REQUIRE(std::abs(seen[1] - 80) < 41);
+  REQUIRE(std::abs(seen[2] - 80) < 41);
+  REQUIRE(text_split_of(doc_text(7, 500), c) == text_split_of(std::string(doc_text(7, 500)), c));
+  // FNV-1a's published test vectors: "" and "a".
+  REQUIRE(fnv1a64("") == 0xcbf29ce484222325ull);
+  REQUIRE(fnv1a64("a") == 0xaf63dc4c8601ec8cull);
+}
+
+TEST_CASE("text: training windows come from training documents only", "[text]") {
+  TempDir tmp;
+  TaskConfig t;
+  t.name = "text";
+  t.text = write_corpus(tmp.path);
+  t.n_train = 500;
+  const TextCorpus& corpus = load_text_corpus(t.text.corpus);
+  const std::string train = text_split_stream(corpus, t.text, 0);
+  std::set<std::string> test_ids;  // "Document N " of every evaluation document
+  for (size_t i = 0; i < corpus.docs.size(); ++i)
+    if (text_split_of(corpus.docs[i], t.text) != 0) test_ids.insert(corpus.docs[i].substr(0, corpus.docs[i].find(" says")));
+  REQUIRE(!test_ids.empty());
+  SplitStats stats;
+  const Dataset d = generate_split(t, 3, Split::kTrain, &stats);
+  REQUIRE(d.size() == 500);
+  REQUIRE(d.width == 65);
+  REQUIRE(d.vocab_size == vocab::kFirstSymbol + 256);
+  for (size_t i = 0; i < d.size(); ++i) {
+    REQUIRE(d.length(i) == 65);
+    const std::string w = window_bytes(d, i);
+    REQUIRE(train.find(w) != std::string::npos);
+    for (const std::string& id : test_ids) REQUIRE(w.find(id + " says") == std::string::npos);
+  }
+  REQUIRE(stats.source.at("split_bytes") == train.size());
+  // Another seed draws other windows; the same seed the same bytes.
+  REQUIRE(generate_split(t, 3, Split::kTrain).tokens == d.tokens);
+  REQUIRE(generate_split(t, 4, Split::kTrain).tokens != d.tokens);
+}
+
+TEST_CASE("text: evaluation windows tile the split's first n bytes without overlap", "[text]") {
+  TempDir tmp;
+  TaskConfig t;
+  t.name = "text";
+  t.text = write_corpus(tmp.path);
+  const TextCorpus& corpus = load_text_corpus(t.text.corpus);
+  const std::string test = text_split_stream(corpus, t.text, 2);
+  for (int L : {64, 128, 640}) {
+    t.set_length_range(L, L);
+    t.n_test = 5000;
+    REQUIRE(test.size() > 5000);
+    const Dataset d = generate_split(t, 0, Split::kTest);
+    REQUIRE(d.size() == static_cast<size_t>((5000 - 1) / L));
+    for (size_t i = 0; i < d.size(); ++i) {
+      // Window i holds bytes [iL, iL + L]: it predicts bytes iL + 1 .. iL + L, each byte once.
+      REQUIRE(window_bytes(d, i) == test.substr(i * L, L + 1));
+    }
+    // The seed does not enter: the same text is scored whatever the run's data seed.
+    REQUIRE(generate_split(t, 9, Split::kTest).tokens == d.tokens);
+  }
+  // More bytes asked for than the split holds: all of it.
+  t.set_length_range(64, 64);
+  t.n_test = 100000000;
+  REQUIRE(generate_split(t, 0, Split::kTest).size() == (test.size() - 1) / 64);
+}
+
+TEST_CASE("text: bad corpora and windows are refused in one line", "[text]") {
+  TempDir tmp;
+  TextConfig c;
+  auto refused = [&](const std::string& fragment) {
+    TaskConfig t;
+    t.name = "text";
+    t.text = c;
+    t.n_train = 10;
+    try {
+      generate_split(t, 0, Split::kTrain);
+      FAIL("accepted; expected '" << fragment << "'");
+    } catch (const UserError& e) {
+      const std::string m = e.what();
+      INFO(m);
+      REQUIRE(m.find(fragment) != std::string::npos);
+      REQUIRE(m.find('\n') == std::string::npos);
+    }
+  };
+  c.corpus = (tmp.path / "missing").string();
+  refused("is not a folder");
+  fs::create_directories(tmp.path / "empty");
+  c.corpus = (tmp.path / "empty").string();
+  refused("holds no .rst or .rst.gz document");
+  write_plain(tmp.path / "blank" / "a.rst", "");
+  c.corpus = (tmp.path / "blank").string();
+  refused("every document");
+  write_plain(tmp.path / "nul" / "a.rst", std::string("text\0more", 9));
+  c.corpus = (tmp.path / "nul").string();
+  refused("NUL byte");
+  // A gzip file cut in half.
+  write_gz(tmp.path / "cut" / "a.rst.gz", doc_text(1, 20000));
+  fs::resize_file(tmp.path / "cut" / "a.rst.gz", fs::file_size(tmp.path / "cut" / "a.rst.gz") / 2);
+  c.corpus = (tmp.path / "cut").string();
+  refused("a.rst.gz");
+  // A window longer than the training split.
+  write_plain(tmp.path / "short" / "a.rst", "a short corpus");
+  c.corpus = (tmp.path / "short").string();
+  c.val_percent = c.test_percent = 1;
+  refused("hold no window");
+  c.min_len = 10;
+  c.max_len = 5;
+  refused("below min length");
+}
