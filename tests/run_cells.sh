@@ -57,7 +57,7 @@ grep -q "sweep rc=75" "$tmp/b/session.txt" || fail "a run stopped by STOP_AT did
 
 # ingest_half.sh puts the half where the screen keeps it (runs into STAGE/CELL, inspects into
 # inspect/CELL, the log as STAGE/sweep_NAME.log) and draws the cell's curves; a log name used
-# before, an inspect already there with other content and bad arguments are refused before
+# before, an inspect already there that measured otherwise and bad arguments are refused before
 # anything is copied.
 ingest() { SCREEN_DIR="$tmp/scr" bash "$src/results/indirect_indexing/screen/ingest_half.sh" "$@"; }
 mkdir -p "$tmp/scr"
@@ -76,10 +76,22 @@ out=$(ingest "$tmp/b" table1_retrain c_pope 2>&1) || fail "ingest_half.sh into t
 out=$(ingest "$tmp/b" baseline_seeds c_pope 2>&1) || fail "ingest_half.sh into baseline_seeds exited $?: $out"
 [[ -s "$tmp/scr/baseline_seeds/c/pope_seed0.json" && -s "$tmp/scr/baseline_seeds/sweep_c_pope.log" ]] ||
   fail "ingest_half.sh baseline_seeds did not land the runs ($out)"
-echo '{}' > "$tmp/scr/inspect/c/pope_seed0.inspect.json"
+# A committed inspect with other provenance (a continuation trains its run again from step 0) but
+# the same measurement is kept; one with another measurement stops the ingest before any copy.
+/usr/bin/python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1])); r['environment']['date'] = 'an earlier session'; json.dump(r, open(sys.argv[1], 'w'))
+" "$tmp/scr/inspect/c/pope_seed0.inspect.json"
+out=$(ingest "$tmp/b" stage1 c_pope_rerun 2>&1) || fail "ingest_half.sh refused an inspect of the same measurement: $out"
+[[ "$out" == *"same measurement, the committed file kept: inspect/c/pope_seed0.inspect.json"* ]] &&
+  grep -q "an earlier session" "$tmp/scr/inspect/c/pope_seed0.inspect.json" || fail "the committed inspect was not kept ($out)"
+/usr/bin/python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1])); r['step'] += 1; json.dump(r, open(sys.argv[1], 'w'))
+" "$tmp/scr/inspect/c/pope_seed0.inspect.json"
 rm "$tmp/scr/stage1/c/pope_seed1.json"
 out=$(ingest "$tmp/b" stage1 c_pope_again 2>&1)
-[[ $? -eq 2 && "$out" == *"inspect/c/pope_seed0.inspect.json exists with other content"* && ! -e "$tmp/scr/stage1/c/pope_seed1.json" &&
+[[ $? -eq 2 && "$out" == *"inspect/c/pope_seed0.inspect.json exists with another measurement (differs: /step"* && ! -e "$tmp/scr/stage1/c/pope_seed1.json" &&
    ! -e "$tmp/scr/stage1/sweep_c_pope_again.log" ]] || fail "an inspect conflict was not refused before any copy ($out)"
 for bad in "$tmp/b stage3 x" "$tmp/b stage1 a/b" "$tmp/nothing stage1 x" "$tmp/b stage1"; do
   out=$(ingest $bad 2>&1); [[ $? -eq 2 && $(wc -l <<< "$out") -eq 1 ]] || fail "ingest_half.sh $bad was not refused with one line ($out)"
