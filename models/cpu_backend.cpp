@@ -60,6 +60,12 @@ class CpuBackend final : public Backend {
     correct = model_.correct();
     return loss;
   }
+  TokenLoss eval_every_token(const Batch& b) override {
+    // forward's every-token loss is the mean over the counted positions (weights 1/count)
+    const TokenTargets tt = every_token_targets(b);
+    const long counted = std::count_if(tt.weights.begin(), tt.weights.end(), [](double w) { return w > 0; });
+    return {model_.forward(p_.data(), b, true) * double(counted), counted};
+  }
 
  private:
   RunConfig cfg_;

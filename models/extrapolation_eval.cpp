@@ -13,7 +13,7 @@ nlohmann::json evaluate_buckets(const RunConfig& run, const std::vector<float>& 
   const int train_input = run.task.width() - 1;
   const std::vector<float> no_moments(params.size(), 0.f);  // evaluation never steps the optimizer
   nlohmann::json acc = nlohmann::json::array(), loss = nlohmann::json::array(), n = nlohmann::json::array(),
-                 factors = nlohmann::json::array(), rope_factor = nlohmann::json::array();
+                 factors = nlohmann::json::array(), rope_factor = nlohmann::json::array(), bits = nlohmann::json::array();
   for (const auto& b : buckets) {
     RunConfig ec = run;  // the trained model's config with the bucket's lengths (split sizes unused here)
     ec.task = b.task;
@@ -36,11 +36,14 @@ nlohmann::json evaluate_buckets(const RunConfig& run, const std::vector<float>& 
     acc.push_back(r.acc);
     loss.push_back(r.loss);
     n.push_back(r.n);
+    if (r.bits_per_byte >= 0) bits.push_back(r.bits_per_byte);
   }
   PEConfig labelled = run.pe;
   labelled.rope_scaling = scaling;
-  return {{"label", pe_label(labelled)}, {"pe", run.pe.kind}, {"scaling", scaling}, {"factors", factors},
-          {"rope_factor", rope_factor}, {"acc", acc}, {"loss", loss}, {"n", n}};
+  nlohmann::json row = {{"label", pe_label(labelled)}, {"pe", run.pe.kind}, {"scaling", scaling}, {"factors", factors},
+                        {"rope_factor", rope_factor}, {"acc", acc}, {"loss", loss}, {"n", n}};
+  if (!bits.empty()) row["bits_per_byte"] = bits;  // the text task: every prediction of the windows
+  return row;
 }
 
 }  // namespace popebench

@@ -28,7 +28,13 @@ namespace popebench {
 using Clock = std::chrono::steady_clock;
 static double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-void to_json(nlohmann::json& j, const EvalResult& e) { j = {{"loss", e.loss}, {"acc", e.acc}, {"n", e.n}}; }
+void to_json(nlohmann::json& j, const EvalResult& e) {
+  j = {{"loss", e.loss}, {"acc", e.acc}, {"n", e.n}};
+  if (e.bits_per_byte >= 0) {
+    j["bits_per_byte"] = e.bits_per_byte;
+    j["bytes"] = e.bytes;
+  }
+}
 
 void apply_dataset_manifest(RunConfig& cfg, const DatasetDir& info) {
   cfg.task = info.task;
@@ -68,17 +74,28 @@ EvalResult evaluate(Backend& be, const RunConfig& cfg, const Dataset& d, size_t 
   double loss_sum = 0;
   size_t hits = 0;
   std::vector<int32_t> correct;
+  const bool language_model = cfg.task.name == "text";  // bits per byte over every prediction
+  TokenLoss every;
   for (size_t i = 0; i < n; i += eval_batch) {
     std::vector<size_t> idx;
     for (size_t j = i; j < std::min(n, i + eval_batch); ++j) idx.push_back(j);
     Batch b = make_batch(d, idx, row_len, cfg.input);
     loss_sum += be.eval_batch(b, correct) * idx.size();
     for (int c : correct) hits += c;
+    if (language_model) {
+      const TokenLoss t = be.eval_every_token(b);
+      every.nats += t.nats;
+      every.tokens += t.tokens;
+    }
     if (stop_signal()) throw EvalInterrupted("interrupted during an evaluation");
   }
   r.n = n;
   r.loss = n ? loss_sum / n : 0;
   r.acc = n ? double(hits) / n : 0;
+  if (language_model && every.tokens > 0) {
+    r.bits_per_byte = every.nats / double(every.tokens) / std::log(2.0);
+    r.bytes = every.tokens;
+  }
   return r;
 }
 

@@ -82,8 +82,11 @@ Splits load_data(RunConfig& cfg, const std::string& data_dir);
 void apply_dataset_manifest(RunConfig& cfg, const DatasetDir& info);
 
 struct EvalResult {
-  double loss = 0, acc = 0;
+  double loss = 0, acc = 0;  // at the answer position (the text task: a window's last byte)
   size_t n = 0;
+  // The text task: the loss on every next byte of the windows, in bits (< 0: not measured).
+  double bits_per_byte = -1;
+  long bytes = 0;  // the predictions it averages
 };
 // The first `limit` examples (0: all) in order, in batches of cfg.train.eval_batch, made into
 // inputs as cfg.input says. Throws EvalInterrupted when a stop signal arrives (checked after

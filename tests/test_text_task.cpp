@@ -14,6 +14,9 @@
 #include "generators/task.hpp"
 #include "generators/text.hpp"
 #include "generators/vocab.hpp"
+#include "models/backend.hpp"
+#include "models/trainer.hpp"
+#include "models/transformer.hpp"
 
 namespace fs = std::filesystem;
 using namespace popebench;
@@ -199,4 +202,55 @@ TEST_CASE("text: bad corpora and windows are refused in one line", "[text]") {
   c.min_len = 10;
   c.max_len = 5;
   refused("below min length");
+}
+
+TEST_CASE("text: evaluation reports bits per byte over every prediction of every window", "[text][train]") {
+  TempDir tmp;
+  RunConfig c;
+  c.task.name = "text";
+  c.task.text = write_corpus(tmp.path);
+  c.task.set_length_range(24, 24);
+  c.task.n_test = 400;
+  c.model.n_layer = 2;
+  c.model.d_model = 32;
+  c.model.n_head = 2;
+  c.size_model_for_task();
+  c.pe.kind = "pope";
+  c.train.loss = "all";
+  c.train.eval_batch = 5;  // 16 windows: three full batches and one of 1
+  const Dataset d = generate_split(c.task, 0, Split::kTest);
+  REQUIRE(d.size() == (400 - 1) / 24);
+  auto be = make_backend(c, "cpu");
+  const EvalResult r = evaluate(*be, c, d);
+  REQUIRE(r.bytes == static_cast<long>(d.size()) * 24);
+  // The same number from the double model's logits at every position, by the definition:
+  // -log2 softmax(logits)[next byte], averaged over every window's 24 predictions.
+  std::vector<float> pf, m, v;
+  be->get_state(pf, m, v);
+  const std::vector<double> p(pf.begin(), pf.end());
+  Transformer<double> model(c.model, c.pe);
+  double bits = 0;
+  long count = 0;
+  for (size_t i = 0; i < d.size(); ++i) {
+    const Batch b = make_batch(d, {i});
+    model.forward(p.data(), b, true);
+    const std::vector<double>& logits = model.logits();  // (T, V)
+    const int V = c.model.vocab_size;
+    for (int t = 0; t < 24; ++t) {
+      const int target = d.seq(i)[t + 1];
+      const double* l = logits.data() + size_t(t) * V;
+      const double mx = *std::max_element(l, l + V);
+      double sum = 0;
+      for (int k = 0; k < V; ++k) sum += std::exp(l[k] - mx);
+      bits += (std::log(sum) + mx - l[target]) / std::log(2.0);
+      ++count;
+    }
+  }
+  REQUIRE(count == r.bytes);
+  // fp32 forward against double: relative 1e-5 is ~100x the float rounding of a 2-layer model.
+  CHECK(r.bits_per_byte == Approx(bits / double(count)).epsilon(1e-5));
+  // An untrained model predicts nearly uniformly over its 270 tokens: log2(270) = 8.08 bits.
+  CHECK(r.bits_per_byte == Approx(std::log2(270.0)).margin(0.3));
+  // A result without them (every other task) writes none.
+  REQUIRE(nlohmann::json(EvalResult{}).count("bits_per_byte") == 0);
 }

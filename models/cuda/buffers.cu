@@ -42,9 +42,10 @@ CudaBackend::CudaBackend(const RunConfig& cfg, int runs)
     std::fprintf(stderr, "popebench: note: --gpu-attention tf32 takes T <= 64 at head dims 16, 32 and 64; at T %d, "
                          "head dim %d attention's products run in fp32\n", T_, D_);
   if (R_ > 1 && cfg.train.grad_accum != 1) throw std::logic_error("a batch of runs takes no gradient accumulation");
-  // The head's rows: the answer positions of the largest batch, or every position of the
-  // training batches with the loss on every next token.
-  head_rows_ = std::max(maxB_, every_token_ ? R_ * cfg.train.batch * T_ : 0);
+  // The head's rows: the answer positions of the largest batch, or, with the loss on every next
+  // token, every position of it (the training batches', and an evaluation batch's for
+  // eval_every_token: the text task's bits per byte).
+  head_rows_ = every_token_ ? maxB_ * T_ : maxB_;
   // Every PE maps onto the one attention kernel as its registration describes it
   // (models/pe_registry.hpp's GpuPE; cuda_backend_cannot_run refused those with none): e.g.
   // rope-half is rope on n_rot = D/2 channels, ALiBi is NoPE plus per-head slopes, the absolute
@@ -187,7 +188,9 @@ CudaBackend::CudaBackend(const RunConfig& cfg, int runs)
   train_host_.weights = mem_.pinned<float>(HR);
   eval_host_.tokens = mem_.pinned<int32_t>(N);
   eval_host_.ans = mem_.pinned<int32_t>(maxB_);
-  eval_host_.targets = mem_.pinned<int32_t>(maxB_);  // evaluation scores the answer only
+  // evaluation scores the answer, and every position too in runs with the loss on every token
+  eval_host_.targets = mem_.pinned<int32_t>(HR);
+  if (every_token_) eval_host_.weights = mem_.pinned<float>(HR);
   h_loss_rows_ = mem_.pinned<float>(HR);
   h_correct_ = mem_.pinned<int32_t>(HR);
   h_hyper_ = mem_.pinned<cuda::AdamWHyper>(R_);

@@ -58,6 +58,30 @@ double CudaBackend::eval_batch(int r, const Batch& b, std::vector<int32_t>& corr
   return loss / b.B;
 }
 
+// The loss on every next token, forward only. The head then runs on every (B T) row, so the
+// buffers for it exist only in runs trained with that loss (buffers.cu: head_rows_). Rows whose
+// weight is 0 (pads, positions after the answer) are computed against PAD and left out here.
+TokenLoss CudaBackend::eval_every_token(int r, const Batch& b) {
+  check_slot(r);
+  if (!every_token_)
+    throw UserError("CUDA backend: the loss on every token is evaluated only in runs trained with --loss all");
+  if (b.B > maxB_) throw UserError("CUDA backend: evaluation batch larger than configured");
+  const Span sp{b.B, r, 1};
+  stage_batch(eval_host_, b, true, 0);
+  upload_batch(eval_host_, sp, true);
+  forward(sp, false, true);
+  const int rows = b.B * T_;
+  CUDA_CHECK(cudaMemcpyAsync(h_loss_rows_, loss_rows_, rows * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  TokenLoss t;
+  for (int i = 0; i < rows; ++i)
+    if (eval_host_.weights[i] > 0) {
+      t.nats += h_loss_rows_[i];
+      ++t.tokens;
+    }
+  return t;
+}
+
 // One training step of every slot with what each was staged: the graph, captured on the second
 // step (the first runs eagerly, so that cuBLASLt picks its algorithms and the kernels their
 // attributes outside capture).
