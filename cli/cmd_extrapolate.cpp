@@ -136,7 +136,9 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
                           {"train_config", base},
                           {"extrapolation", st->ex},
                           {"buckets", buckets_json(buckets)},
-                          {"metric", "test accuracy % per bucket, mean and sample std over seeds"},
+                          {"metric", extrapolation_metric(all) == "acc"
+                                         ? "test accuracy % per bucket, mean and sample std over seeds"
+                                         : "test bits per byte per bucket, mean and sample std over seeds"},
                           {"table", table},
                           {"rows", all},
                           {"command", g_command_line},

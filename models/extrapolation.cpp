@@ -135,10 +135,27 @@ void check_extrapolation_doc(const nlohmann::json& doc, const std::string& what)
       if (!whole(r["n"][k])) bad("row " + label + ": a count that is not a whole number");
       if (r["factors"][k] != factors[k]) bad("row " + label + ": factors other than the buckets'");
     }
+    if (r.contains("bits_per_byte")) {  // the text task's
+      const auto& b = r["bits_per_byte"];
+      if (!b.is_array() || b.size() != factors.size()) bad("row " + label + ": 'bits_per_byte' is not a list with one entry per bucket");
+      for (const auto& x : b)
+        if (!x.is_number() || !std::isfinite(x.get<double>()) || x.get<double>() < 0)
+          bad("row " + label + ": a bits per byte that is not finite and >= 0");
+    }
   }
 }
 
+std::string extrapolation_metric(const std::vector<nlohmann::json>& rows) {
+  const bool bits = !rows.empty() && std::all_of(rows.begin(), rows.end(), [](const nlohmann::json& r) {
+    return r.contains("bits_per_byte");
+  });
+  return bits ? "bits_per_byte" : "acc";
+}
+
 nlohmann::json summarise_extrapolation(const std::vector<nlohmann::json>& rows) {
+  // Language modelling (the text task) is judged by bits per byte, every other task by accuracy.
+  const std::string metric = extrapolation_metric(rows);
+  const double scale = metric == "acc" ? 100.0 : 1.0;  // accuracy as %
   std::map<std::string, std::vector<const nlohmann::json*>> by_label;
   std::vector<std::string> order;  // first appearance: the order the user listed the PEs in
   for (const auto& r : rows) {
@@ -153,14 +170,14 @@ nlohmann::json summarise_extrapolation(const std::vector<nlohmann::json>& rows) 
     nlohmann::json mean = nlohmann::json::array(), sd = nlohmann::json::array(), seeds = nlohmann::json::array();
     for (const auto* r : rs) seeds.push_back(r->at("seed"));
     for (size_t k = 0; k < factors.size(); ++k) {
-      std::vector<double> acc;
-      for (const auto* r : rs) acc.push_back(100.0 * r->at("acc")[k].get<double>());
-      const MeanStd ms = mean_sample_std(acc);
+      std::vector<double> xs;
+      for (const auto* r : rs) xs.push_back(scale * r->at(metric)[k].get<double>());
+      const MeanStd ms = mean_sample_std(xs);
       mean.push_back(ms.mean);
       sd.push_back(ms.std);
     }
     // One seed: std is null as a whole (mean_sample_std's null per bucket).
-    out.push_back({{"label", label}, {"seeds", seeds}, {"factors", factors}, {"mean", mean},
+    out.push_back({{"label", label}, {"seeds", seeds}, {"factors", factors}, {"metric", metric}, {"mean", mean},
                    {"std", rs.size() > 1 ? sd : nlohmann::json(nullptr)}});
   }
   return out;
@@ -177,12 +194,20 @@ std::string extrapolation_heading(const nlohmann::json& doc) {
       longest = std::max(longest, b.at("factor").get<int>());
     }
     const std::string seeds = one_or_other(seeds_per_pe), ex = one_or_other(examples);
+    const auto& table = doc.at("table");
+    const bool bits = !table.empty() && table.front().value("metric", "acc") == "bits_per_byte";
     char buf[512];
-    std::snprintf(buf, sizeof buf,
-                  "%s, trained on lengths %d-%d, tested zero-shot on buckets up to %dx as long (%s examples each); "
-                  "%s seed%s per PE; chance %.1f %%; test accuracy %%, mean ± sample std over seeds.\n\n",
-                  t.name.c_str(), t.min_len(), t.max_len(), longest, ex.c_str(), seeds.c_str(), seeds == "1" ? "" : "s",
-                  100 * t.chance());
+    if (bits)  // text: every bucket scores the same first N bytes of the test documents
+      std::snprintf(buf, sizeof buf,
+                    "%s, trained on windows of %d bytes, tested zero-shot on windows up to %dx as long (the same %s bytes "
+                    "of test text each); %s seed%s per PE; bits per byte (lower is better), mean ± sample std over seeds.\n\n",
+                    t.name.c_str(), t.max_len(), longest, ex.c_str(), seeds.c_str(), seeds == "1" ? "" : "s");
+    else
+      std::snprintf(buf, sizeof buf,
+                    "%s, trained on lengths %d-%d, tested zero-shot on buckets up to %dx as long (%s examples each); "
+                    "%s seed%s per PE; chance %.1f %%; test accuracy %%, mean ± sample std over seeds.\n\n",
+                    t.name.c_str(), t.min_len(), t.max_len(), longest, ex.c_str(), seeds.c_str(), seeds == "1" ? "" : "s",
+                    100 * t.chance());
     return buf;
   } catch (const nlohmann::json::exception&) {
     throw UserError("extrapolation table: malformed table or buckets");
@@ -200,9 +225,10 @@ std::string extrapolation_markdown(const nlohmann::json& table) {
   out += "\n" + sep + "\n";
   for (const auto& row : table) {
     out += "| " + row.at("label").get<std::string>() + " |";
+    const int digits = row.value("metric", "acc") == "bits_per_byte" ? 3 : 1;
     for (size_t k = 0; k < row.at("mean").size(); ++k) {
       const nlohmann::json sd = row["std"].is_null() ? nlohmann::json(nullptr) : row["std"][k];
-      out += " " + format_mean_std(row["mean"][k].get<double>(), sd, 1) + " |";
+      out += " " + format_mean_std(row["mean"][k].get<double>(), sd, digits) + " |";
     }
     out += "\n";
   }

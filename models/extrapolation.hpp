@@ -53,6 +53,8 @@ nlohmann::json evaluate_buckets(const RunConfig& run, const std::vector<float>& 
 // a known PE label, a seed, one accuracy in [0, 1], a finite loss and a count per bucket. A
 // UserError naming `what` otherwise (a table from elsewhere once printed "inf ± -nan").
 void check_extrapolation_doc(const nlohmann::json& doc, const std::string& what);
+// "bits_per_byte" when every row has it (the text task), else "acc": what the table summarises.
+std::string extrapolation_metric(const std::vector<nlohmann::json>& rows);
 nlohmann::json summarise_extrapolation(const std::vector<nlohmann::json>& rows);
 std::string extrapolation_markdown(const nlohmann::json& table);
 // The line above that table in extrapolation.md: the task, its training lengths, the seeds per

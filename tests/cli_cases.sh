@@ -468,3 +468,15 @@ gzip "$tmp/corpus/a/doc2.rst"
 expect_error "hold no window" generate --task text --corpus "$tmp/corpus" --max-len 5000 --min-len 5000 --out "$tmp/tx2"
 expect_ok generate --task text --corpus "$tmp/corpus" --min-len 32 --max-len 32 --n-train 200 --n-val 400 --n-test 400 --out "$tmp/tx3"
 expect_ok train --data "$tmp/tx3" --preset quick --loss all --pe pope --steps 4 --warmup 1 --eval-every 2 --device cpu --out "$tmp/tx3/run.json"
+# extrapolate on text: the table is of bits per byte at every window length, the same test bytes each
+"$bin" extrapolate --preset quick --task text --corpus "$tmp/corpus" --min-len 32 --max-len 32 --loss all --pe rope,pope \
+  --seeds 0 --steps 6 --warmup 2 --eval-every 3 --n-train 200 --n-val 400 --n-test 400 --factors 1,3 --bucket-examples 700 \
+  --rope-variants none --device cpu --out "$tmp/tx4" >/dev/null 2>&1 || { echo "FAIL: extrapolate --task text"; fails=$((fails+1)); }
+grep -q "bits per byte (lower is better)" "$tmp/tx4/extrapolation.md" 2>/dev/null &&
+/usr/bin/python3 -c "
+import json, math; t = json.load(open('$tmp/tx4/extrapolation.json'))
+assert t['metric'].startswith('test bits per byte'), t['metric']
+for row in t['rows']:
+    assert len(row['bits_per_byte']) == 2 and all(0 < b < math.log2(270) + 1 for b in row['bits_per_byte']), row
+assert [r['metric'] for r in t['table']] == ['bits_per_byte'] * 2, t['table']" ||
+  { echo "FAIL: extrapolate --task text did not report bits per byte"; fails=$((fails+1)); }
