@@ -362,6 +362,10 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
                  "A curriculum over length: for the first N steps draw only inputs no longer than a limit growing "
                  "linearly from the split's shortest to its longest (0: none; with --sampling replacement)")
       ->default_val(c.train.curriculum_steps)->check(integer_in(0, 1000000000000LL))->group(g);
+  cmd.add_option("--init-from", c.train.init_from,
+                 "Fine-tune: start from this checkpoint's parameters (fresh AdamW moments, this run's schedule); its "
+                 "model must be this run's but for the maximum length and RoPE's scaling")
+      ->group(g);
   cmd.add_option("--eval-every", c.train.eval_every, "Steps between validation points (0: end only)")->default_val(c.train.eval_every)->check(integer_in(0, 1000000000000LL))->group(g);
   cmd.add_option("--eval-examples", c.train.eval_examples, "Validation examples per point (0: all)")->default_val(c.train.eval_examples)->check(integer_in(0, 1000000000000LL))->group(g);
   cmd.add_option("--eval-batch", c.train.eval_batch, "Evaluation batch size")->default_val(c.train.eval_batch)->check(integer_in(1, 1 << 20))->group(g);

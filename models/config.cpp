@@ -241,6 +241,7 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
   // Only when set, so that every run made before the option has the config it had.
   if (!c.loss_fields.empty()) j["loss_fields"] = c.loss_fields;
   if (c.curriculum_steps > 0) j["curriculum_steps"] = c.curriculum_steps;
+  if (!c.init_from.empty()) j["init_from"] = c.init_from;
 }
 void from_json(const nlohmann::json& j, TrainConfig& c) {
   c.seed = json_int<uint64_t>(j, "seed");
@@ -264,6 +265,7 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
     for (const auto& f : fields) c.loss_fields.push_back(json_int<int>(f, std::string("loss_fields")));
   }
   c.curriculum_steps = j.contains("curriculum_steps") ? json_int<int64_t>(j, "curriculum_steps") : 0;
+  c.init_from = j.value("init_from", "");
 }
 void to_json(nlohmann::json& j, const InputConfig& c) {
   j = {{"context", c.context}, {"pad", c.pad}, {"pad_attention", c.pad_attention}};

@@ -144,6 +144,11 @@ struct TrainConfig {
   // longer than a limit growing linearly from the split's shortest to its longest are drawn
   // (models/batch_sampler.hpp). 0: none (SPEC). Recorded in the run JSON only when set.
   int64_t curriculum_steps = 0;
+  // Fine-tuning: start from the parameters of this checkpoint (another run's, e.g. trained at a
+  // shorter length) instead of a random init, with fresh AdamW moments and this config's schedule.
+  // Its model must be this run's but for max_len (and RoPE's test-time scaling, e.g. YaRN, which
+  // the fine-tuning itself may add). Empty: random init (SPEC). Recorded only when set.
+  std::string init_from;
   void validate() const;
 };
 

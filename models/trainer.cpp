@@ -205,6 +205,47 @@ class RunTraining {
     return true;
   }
 
+  // Fine-tuning (TrainConfig::init_from): the parameters of another run's checkpoint, fresh
+  // moments. Returns what the run JSON records of it: the checkpoint, its step and its config's
+  // length, so a fine-tuned run names what it started from.
+  nlohmann::json init_from_checkpoint() {
+    const std::string& path = cfg_.train.init_from;
+    Checkpoint ck;
+    RunConfig from;
+    try {
+      ck = load_checkpoint(path);
+      from = checkpoint_run_config(ck, path);
+    } catch (const UserError& e) {
+      throw UserError(std::string("--init-from: ") + e.what());
+    }
+    nlohmann::json a = from.model, b = cfg_.model;
+    a.erase("max_len");
+    b.erase("max_len");
+    if (a != b || from.pe.kind != cfg_.pe.kind)
+      throw UserError("--init-from " + path + ": its model (" + from.pe.kind + ", " + std::to_string(from.model.n_layer) +
+                      " layers of " + std::to_string(from.model.d_model) + ") is not this run's (" + cfg_.pe.kind + ", " +
+                      std::to_string(cfg_.model.n_layer) + " layers of " + std::to_string(cfg_.model.d_model) +
+                      "); only the maximum length may differ");
+    if (ck.params.size() != be_->layout().total)
+      throw UserError("--init-from " + path + ": " + std::to_string(ck.params.size()) + " parameters, this run's model has " +
+                      std::to_string(be_->layout().total) + " (a learned position table sized for another length?)");
+    const std::vector<float> zeros(ck.params.size(), 0.f);
+    be_->set_state(ck.params, zeros, zeros);
+    return init_record(ck, from);
+  }
+  nlohmann::json init_from_record() const {
+    const std::string& path = cfg_.train.init_from;
+    try {
+      const Checkpoint ck = load_checkpoint(path);
+      return init_record(ck, checkpoint_run_config(ck, path));
+    } catch (const UserError& e) {
+      throw UserError(std::string("--init-from: ") + e.what());
+    }
+  }
+  nlohmann::json init_record(const Checkpoint& ck, const RunConfig& from) const {
+    return {{"checkpoint", cfg_.train.init_from}, {"step", ck.step}, {"max_len", from.model.max_len}, {"task", from.task}};
+  }
+
   // A checkpoint at `path` with the time so far (this session's train_s and eval_s added).
   void save(double train_s, double eval_s, const std::string& path) {
     Checkpoint ck;
@@ -336,6 +377,10 @@ nlohmann::json train(TrainOptions opt) {
   RunTraining run(opt, data, opt.make_backend ? opt.make_backend(cfg) : make_backend(cfg, cfg.train.device), threads);
   Backend& be = run.backend();
   TrainingState& st = run.state();
+  // Fine-tuning starts from another run's weights, read before anything is printed so that a bad
+  // --init-from is one line; a run with a checkpoint of its own resumes from that instead (below).
+  nlohmann::json initialised_from = nullptr;
+  if (!cfg.train.init_from.empty() && !file_exists(opt.checkpoint)) initialised_from = run.init_from_checkpoint();
   if (opt.log_every > 0) {  // what is about to train (--print-config gives the whole config)
     const std::string name = opt.label.empty() ? cfg.pe.kind + " seed " + std::to_string(cfg.train.seed) : opt.label;
     std::fprintf(stderr, "popebench: %s: %zu parameters (%d layers x %d, %d heads) on %s, %lld steps of %lld examples\n",
@@ -359,6 +404,9 @@ nlohmann::json train(TrainOptions opt) {
   }
   const bool resumed = run.resume();
   const nlohmann::json resumed_from = resumed ? nlohmann::json(st.step) : nlohmann::json(nullptr);
+  // A resumed fine-tuning run has its weights from its own checkpoint; what it started from is
+  // read again (the file must still be there: the run JSON's record of it is checked, not copied).
+  if (resumed && !cfg.train.init_from.empty()) initialised_from = run.init_from_record();
 
   StepLog step_log(step_log_path(opt.out_json), opt.step_log_every, resumed ? st.step : -1);
 
@@ -464,6 +512,7 @@ nlohmann::json train(TrainOptions opt) {
                       {"eval_s", st.eval_s + eval_s},
                       {"steps_per_s", total_train > 0 ? T.steps / total_train : 0.0}};
   result["resumed_from_step"] = resumed_from;
+  if (!initialised_from.is_null()) result["init_from"] = initialised_from;
   write_file_atomic(opt.out_json, result.dump(2) + "\n");
   return result;
 }

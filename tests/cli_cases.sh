@@ -480,3 +480,20 @@ for row in t['rows']:
     assert len(row['bits_per_byte']) == 2 and all(0 < b < math.log2(270) + 1 for b in row['bits_per_byte']), row
 assert [r['metric'] for r in t['table']] == ['bits_per_byte'] * 2, t['table']" ||
   { echo "FAIL: extrapolate --task text did not report bits per byte"; fails=$((fails+1)); }
+
+# --init-from (fine-tuning): a run that starts from another's checkpoint computes, before any real
+# update (a learning rate of 1e-12), exactly the source's test loss; at a longer length it trains;
+# another model, or no checkpoint, is refused in one line.
+ftb=(--preset quick --alphabet 20 --eval-every 0 --n-train 200 --n-val 20 --n-test 20 --device cpu)
+ft=("${ftb[@]}" --pe rope)
+expect_ok train "${ft[@]}" --steps 20 --warmup 2 --out "$tmp/ft/a.json"
+expect_ok train "${ft[@]}" --steps 1 --warmup 1 --lr 1e-12 --lr-min 1e-12 --init-from "$tmp/ft/a.json.ckpt" --out "$tmp/ft/b.json"
+/usr/bin/python3 -c "
+import json; a = json.load(open('$tmp/ft/a.json')); b = json.load(open('$tmp/ft/b.json'))
+assert a['final']['test']['loss'] == b['final']['test']['loss'], (a['final'], b['final'])
+assert b['init_from']['step'] == 20 and b['init_from']['checkpoint'].endswith('a.json.ckpt'), b['init_from']
+assert b['config']['train']['init_from'].endswith('a.json.ckpt')" ||
+  { echo "FAIL: --init-from did not start from the checkpoint's parameters"; fails=$((fails+1)); }
+expect_ok train "${ft[@]}" --steps 3 --warmup 1 --max-len 16 --init-from "$tmp/ft/a.json.ckpt" --out "$tmp/ft/c.json"
+expect_error "only the maximum length may differ" train "${ftb[@]}" --pe pope --steps 1 --warmup 1 --init-from "$tmp/ft/a.json.ckpt" --out "$tmp/ft/d.json"
+expect_error "--init-from: cannot read" train "${ft[@]}" --steps 1 --warmup 1 --init-from "$tmp/ft/none.ckpt" --out "$tmp/ft/e.json"
