@@ -309,6 +309,17 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   if (with_pe_and_seed)
     cmd.add_option("--pe", c.pe.kind, pe_kind_list() + " (popebench list says what each is)")->default_val(c.pe.kind)->group(g);
   cmd.add_option("--pe-base", c.pe.base, "Frequency base")->default_val(c.pe.base)->group(g);
+  // RoPE's frequency scaling in training itself: fine-tuning at a longer length with YaRN, as the
+  // paper's YaRN baseline (extrapolate's --rope-variants applies them at test time only).
+  cmd.add_option("--rope-scaling", c.pe.rope_scaling,
+                 "RoPE frequency scaling while training: none, pi, ntk or yarn (with --rope-factor; yarn also "
+                 "--rope-train-len), e.g. fine-tuning at 4x the length with YaRN")
+      ->default_val(c.pe.rope_scaling)->group(g);
+  cmd.add_option("--rope-factor", c.pe.rope_factor, "RoPE scaling factor: the length scaled to / the length trained at")
+      ->default_val(c.pe.rope_factor)->group(g);
+  cmd.add_option("--rope-train-len", c.pe.rope_train_len,
+                 "RoPE scaling: the input length the model was first trained at (YaRN's original context)")
+      ->default_val(c.pe.rope_train_len)->check(integer_in(0, 1 << 24))->group(g);
   cmd.add_option("--delta-init", c.pe.delta_init, "PoPE phase bias init: uniform in [-2pi,0], zero, or uniform-positive (uniform in [0,2pi], then clamped: a frozen zero phase under --delta-bound clamp)")
       ->default_val(c.pe.delta_init)->group(g);
   cmd.add_option("--pe-freqs", c.pe.freqs,

@@ -497,3 +497,9 @@ assert b['config']['train']['init_from'].endswith('a.json.ckpt')" ||
 expect_ok train "${ft[@]}" --steps 3 --warmup 1 --max-len 16 --init-from "$tmp/ft/a.json.ckpt" --out "$tmp/ft/c.json"
 expect_error "only the maximum length may differ" train "${ftb[@]}" --pe pope --steps 1 --warmup 1 --init-from "$tmp/ft/a.json.ckpt" --out "$tmp/ft/d.json"
 expect_error "--init-from: cannot read" train "${ft[@]}" --steps 1 --warmup 1 --init-from "$tmp/ft/none.ckpt" --out "$tmp/ft/e.json"
+# Fine-tuning RoPE with YaRN at twice the length (the paper's YaRN baseline); the scaling is RoPE's only.
+expect_ok train "${ft[@]}" --steps 3 --warmup 1 --max-len 16 --init-from "$tmp/ft/a.json.ckpt" --rope-scaling yarn \
+  --rope-factor 2 --rope-train-len 10 --out "$tmp/ft/y.json"
+grep -q '"rope_scaling": "yarn"' "$tmp/ft/y.json" || { echo "FAIL: the YaRN fine-tune's config lacks its scaling"; fails=$((fails+1)); }
+expect_error "applies to" train "${ftb[@]}" --pe pope --steps 1 --warmup 1 --rope-scaling yarn --rope-factor 2 --rope-train-len 10 --out "$tmp/ft/z.json"
+expect_error "needs the training length" train "${ft[@]}" --steps 1 --warmup 1 --rope-scaling yarn --rope-factor 2 --out "$tmp/ft/z.json"

@@ -69,6 +69,28 @@ TEST_CASE("whole-model gradient matches finite differences for every PE", "[grad
   }
 }
 
+TEST_CASE("whole-model gradient matches finite differences with RoPE's scalings (fine-tuning with YaRN)", "[grad][model]") {
+  // --rope-scaling in training: other frequencies, and YaRN's factor on every score.
+  TaskConfig task = tiny_task();
+  Dataset d = generate_split(task, 1, Split::kTrain);
+  Batch b = make_batch(d, {0, 1, 2, 5});
+  for (std::string scaling : {"pi", "ntk", "yarn"}) {
+    PEConfig pc;
+    pc.kind = "rope";
+    pc.rope_scaling = scaling;
+    pc.rope_factor = 3;
+    pc.rope_train_len = 4;  // YaRN's ramp then falls inside the tiny head's frequencies
+    Transformer<double> model(tiny_model(task), pc);
+    std::vector<double> p(model.layout().total), g(p.size(), 0.0);
+    model.init_params(p.data(), 3);
+    model.forward(p.data(), b);
+    model.backward(p.data(), g.data());
+    auto f = [&] { return model.forward(p.data(), b); };
+    INFO("scaling=" << scaling);
+    CHECK(gradcheck(f, p, g) < 1e-6);
+  }
+}
+
 TEST_CASE("padding after the answer changes nothing", "[model]") {
   TaskConfig task = tiny_task();
   Dataset d = generate_split(task, 2, Split::kTrain);
