@@ -31,6 +31,17 @@ ModelConfig tiny_model(const TaskConfig& t) {
   m.init_std = 0.3;  // larger than GPT-2's so every path carries a visible gradient
   return m;
 }
+// model on b from its seed-3 init: its backward's gradient (into g, the parameters into p)
+// against finite differences; returns gradcheck's worst relative error.
+double model_gradcheck(Transformer<double>& model, const Batch& b, std::vector<double>& p, std::vector<double>& g) {
+  p.assign(model.layout().total, 0.0);
+  g.assign(p.size(), 0.0);
+  model.init_params(p.data(), 3);
+  model.forward(p.data(), b);
+  model.backward(p.data(), g.data());
+  auto f = [&] { return model.forward(p.data(), b); };
+  return gradcheck(f, p, g);
+}
 }  // namespace
 
 TEST_CASE("whole-model gradient matches finite differences for every PE", "[grad][model]") {
@@ -46,13 +57,9 @@ TEST_CASE("whole-model gradient matches finite differences for every PE", "[grad
     PEConfig pc;
     pc.kind = pe;
     Transformer<double> model(tiny_model(task), pc);
-    std::vector<double> p(model.layout().total), g(p.size(), 0.0);
-    model.init_params(p.data(), 3);
-    model.forward(p.data(), b);
-    model.backward(p.data(), g.data());
-    auto f = [&] { return model.forward(p.data(), b); };
+    std::vector<double> p, g;
     INFO("pe=" << pe);
-    CHECK(gradcheck(f, p, g) < 1e-6);
+    CHECK(model_gradcheck(model, b, p, g) < 1e-6);
     if (pe == "pope") {
       const auto& v = model.layout().find("layer1.pe");
       double n = 0;
@@ -81,13 +88,9 @@ TEST_CASE("whole-model gradient matches finite differences with RoPE's scalings 
     pc.rope_factor = 3;
     pc.rope_train_len = 4;  // YaRN's ramp then falls inside the tiny head's frequencies
     Transformer<double> model(tiny_model(task), pc);
-    std::vector<double> p(model.layout().total), g(p.size(), 0.0);
-    model.init_params(p.data(), 3);
-    model.forward(p.data(), b);
-    model.backward(p.data(), g.data());
-    auto f = [&] { return model.forward(p.data(), b); };
+    std::vector<double> p, g;
     INFO("scaling=" << scaling);
-    CHECK(gradcheck(f, p, g) < 1e-6);
+    CHECK(model_gradcheck(model, b, p, g) < 1e-6);
   }
 }
 
