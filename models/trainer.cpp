@@ -290,6 +290,7 @@ class RunTraining {
     }
     p.val_loss = v.loss;
     p.val_acc = v.acc;
+    if (v.bits_per_byte >= 0) p.val_bits_per_byte = v.bits_per_byte;
     p.val_n = int64_t(v.n);
     p.elapsed_s = st_.train_s + train_s + st_.eval_s + eval_s;
     st_.curve.push_back(p);

@@ -31,6 +31,7 @@ void to_json(nlohmann::json& j, const CurvePoint& p) {
        {"val_acc", p.val_acc},
        {"val_n", p.val_n},
        {"elapsed_s", p.elapsed_s}};
+  if (p.val_bits_per_byte) j["val_bits_per_byte"] = *p.val_bits_per_byte;  // the text task only
 }
 
 void from_json(const nlohmann::json& j, CurvePoint& p) {
@@ -41,6 +42,7 @@ void from_json(const nlohmann::json& j, CurvePoint& p) {
   p.train_acc = number_or_null(j, "train_acc");
   p.val_loss = number(j, "val_loss");
   p.val_acc = number(j, "val_acc");
+  p.val_bits_per_byte = j.contains("val_bits_per_byte") ? std::optional<double>(number(j, "val_bits_per_byte")) : std::nullopt;
   p.val_n = integer(j, "val_n");
   p.elapsed_s = number(j, "elapsed_s");
 }

@@ -18,6 +18,7 @@ struct CurvePoint {
   // Means over the steps since the previous point; none at step 0 (nothing trained yet).
   std::optional<double> train_loss, train_acc;
   double val_loss = 0, val_acc = 0;
+  std::optional<double> val_bits_per_byte;  // the text task's (EvalResult::bits_per_byte)
   int64_t val_n = 0;     // validation examples evaluated
   double elapsed_s = 0;  // training and evaluation time so far, over every resume
 };

@@ -114,25 +114,30 @@ def length_axis(ax, factors):
     ax.set_xlabel("test length, multiple of the training maximum (log scale; bucket ((k-1)L, kL] at k)")
 
 
-def by_length(ax, factors, seeds_by_pe, chance=None, learned_above=None):
+def by_length(ax, factors, seeds_by_pe, chance=None, learned_above=None, bits=False):
     """Accuracy against length: each seed a thin line, the mean over seeds a thick one, one legend
     entry per PE (with learned_above, how many of its seeds exceed it at the training length).
-    seeds_by_pe: {pe label: [[acc % per factor], ...]}; chance in %."""
+    seeds_by_pe: {pe label: [[acc % per factor], ...]}; chance in %. bits: the values are bits
+    per byte (the text task), drawn on a linear axis, lower better, with no chance level."""
+    clip = (lambda xs: xs) if bits else clip_accuracy
     counts = {}
     for pe, seeds in seeds_by_pe.items():
         c = pe_colour(pe)
         style = "--" if "half" in pe else "-"  # the paper's "half" baselines dashed
         for acc in seeds:
-            ax.plot(factors, clip_accuracy(acc), style, lw=0.8, alpha=0.4, color=c)
+            ax.plot(factors, clip(acc), style, lw=0.8, alpha=0.4, color=c)
         mean = [sum(a[i] for a in seeds) / len(seeds) for i in range(len(factors))]
-        ax.plot(factors, clip_accuracy(mean), style, marker="o", ms=3, lw=2, color=c)
+        ax.plot(factors, clip(mean), style, marker="o", ms=3, lw=2, color=c)
         n = len(seeds)
         counts[pe] = (f"{sum(a[0] > learned_above for a in seeds)} of {n} above {learned_above:g} %"
                       if learned_above is not None else f"{n} seed{'s' if n != 1 else ''} (thick: mean)")
     ax.axvspan(min(factors) / 1.15, 1, color="k", alpha=0.06)
     length_axis(ax, factors)
-    accuracy_axis(ax, "y", "test accuracy %")
-    levels(ax, chance=chance)
+    if bits:
+        ax.set_ylabel("test bits per byte (lower is better)")
+    else:
+        accuracy_axis(ax, "y", "test accuracy %")
+        levels(ax, chance=chance)
     handles = pe_legend_handles(seeds_by_pe, counts)
     from matplotlib.patches import Patch
     handles.append(Patch(color="k", alpha=0.06, label="up to the training length"))

@@ -54,6 +54,8 @@ def load(path, kind):
 
 def chance(task):
     p = task["params"]
+    if task["name"] == "text":
+        return 1.0 / 256  # bytes
     return 1.0 / (p["values"] if task["name"] == "associative-recall" else p["alphabet"])
 
 
@@ -118,6 +120,8 @@ def plot_curves(out_dir, runs):
     """Validation accuracy (log) and both losses against step: each run a thin line of its PE's
     colour (partial runs dashed), one legend entry per PE."""
     fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(14, 3.6))
+    # The text task: validation bits per byte in the first panel (every point has them).
+    bits = all("val_bits_per_byte" in p for r in runs for p in r["curve"]) and any(r["curve"] for r in runs)
     per_pe = {}
     for r in sorted(runs, key=lambda r: (style.table_rank(run_label(r)), r["config"]["train"]["seed"])):
         pe = run_label(r)
@@ -125,13 +129,19 @@ def plot_curves(out_dir, runs):
         ls = "-" if r["status"] == "complete" else "--"
         kw = dict(ls=ls, lw=0.9, alpha=0.75, color=style.pe_colour(pe))
         pts = r["curve"]
-        a1.plot([p["step"] for p in pts], style.clip_accuracy([100 * p["val_acc"] for p in pts]), **kw)
+        if bits:
+            a1.plot([p["step"] for p in pts], [p["val_bits_per_byte"] for p in pts], **kw)
+        else:
+            a1.plot([p["step"] for p in pts], style.clip_accuracy([100 * p["val_acc"] for p in pts]), **kw)
         for ax, key in ((a2, "train_loss"), (a3, "val_loss")):
             xy = [(p["step"], p[key]) for p in pts if p.get(key) is not None]
             ax.plot([s for s, _ in xy], [v for _, v in xy], **kw)
-    style.accuracy_axis(a1, "y", "validation accuracy %")
     task = common_task(runs)
-    if task is not None:
+    if bits:
+        a1.set_ylabel("validation bits per byte")
+    else:
+        style.accuracy_axis(a1, "y", "validation accuracy %")
+    if task is not None and not bits:
         ch, plateau = task_levels(task)
         style.levels(a1, ch, plateau, plateau_name=PLATEAU_NAME)
     a1.set_xlabel("step")
@@ -155,16 +165,18 @@ def plot_curves(out_dir, runs):
 
 def plot_extrapolation(out_dir, ex, learned_above=None):
     factors = [b["factor"] for b in ex["buckets"]]
+    # The text task's tables summarise bits per byte (each table row says its metric), the others accuracy.
+    bits = any(row.get("metric") == "bits_per_byte" for row in ex["table"])
     seeds_by_pe = {}
     for row in sorted(ex["table"], key=lambda row: style.table_rank(row["label"])):
-        seeds = [[100 * a for a in r["acc"]] for r in ex.get("rows", [])
+        seeds = [r["bits_per_byte"] if bits else [100 * a for a in r["acc"]] for r in ex.get("rows", [])
                  if r["label"] == row["label"] and r["factors"] == factors]
         seeds_by_pe[row["label"]] = seeds or [row["mean"]]
     fig, ax = plt.subplots(figsize=(7.2, 4.2))
-    style.by_length(ax, factors, seeds_by_pe, 100 * ex["chance"], learned_above)
+    style.by_length(ax, factors, seeds_by_pe, 100 * ex["chance"], learned_above, bits=bits)
     task = ex["task"]
     p = task["params"]
-    unit = "pairs" if task["name"] == "associative-recall" else "symbols"
+    unit = {"associative-recall": "pairs", "text": "bytes"}.get(task["name"], "symbols")
     ax.set_title(f"{task['name']}: trained on {p['min_len']}-{p['max_len']} {unit}, tested zero-shot longer",
                  fontsize=10)
     style.save(fig, os.path.join(out_dir, "extrapolation.png"))
