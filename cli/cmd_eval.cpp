@@ -36,6 +36,10 @@ Runner register_eval(CLI::App& app) {
       ->check(non_empty());
   cmd->add_option("--bucket-examples", st->ex.examples, "Test examples per length bucket")->default_val(st->ex.examples)
       ->check(integer_in(1, 100000000));
+  cmd->add_option("--factor-of", st->ex.base_len,
+                  "With --factors: multiples of this length instead of the checkpoint's training max length (a model "
+                  "fine-tuned at 4 L evaluated at its base model's lengths: --factor-of L)")
+      ->check(integer_in(1, 1000000));
   cmd->add_option("--rope-variants", st->variants, "With --factors, for RoPE checkpoints: also pi, ntk, yarn (rope only) (or none)")
       ->default_val(st->variants)->check(non_empty());
   return [st]() {
@@ -60,6 +64,8 @@ Runner register_eval(CLI::App& app) {
       }
     } else if (st->variants != "none") {
       throw UserError("--rope-variants applies with --factors only");
+    } else if (st->ex.base_len > 0) {
+      throw UserError("--factor-of applies with --factors only");
     }
     RunConfig data_cfg = cfg;
     Splits data = load_data(data_cfg, st->data);

@@ -20,6 +20,7 @@ void ExtrapolationConfig::validate() const {
     if (i > 0 && factors[i] <= factors[i - 1]) throw UserError("extrapolation: factors must increase");
   }
   if (examples < 1) throw UserError("extrapolation: need at least 1 example per bucket");
+  if (base_len < 0 || base_len > 1000000) throw UserError("extrapolation: the base length must be 0 (the training length) or in [1, 10^6]");
   for (const auto& v : rope_variants)
     if (v != "pi" && v != "ntk" && v != "yarn")
       throw UserError("extrapolation: unknown RoPE variant '" + v + "' (known: pi, ntk, yarn)");
@@ -27,17 +28,19 @@ void ExtrapolationConfig::validate() const {
 
 void to_json(nlohmann::json& j, const ExtrapolationConfig& c) {
   j = {{"factors", c.factors}, {"examples_per_bucket", c.examples}, {"rope_variants", c.rope_variants},
-       {"buckets", "factor k: lengths ((k-1) L, k L], k = 1: the training range; L = training max length"}};
+       {"buckets", c.base_len > 0 ? "factor k: lengths ((k-1) L, k L], k = 1 from the training range's start; L = base_len"
+                                  : "factor k: lengths ((k-1) L, k L], k = 1: the training range; L = training max length"}};
+  if (c.base_len > 0) j["base_len"] = c.base_len;
 }
 
 std::vector<Bucket> make_buckets(const TaskConfig& train, uint64_t data_seed, const ExtrapolationConfig& e) {
   e.validate();
   std::vector<Bucket> out;
-  const int L = train.max_len();
+  const int L = e.base_len > 0 ? e.base_len : train.max_len();
   for (int k : e.factors) {
     Bucket b{k, train, derive_seed(data_seed, 1000 + static_cast<uint64_t>(k))};
-    if (k == 1)
-      b.task.set_length_range(train.min_len(), L);
+    if (k == 1)  // from the training range's start (with base_len, L alone where that start lies beyond L)
+      b.task.set_length_range(std::min(train.min_len(), L), L);
     else
       b.task.set_length_range((k - 1) * L + 1, k * L);
     b.task.n_train = 0;

@@ -17,6 +17,10 @@ struct ExtrapolationConfig {
   std::vector<int> factors = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};  // bucket k: lengths ((k-1) L, k L]
   int64_t examples = 1000;                                     // test examples per bucket
   std::vector<std::string> rope_variants = {"pi", "ntk"};      // extra rows for every rope/rope-half run (yarn: rope only)
+  // > 0: L, the length the factors multiply, instead of the training max length (the first
+  // bucket then runs from the training range's start, or is L alone where that start lies beyond L). A model
+  // fine-tuned at 4 L is evaluated at its base model's lengths (`eval --factor-of`).
+  int base_len = 0;
   void validate() const;
 };
 void to_json(nlohmann::json& j, const ExtrapolationConfig& c);

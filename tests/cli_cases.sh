@@ -503,3 +503,10 @@ expect_ok train "${ft[@]}" --steps 3 --warmup 1 --max-len 16 --init-from "$tmp/f
 grep -q '"rope_scaling": "yarn"' "$tmp/ft/y.json" || { echo "FAIL: the YaRN fine-tune's config lacks its scaling"; fails=$((fails+1)); }
 expect_error "applies to" train "${ftb[@]}" --pe pope --steps 1 --warmup 1 --rope-scaling yarn --rope-factor 2 --rope-train-len 10 --out "$tmp/ft/z.json"
 expect_error "needs the training length" train "${ft[@]}" --steps 1 --warmup 1 --rope-scaling yarn --rope-factor 2 --out "$tmp/ft/z.json"
+# eval --factor-of: a model fine-tuned at twice the length evaluated at its base model's lengths
+expect_ok eval --checkpoint "$tmp/ft/c.json.ckpt" --factors 1,2 --factor-of 8 --bucket-examples 20 --out "$tmp/ft/ce.json"
+/usr/bin/python3 -c "
+import json; e = json.load(open('$tmp/ft/ce.json'))['extrapolation']
+assert [b['max_len'] for b in e['buckets']] == [8, 16] and e['config']['base_len'] == 8, e['buckets']" ||
+  { echo "FAIL: eval --factor-of did not set the buckets' lengths"; fails=$((fails+1)); }
+expect_error "--factor-of applies with --factors only" eval --checkpoint "$tmp/ft/c.json.ckpt" --factor-of 8
