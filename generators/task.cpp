@@ -124,7 +124,10 @@ Dataset generate_split(const TaskConfig& c, uint64_t seed, Split s, SplitStats* 
   static const Stream kSplitStreams[] = {Stream::kTrain, Stream::kVal, Stream::kTest};
   Pcg32 rng = make_stream(seed, kSplitStreams[static_cast<int>(s)]);
   // Text cuts records from a corpus instead of drawing independent examples.
-  if (c.name == "text") return generate_text_split(c.text, rng, static_cast<int>(s), c.count(s), stats);
+  if (c.name == "text") {
+    require_text_windows(c.text, c.n_train, c.n_val, c.n_test);
+    return generate_text_split(c.text, rng, static_cast<int>(s), c.count(s), stats);
+  }
   Dataset d;
   d.width = c.width();
   d.vocab_size = c.vocab_size();

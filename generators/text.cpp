@@ -131,6 +131,26 @@ const TextCorpus& load_text_corpus(const std::string& folder) {
   return it->second;
 }
 
+namespace {
+void require_window(uint64_t bytes, int L, int split) {
+  static const char* kNames[] = {"training", "validation", "test"};
+  if (bytes < static_cast<uint64_t>(L) + 1)
+    throw UserError("text: the " + std::string(kNames[split]) + " split's " + std::to_string(bytes) +
+                    " bytes hold no window of " + std::to_string(L + 1) + " bytes (a window of " + std::to_string(L) +
+                    " and the byte it predicts); use a shorter window or a larger share of the corpus");
+}
+}  // namespace
+
+void require_text_windows(const TextConfig& c, uint64_t n_train, uint64_t n_val, uint64_t n_test) {
+  c.validate();
+  const TextCorpus& corpus = load_text_corpus(c.corpus);
+  uint64_t bytes[3] = {0, 0, 0};
+  for (const std::string& d : corpus.docs) bytes[text_split_of(d, c)] += d.size() + 1;
+  if (n_train > 0) require_window(bytes[0], c.max_len, 0);
+  if (n_val > 0) require_window(std::min(n_val, bytes[1]), c.max_len, 1);
+  if (n_test > 0) require_window(std::min(n_test, bytes[2]), c.max_len, 2);
+}
+
 int text_split_of(const std::string& doc, const TextConfig& c) {
   const int h = static_cast<int>(fnv1a64(doc) % 100);
   return h < c.test_percent ? 2 : h < c.test_percent + c.val_percent ? 1 : 0;
@@ -150,7 +170,6 @@ Dataset generate_text_split(const TextConfig& c, Pcg32& rng, int split, uint64_t
   c.validate();
   const TextCorpus& corpus = load_text_corpus(c.corpus);
   const std::string stream = text_split_stream(corpus, c, split);
-  static const char* kNames[] = {"training", "validation", "test"};
   // Where each document starts in the stream, for the stats' document index.
   std::vector<uint64_t> doc_start;
   for (size_t i = 0, at = 0; i < stream.size(); i = at) {
@@ -163,15 +182,11 @@ Dataset generate_text_split(const TextConfig& c, Pcg32& rng, int split, uint64_t
   Dataset d;
   d.width = c.width();
   d.vocab_size = c.vocab_size();
-  auto need = [&](uint64_t bytes, int L) {
-    if (bytes < static_cast<uint64_t>(L) + 1)
-      throw UserError("text: the " + std::string(kNames[split]) + " split's " + std::to_string(bytes) +
-                      " bytes hold no window of " + std::to_string(L + 1) + " bytes (a window of " + std::to_string(L) +
-                      " and the byte it predicts); use a shorter window or a larger share of the corpus");
-  };
   std::vector<std::pair<uint64_t, int>> windows;  // (start, L)
-  if (split == 0) {
-    need(stream.size(), c.max_len);
+  if (count == 0) {
+    // an empty split, as every task's (e.g. a length bucket's training and validation splits)
+  } else if (split == 0) {
+    require_window(stream.size(), c.max_len, split);
     for (uint64_t i = 0; i < count; ++i) {
       const int L = static_cast<int>(rng.uniform_int(c.min_len, c.max_len));
       windows.emplace_back(static_cast<uint64_t>(rng.uniform_int(0, static_cast<int64_t>(stream.size()) - L - 1)), L);
@@ -179,7 +194,7 @@ Dataset generate_text_split(const TextConfig& c, Pcg32& rng, int split, uint64_t
   } else {
     const uint64_t scored = std::min<uint64_t>(count, stream.size());
     const int L = c.max_len;
-    need(scored, L);
+    require_window(scored, L, split);
     for (uint64_t start = 0; start + L + 1 <= scored; start += L) windows.emplace_back(start, L);
   }
   d.tokens.assign(windows.size() * d.width, vocab::kPad);

@@ -67,6 +67,12 @@ int text_split_of(const std::string& doc, const TextConfig& c);
 // A split's byte stream: its documents in name order, each followed by a NUL.
 std::string text_split_stream(const TextCorpus& corpus, const TextConfig& c, int split);
 
+// UserError in one line unless every split asked for (a count > 0) holds a window of max_len + 1
+// bytes (training: its stream; validation and test: their first n_val / n_test bytes). Checked
+// before any split is cut, so that a window too long for the small evaluation splits is refused
+// at once, not after the training split's windows were drawn. A count of 0 is an empty split.
+void require_text_windows(const TextConfig& c, uint64_t n_train, uint64_t n_val, uint64_t n_test);
+
 // Records of one split (split as text_split_of numbers them), `count` as TaskConfig::count says:
 // windows for train (their starts drawn from rng), bytes for val and test (rng unused). Stats:
 // window lengths, and the document each window starts in (offset "document": its index among the

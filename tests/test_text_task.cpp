@@ -154,6 +154,9 @@ TEST_CASE("text: evaluation windows tile the split's first n bytes without overl
     // The seed does not enter: the same text is scored whatever the run's data seed.
     REQUIRE(generate_split(t, 9, Split::kTest).tokens == d.tokens);
   }
+  // No bytes asked for: an empty split, as any task's (a length bucket's unused splits).
+  t.n_test = 0;
+  REQUIRE(generate_split(t, 0, Split::kTest).size() == 0);
   // More bytes asked for than the split holds: all of it.
   t.set_length_range(64, 64);
   t.n_test = 100000000;
