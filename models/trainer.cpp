@@ -206,18 +206,10 @@ class RunTraining {
   }
 
   // Fine-tuning (TrainConfig::init_from): the parameters of another run's checkpoint, fresh
-  // moments. Returns what the run JSON records of it: the checkpoint, its step and its config's
-  // length, so a fine-tuned run names what it started from.
+  // moments. Returns what the run JSON records of it (init_record).
   nlohmann::json init_from_checkpoint() {
+    const auto [ck, from] = read_init_source();
     const std::string& path = cfg_.train.init_from;
-    Checkpoint ck;
-    RunConfig from;
-    try {
-      ck = load_checkpoint(path);
-      from = checkpoint_run_config(ck, path);
-    } catch (const UserError& e) {
-      throw UserError(std::string("--init-from: ") + e.what());
-    }
     nlohmann::json a = from.model, b = cfg_.model;
     a.erase("max_len");
     b.erase("max_len");
@@ -233,11 +225,19 @@ class RunTraining {
     be_->set_state(ck.params, zeros, zeros);
     return init_record(ck, from);
   }
-  nlohmann::json init_from_record() const {
+  // What a run JSON records of the checkpoint it started from: the file, its step, its length and
+  // task, so a fine-tuned run names what it started from. A resumed run reads it again.
+  nlohmann::json init_record() const {
+    const auto [ck, from] = read_init_source();
+    return init_record(ck, from);
+  }
+
+  std::pair<Checkpoint, RunConfig> read_init_source() const {
     const std::string& path = cfg_.train.init_from;
     try {
-      const Checkpoint ck = load_checkpoint(path);
-      return init_record(ck, checkpoint_run_config(ck, path));
+      Checkpoint ck = load_checkpoint(path);
+      RunConfig from = checkpoint_run_config(ck, path);
+      return {std::move(ck), std::move(from)};
     } catch (const UserError& e) {
       throw UserError(std::string("--init-from: ") + e.what());
     }
@@ -407,7 +407,7 @@ nlohmann::json train(TrainOptions opt) {
   const nlohmann::json resumed_from = resumed ? nlohmann::json(st.step) : nlohmann::json(nullptr);
   // A resumed fine-tuning run has its weights from its own checkpoint; what it started from is
   // read again (the file must still be there: the run JSON's record of it is checked, not copied).
-  if (resumed && !cfg.train.init_from.empty()) initialised_from = run.init_from_record();
+  if (resumed && !cfg.train.init_from.empty()) initialised_from = run.init_record();
 
   StepLog step_log(step_log_path(opt.out_json), opt.step_log_every, resumed ? st.step : -1);
 
