@@ -145,6 +145,7 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
                           {"popebench_version", kPopebenchVersion},
                           {"git_commit", git_commit()},
                           {"environment", environment_json(device, st->run.threads, g_command_line)}};
+    if (nlohmann::json corpus = task_corpus_json(base.task); !corpus.is_null()) out["corpus"] = corpus;
     write_file_atomic(st->out + "/extrapolation.json", out.dump(2) + "\n");
     const std::string md = extrapolation_heading(out) + extrapolation_markdown(table);
     write_file_atomic(st->out + "/extrapolation.md", md);

@@ -44,7 +44,7 @@ Runner register_inspect(CLI::App& app) {
     nlohmann::json source;
     if (st->data.empty()) {  // only the split asked for: the paper's training split is 6.4M examples
       d = generate_split(cfg.task, cfg.train.data_seed, split);
-      source = {{"kind", "generated"}, {"seed", cfg.train.data_seed}};
+      source = generated_data_source(cfg.task, cfg.train.data_seed);
     } else {
       DatasetDir info = open_dataset_dir(st->data);
       require_dataset_fits(st->data, info.task, cfg);

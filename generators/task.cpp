@@ -140,4 +140,14 @@ Dataset generate_split(const TaskConfig& c, uint64_t seed, Split s, SplitStats* 
   return d;
 }
 
+nlohmann::json task_corpus_json(const TaskConfig& c) {
+  return c.name == "text" ? text_corpus_json(c.text.corpus) : nlohmann::json();
+}
+
+nlohmann::json generated_data_source(const TaskConfig& c, uint64_t seed) {
+  nlohmann::json j = {{"kind", "generated"}, {"seed", seed}};
+  if (nlohmann::json corpus = task_corpus_json(c); !corpus.is_null()) j["corpus"] = corpus;
+  return j;
+}
+
 }  // namespace popebench

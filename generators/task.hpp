@@ -53,5 +53,10 @@ void from_json(const nlohmann::json& j, TaskConfig& c);
 
 // Generates one split from the seed; identical bytes to what `popebench generate` writes.
 Dataset generate_split(const TaskConfig& c, uint64_t seed, Split s, SplitStats* stats = nullptr);
+// The files a task reads its records from (text: the corpus folder, its documents, bytes and
+// digest), so that two runs' data can be compared; null for a task that draws its examples.
+nlohmann::json task_corpus_json(const TaskConfig& c);
+// What a run's JSON says of data generated in the process: the seed, and the corpus if any.
+nlohmann::json generated_data_source(const TaskConfig& c, uint64_t seed);
 
 }  // namespace popebench

@@ -131,6 +131,14 @@ const TextCorpus& load_text_corpus(const std::string& folder) {
   return it->second;
 }
 
+nlohmann::json text_corpus_json(const std::string& folder) {
+  const TextCorpus& corpus = load_text_corpus(folder);
+  char digest[17];
+  std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(corpus.digest));
+  return {{"folder", folder}, {"documents", corpus.docs.size()}, {"bytes", corpus.bytes},
+          {"digest", std::string("fnv1a64:") + digest}};
+}
+
 namespace {
 void require_window(uint64_t bytes, int L, int split) {
   static const char* kNames[] = {"training", "validation", "test"};
@@ -200,13 +208,12 @@ Dataset generate_text_split(const TextConfig& c, Pcg32& rng, int split, uint64_t
   d.tokens.assign(windows.size() * d.width, vocab::kPad);
   d.lengths.resize(windows.size());
   if (stats) {
-    char digest[17];
-    std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(corpus.digest));
     stats->offset_name = "document";
+    const nlohmann::json corpus_json = text_corpus_json(c.corpus);
     stats->source = {{"corpus", c.corpus},
-                     {"corpus_documents", corpus.docs.size()},
-                     {"corpus_bytes", corpus.bytes},
-                     {"corpus_digest", std::string("fnv1a64:") + digest},
+                     {"corpus_documents", corpus_json["documents"]},
+                     {"corpus_bytes", corpus_json["bytes"]},
+                     {"corpus_digest", corpus_json["digest"]},
                      {"split_documents", doc_start.size()},
                      {"split_bytes", stream.size()}};
   }

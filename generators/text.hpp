@@ -60,6 +60,9 @@ struct TextCorpus {
 // Throws UserError in one line: a folder that does not exist (with the package that installs the
 // default), one without documents, an unreadable or corrupt file, a document holding a NUL byte.
 const TextCorpus& load_text_corpus(const std::string& folder);
+// Which corpus a run's data came from, for its JSON: the folder, its documents, bytes and digest
+// ("fnv1a64:" and 16 hex digits; a copy of the same documents elsewhere gives the same digest).
+nlohmann::json text_corpus_json(const std::string& folder);
 
 uint64_t fnv1a64(const std::string& bytes, uint64_t h = 0xcbf29ce484222325ull);
 // 0 train, 1 validation, 2 test (the values of Split).

@@ -35,6 +35,11 @@ nlohmann::json merge_extrapolations(const std::vector<ExtrapolationInput>& input
       for (const char* field : {"task", "buckets", "extrapolation"})
         if (in.doc.at(field) != first.doc.at(field))
           throw UserError(in.dir + " and " + first.dir + " differ in " + field + "; only runs of one setting merge");
+      // The text task's corpus: its folder is in task, and its contents by digest here, so that a
+      // corpus changed between two commands is not averaged as one.
+      auto digest = [](const nlohmann::json& doc) { return doc.value("corpus", nlohmann::json::object()).value("digest", ""); };
+      if (digest(in.doc) != digest(first.doc))
+        throw UserError(in.dir + " and " + first.dir + " read different text corpora (their digests differ)");
       if (shared_run_config(in.doc.at("train_config")) != shared_run_config(first.doc.at("train_config")))
         throw UserError(in.dir + " and " + first.dir + " were trained differently (train_config beyond PE and seed)");
     });

@@ -95,7 +95,14 @@ nlohmann::json summarise_runs(const std::vector<nlohmann::json>& runs, const std
     const auto& test = runs[i].at("final").at("test");
     if (!test.contains("n") || !test["n"].is_number_integer() || test["n"].get<int64_t>() <= 0)
       throw UserError("summary: " + source + " was tested on no examples (its test split is empty)");
-    rule.add(r.pe, r.seed, run_pe_config(runs[i].at("config")), shared_run_config(runs[i].at("config")), source);
+    // The text task's corpus is a setting too: its folder is in the config, its contents in the data's digest.
+    nlohmann::json shared = shared_run_config(runs[i].at("config"));
+    const nlohmann::json data = runs[i].value("data", nlohmann::json::object());
+    if (data.is_object() && data.contains("corpus")) {
+      const nlohmann::json& corpus = data["corpus"];
+      shared["corpus_digest"] = corpus.is_object() ? corpus.value("digest", nlohmann::json()) : corpus;
+    }
+    rule.add(r.pe, r.seed, run_pe_config(runs[i].at("config")), shared, source);
     by_pe[r.pe].push_back(r);
   }
   // The rule above made every run one setting: the first run's task is every run's.

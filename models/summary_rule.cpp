@@ -42,7 +42,7 @@ void SummaryRows::add(const std::string& label, uint64_t seed, const nlohmann::j
     shared_source_ = source;
   } else if (shared_config != shared_) {
     throw UserError(source + " and " + shared_source_ +
-                    " were made with different settings (config beyond PE and seed): one table holds runs of one setting");
+                    " were made with different settings (config beyond PE and seed, or the text corpus): one table holds runs of one setting");
   }
   auto [it, fresh] = pe_.insert({label, {pe_config, source}});
   if (!fresh && it->second.first != pe_config)

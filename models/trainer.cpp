@@ -48,7 +48,7 @@ Splits load_data(RunConfig& cfg, const std::string& dir) {
     s.train = generate_split(cfg.task, cfg.train.data_seed, Split::kTrain);
     s.val = generate_split(cfg.task, cfg.train.data_seed, Split::kVal);
     s.test = generate_split(cfg.task, cfg.train.data_seed, Split::kTest);
-    s.source = {{"kind", "generated"}, {"seed", cfg.train.data_seed}};
+    s.source = generated_data_source(cfg.task, cfg.train.data_seed);
     return s;
   }
   DatasetDir info = open_dataset_dir(dir);

@@ -479,8 +479,22 @@ import json, math; t = json.load(open('$tmp/tx4/extrapolation.json'))
 assert t['metric'].startswith('test bits per byte'), t['metric']
 for row in t['rows']:
     assert len(row['bits_per_byte']) == 2 and all(0 < b < math.log2(270) + 1 for b in row['bits_per_byte']), row
-assert [r['metric'] for r in t['table']] == ['bits_per_byte'] * 2, t['table']" ||
-  { echo "FAIL: extrapolate --task text did not report bits per byte"; fails=$((fails+1)); }
+assert [r['metric'] for r in t['table']] == ['bits_per_byte'] * 2, t['table']
+run = json.load(open('$tmp/tx4/' + t['rows'][0]['run']))
+assert t['corpus']['digest'].startswith('fnv1a64:') and run['data']['corpus'] == t['corpus'], (t['corpus'], run['data'])" ||
+  { echo "FAIL: extrapolate --task text did not report bits per byte and its corpus"; fails=$((fails+1)); }
+# the corpus changed in place (one document longer) after that table: another seed on it does
+# not merge with it, since the tables' corpus digests differ (no later case reads the corpus)
+txr=(train --preset quick --task text --corpus "$tmp/corpus" --min-len 32 --max-len 32 --loss all --pe rope --steps 2 --warmup 1
+     --eval-every 0 --n-train 50 --n-val 100 --n-test 100 --device cpu)
+expect_ok "${txr[@]}" --seed 0 --out "$tmp/tx7/a.json"
+echo "One more line." >> "$tmp/corpus/b/doc1.rst"
+expect_ok "${txr[@]}" --seed 1 --out "$tmp/tx7/b.json"
+expect_error "different settings" merge "$tmp/tx7/a.json" "$tmp/tx7/b.json" --out "$tmp/tx7/summary.json"
+"$bin" extrapolate --preset quick --task text --corpus "$tmp/corpus" --min-len 32 --max-len 32 --loss all --pe rope \
+  --seeds 1 --steps 2 --warmup 1 --eval-every 0 --n-train 200 --n-val 400 --n-test 400 --factors 1,3 --bucket-examples 700 \
+  --rope-variants none --device cpu --out "$tmp/tx5" >/dev/null 2>&1 || { echo "FAIL: extrapolate --task text (seed 1)"; fails=$((fails+1)); }
+expect_error "read different text corpora" merge "$tmp/tx4" "$tmp/tx5" --out "$tmp/tx6/extrapolation.json"
 
 # --init-from (fine-tuning): a run that starts from another's checkpoint computes, before any real
 # update (a learning rate of 1e-12), exactly the source's test loss; at a longer length it trains;

@@ -90,6 +90,31 @@ TEST_CASE("text: the corpus is every .rst and .rst.gz below the folder, by name"
   REQUIRE(corpus.docs[at] == doc_text(1, 345));
 }
 
+TEST_CASE("text: a run's data names its corpus by digest, the same for a copy elsewhere", "[text]") {
+  TempDir a, b;
+  TaskConfig t;
+  t.name = "text";
+  t.text = write_corpus(a.path);
+  const nlohmann::json src = generated_data_source(t, 3);
+  REQUIRE(src.at("kind") == "generated");
+  REQUIRE(src.at("seed") == 3);
+  const nlohmann::json& corpus = src.at("corpus");
+  REQUIRE(corpus.at("folder") == a.path.string());
+  REQUIRE(corpus.at("documents") == 60);
+  REQUIRE(corpus.at("digest").get<std::string>().rfind("fnv1a64:", 0) == 0);
+  REQUIRE(corpus.at("digest").get<std::string>().size() == 8 + 16);
+  // The same documents under another folder: the same digest. One byte changed: another.
+  fs::copy(a.path, b.path, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+  REQUIRE(text_corpus_json(b.path.string()).at("digest") == corpus.at("digest"));
+  TempDir c;
+  write_corpus(c.path);
+  write_plain(c.path / "part0" / "doc0.rst", doc_text(0, 300).replace(0, 1, "d"));
+  REQUIRE(text_corpus_json(c.path.string()).at("digest") != corpus.at("digest"));
+  // A task that draws its examples has no corpus.
+  REQUIRE(task_corpus_json(TaskConfig{}).is_null());
+  REQUIRE(generated_data_source(TaskConfig{}, 0).count("corpus") == 0);
+}
+
 TEST_CASE("text: documents split by their bytes, the same text always in the same split", "[text]") {
   TextConfig c;
   c.val_percent = c.test_percent = 20;
