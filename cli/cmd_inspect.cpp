@@ -1,4 +1,5 @@
-// popebench inspect: diagnostics of an Indirect Indexing checkpoint (models/inspect.hpp).
+// popebench inspect: diagnostics of a checkpoint (models/inspect.hpp): of any task, which
+// frequencies attention uses; of Indirect Indexing, also where it looks and what it gets right.
 #include <cstdio>
 #include <filesystem>
 
@@ -21,8 +22,9 @@ Runner register_inspect(CLI::App& app) {
     int threads = 0;
   };
   auto st = std::make_shared<State>();
-  auto* cmd = app.add_subcommand("inspect", "Diagnostics of an Indirect Indexing checkpoint: accuracy by shift, length and "
-                                            "source position, attention from the answer position, PoPE's delta, examples");
+  auto* cmd = app.add_subcommand("inspect", "Diagnostics of a checkpoint: which frequencies attention uses and PoPE's delta; "
+                                            "of Indirect Indexing also accuracy by shift, length and source position, "
+                                            "attention from the answer position, examples");
   cmd->add_option("checkpoint", st->checkpoint, "Checkpoint written by a run (RUN.json.ckpt)")->required()->check(non_empty());
   cmd->add_option("--data", st->data, "Dataset directory (default: regenerate the run's own data)")->check(non_empty());
   cmd->add_option("--split", st->split, "val or test")->default_val("test")->check(CLI::IsMember({"val", "test"}));
@@ -39,6 +41,10 @@ Runner register_inspect(CLI::App& app) {
     OpenedCheckpoint opened = open_checkpoint(st->checkpoint, st->out, st->threads, {{st->predictions, "--predictions"}});
     Checkpoint& ck = opened.ck;
     RunConfig& cfg = opened.cfg;
+    // Indirect Indexing models get the task's own diagnostics; every model, the frequency usage.
+    const bool indirect_indexing = cfg.task.name == "indirect-indexing";
+    if (!indirect_indexing && !st->predictions.empty())
+      throw UserError("--predictions lists Indirect Indexing examples; this checkpoint's task is " + cfg.task.name);
     const Split split = st->split == "val" ? Split::kVal : Split::kTest;
     Dataset d;
     nlohmann::json source;
@@ -55,7 +61,9 @@ Runner register_inspect(CLI::App& app) {
     std::vector<PredictionRow> rows;  // --predictions
     nlohmann::json out = {{"schema", "popebench.inspect"}, {"schema_version", 1}, {"checkpoint", st->checkpoint},
                           {"step", ck.step}, {"config", ck.config}, {"data", source}, {"split", st->split},
-                          {"result", inspect_model(cfg, ck.params, d, st->o, st->predictions.empty() ? nullptr : &rows)},
+                          {"result", indirect_indexing
+                                         ? inspect_model(cfg, ck.params, d, st->o, st->predictions.empty() ? nullptr : &rows)
+                                         : inspect_frequencies(cfg, ck.params, d, st->o)},
                           {"environment", environment_json("cpu", omp_get_max_threads(), g_command_line)}};
     if (!st->predictions.empty()) {
       const auto parent = std::filesystem::path(st->predictions).parent_path();
@@ -71,8 +79,12 @@ Runner register_inspect(CLI::App& app) {
     if (!parent.empty()) make_dirs(parent.string());
     write_file_atomic(st->out, text);
     const auto& r = out["result"];
-    std::fprintf(stderr, "step %lld  %s acc %.2f%% over %zu examples -> %s\n", static_cast<long long>(ck.step),
-                 st->split.c_str(), 100 * r["acc"].get<double>(), r["n"].get<size_t>(), st->out.c_str());
+    if (indirect_indexing)
+      std::fprintf(stderr, "step %lld  %s acc %.2f%% over %zu examples -> %s\n", static_cast<long long>(ck.step),
+                   st->split.c_str(), 100 * r["acc"].get<double>(), r["n"].get<size_t>(), st->out.c_str());
+    else
+      std::fprintf(stderr, "step %lld  %s: frequency usage over %zu records -> %s\n", static_cast<long long>(ck.step),
+                   st->split.c_str(), r["n"].get<size_t>(), st->out.c_str());
     return 0;
   };
 }

@@ -74,6 +74,39 @@ std::string example_text(const uint16_t* seq, int length) {
   for (int t = 0; t < length; ++t) s += vocab::token_text(seq[t]);
   return s;
 }
+// PoPE's delta as the forward pass sees it (clamped), per layer: moments, the share at each bound,
+// the share outside the interval before the clamp, and a histogram of 8 bins over [-2 pi, 0];
+// null for a PE without a learned key phase. per_channel gets each layer's (H D) values, as
+// FrequencyUsage::json takes them.
+nlohmann::json pope_delta_json(const RunConfig& cfg, const std::vector<float>& params, const Transformer<float>& model,
+                               std::vector<std::vector<double>>& per_channel) {
+  if (!pe_kind(cfg.pe.kind).delta) return nullptr;
+  const int L = cfg.model.n_layer, H = cfg.model.n_head;
+  nlohmann::json delta = nlohmann::json::array();
+  for (int l = 0; l < L; ++l) {
+    // The layer's block (a shared delta: the same block for every layer).
+    const size_t first = model.layout().layers[l].pe, count = size_t(H) * cfg.model.head_dim();
+    per_channel.emplace_back();
+    for (size_t i = first; i < first + count; ++i) per_channel.back().push_back(cpu::clamp_delta(double(params[i])));
+    std::vector<int> hist(8, 0);
+    double s = 0, s2 = 0;
+    size_t lo = 0, hi = 0, outside = 0;
+    for (size_t i = first; i < first + count; ++i) {
+      const double raw = params[i], x = cpu::clamp_delta(raw);
+      outside += raw < cpu::kPopeDeltaMin || raw > cpu::kPopeDeltaMax;
+      lo += x - cpu::kPopeDeltaMin < 1e-3;
+      hi += cpu::kPopeDeltaMax - x < 1e-3;
+      s += x;
+      s2 += x * x;
+      hist[std::min(7, int((x - cpu::kPopeDeltaMin) / (2 * M_PI) * 8))]++;
+    }
+    const double cnt = double(count), mean = s / cnt;
+    delta.push_back({{"layer", l}, {"mean", mean}, {"std", std::sqrt(std::max(0.0, s2 / cnt - mean * mean))},
+                     {"share_at_minus_2pi", lo / cnt}, {"share_at_0", hi / cnt}, {"share_outside_before_clamp", outside / cnt},
+                     {"histogram_8_bins", hist}});
+  }
+  return delta;
+}
 }  // namespace
 
 nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& params, const Dataset& d,
@@ -178,35 +211,8 @@ nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& par
     }
     qatt.push_back({{"layer", l}, {"heads", heads}});
   }
-  nlohmann::json delta = nullptr;
   std::vector<std::vector<double>> delta_per_channel;  // (L) x (H D), clamped: frequency_usage's
-  if (pe_kind(cfg.pe.kind).delta) {  // PoPE's delta (the PEs with a learned key phase)
-    // delta as the forward pass sees it (clamped), per layer: moments, the share at each bound,
-    // the share outside the interval before the clamp, and a histogram of 8 bins over [-2 pi, 0].
-    delta = nlohmann::json::array();
-    for (int l = 0; l < L; ++l) {
-      // The layer's block (a shared delta: the same block for every layer).
-      const size_t first = model.layout().layers[l].pe, count = size_t(H) * cfg.model.head_dim();
-      delta_per_channel.emplace_back();
-      for (size_t i = first; i < first + count; ++i) delta_per_channel.back().push_back(cpu::clamp_delta(double(params[i])));
-      std::vector<int> hist(8, 0);
-      double s = 0, s2 = 0;
-      size_t lo = 0, hi = 0, outside = 0;
-      for (size_t i = first; i < first + count; ++i) {
-        const double raw = params[i], x = cpu::clamp_delta(raw);
-        outside += raw < cpu::kPopeDeltaMin || raw > cpu::kPopeDeltaMax;
-        lo += x - cpu::kPopeDeltaMin < 1e-3;
-        hi += cpu::kPopeDeltaMax - x < 1e-3;
-        s += x;
-        s2 += x * x;
-        hist[std::min(7, int((x - cpu::kPopeDeltaMin) / (2 * M_PI) * 8))]++;
-      }
-      const double cnt = double(count), mean = s / cnt;
-      delta.push_back({{"layer", l}, {"mean", mean}, {"std", std::sqrt(std::max(0.0, s2 / cnt - mean * mean))},
-                       {"share_at_minus_2pi", lo / cnt}, {"share_at_0", hi / cnt}, {"share_outside_before_clamp", outside / cnt},
-                       {"histogram_8_bins", hist}});
-    }
-  }
+  const nlohmann::json delta = pope_delta_json(cfg, params, model, delta_per_channel);
   nlohmann::json cls = nlohmann::json::object();
   for (const auto& [k, c] : classes) cls[k] = {{"n", c}, {"share", double(c) / n}};
   return {{"n", n}, {"acc", n ? double(hits) / n : 0.0}, {"by_shift", tally_json(by_shift)},
@@ -217,6 +223,25 @@ nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& par
           {"pope_delta", delta},
           {"frequency_usage", usage.json(delta_per_channel.empty() ? nullptr : &delta_per_channel)},
           {"examples", shown}};
+}
+
+nlohmann::json inspect_frequencies(const RunConfig& cfg, const std::vector<float>& params, const Dataset& d,
+                                  const InspectOptions& o) {
+  Transformer<float> model(cfg.model, cfg.pe);
+  if (params.size() != model.layout().total) throw UserError("the parameters do not match the model");
+  const size_t n = o.examples ? std::min(o.examples, d.size()) : d.size();
+  FrequencyUsage usage(cfg.model.n_layer, cfg.model.n_head, model.frequency_channels());
+  for (size_t first = 0; first < n; first += o.batch) {
+    std::vector<size_t> idx;
+    for (size_t i = first; i < std::min(n, first + o.batch); ++i) idx.push_back(i);
+    const Batch b = make_batch(d, idx, cfg.input_len(), cfg.input);
+    model.forward(params.data(), b);
+    usage.add(model, b);
+  }
+  std::vector<std::vector<double>> delta_per_channel;
+  const nlohmann::json delta = pope_delta_json(cfg, params, model, delta_per_channel);
+  return {{"n", n}, {"pope_delta", delta},
+          {"frequency_usage", usage.json(delta_per_channel.empty() ? nullptr : &delta_per_channel)}};
 }
 
 std::string predictions_csv(const std::vector<PredictionRow>& rows) {

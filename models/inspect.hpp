@@ -1,6 +1,7 @@
-// Diagnostics of a trained Indirect Indexing model (`popebench inspect`): what it gets right and
-// where it looks, not only how often it is right. Computed with the CPU reference model from a
-// checkpoint's parameters, on a split of the run's own data.
+// Diagnostics of a trained model (`popebench inspect`). Of an Indirect Indexing model: what it gets
+// right and where it looks, not only how often it is right; of every model: which frequencies its
+// attention uses. Computed with the CPU reference model from a checkpoint's parameters, on a split
+// of the run's own data.
 #pragma once
 #include <cstddef>
 #include <string>
@@ -56,5 +57,11 @@ std::string predictions_csv(const std::vector<PredictionRow>& rows);
 // predictions != nullptr: every inspected example's row, in the split's order.
 nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& params, const Dataset& d,
                              const InspectOptions& o, std::vector<PredictionRow>* predictions = nullptr);
+
+// What inspect measures of a model of any task: PoPE's delta per layer and which frequencies
+// attention uses (models/frequency_usage.hpp), over the split's first o.examples records (0: all),
+// and the records counted, n. The section of inspect_model's JSON with the same names.
+nlohmann::json inspect_frequencies(const RunConfig& cfg, const std::vector<float>& params, const Dataset& d,
+                                   const InspectOptions& o);
 
 }  // namespace popebench

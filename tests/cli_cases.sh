@@ -488,6 +488,15 @@ assert t['corpus']['digest'].startswith('fnv1a64:') and run['data']['corpus'] ==
 txr=(train --preset quick --task text --corpus "$tmp/corpus" --min-len 32 --max-len 32 --loss all --pe rope --steps 2 --warmup 1
      --eval-every 0 --n-train 50 --n-val 100 --n-test 100 --device cpu)
 expect_ok "${txr[@]}" --seed 0 --out "$tmp/tx7/a.json"
+# inspect on a text model: which frequencies attention uses, over the first windows of the test bytes
+expect_ok inspect "$tmp/tx7/a.json.ckpt" --examples 2 --out "$tmp/tx7/a.inspect.json"
+/usr/bin/python3 -c "
+import json; r = json.load(open('$tmp/tx7/a.inspect.json'))
+fu = r['result']['frequency_usage']
+assert r['result']['n'] == 2 and fu['positions'] == 2 * 32 and len(fu['layers']) == r['config']['model']['n_layer'], fu.keys()
+assert r['data']['corpus']['digest'].startswith('fnv1a64:') and 'acc' not in r['result'], r['data']" ||
+  { echo "FAIL: inspect on a text model"; fails=$((fails+1)); }
+expect_error "--predictions lists Indirect Indexing examples" inspect "$tmp/tx7/a.json.ckpt" --predictions "$tmp/tx7/p.csv"
 echo "One more line." >> "$tmp/corpus/b/doc1.rst"
 expect_ok "${txr[@]}" --seed 1 --out "$tmp/tx7/b.json"
 expect_error "different settings" merge "$tmp/tx7/a.json" "$tmp/tx7/b.json" --out "$tmp/tx7/summary.json"
