@@ -11,8 +11,8 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/event_timer.hpp"
 #include "kernels/cuda/kernels.hpp"
-#include "models/pe_pope.hpp"
-#include "models/pe_rope.hpp"
+#include "model/pe/pe_pope.hpp"
+#include "model/pe/pe_rope.hpp"
 
 namespace popebench {
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch reference of the popebench model and training step (SPEC §2-§4), for timing.
 
-The same architecture as models/transformer.cpp: token embedding, pre-norm RMSNorm blocks with
+The same architecture as model/transformer.cpp: token embedding, pre-norm RMSNorm blocks with
 causal attention (RoPE half-split pairing, or PoPE with softplus magnitudes, D frequencies and a
 clamped key phase), exact-erf GELU MLP 4x, final RMSNorm, untied head read at the answer
 position, cross-entropy there only; AdamW (beta2 0.99, wd 0.01 on matrices), clip 1.0.

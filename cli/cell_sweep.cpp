@@ -6,9 +6,9 @@
 #include "cli/job_pool.hpp"
 #include "common/files.hpp"
 #include "kernels/device.hpp"
-#include "models/extrapolation.hpp"
-#include "models/stop_signal.hpp"
-#include "models/summary.hpp"
+#include "report/extrapolation.hpp"
+#include "train/stop_signal.hpp"
+#include "report/summary.hpp"
 
 namespace popebench::cli {
 

@@ -9,8 +9,8 @@
 #include "common/files.hpp"
 #include "kernels/cuda/kernels.hpp"
 #include "kernels/device.hpp"
-#include "models/backend.hpp"
-#include "models/trainer.hpp"
+#include "backend/backend.hpp"
+#include "train/trainer.hpp"
 
 namespace popebench {
 nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind pe, int warmup, int iters);

@@ -10,10 +10,10 @@
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
 #include "common/files.hpp"
-#include "models/transformer.hpp"
+#include "model/transformer.hpp"
 #include "generators/dataset_io.hpp"
-#include "models/checkpoint.hpp"
-#include "models/extrapolation.hpp"
+#include "train/checkpoint.hpp"
+#include "report/extrapolation.hpp"
 
 namespace popebench::cli {
 

@@ -1,5 +1,5 @@
 // popebench export: run JSONs (files, or folders searched recursively) flattened into one tidy
-// CSV (models/export_csv.hpp): a row per run, or with --curves a row per curve point; with
+// CSV (report/export_csv.hpp): a row per run, or with --curves a row per curve point; with
 // --extrapolation, extrapolation tables instead, a row per evaluated run and length bucket.
 #include <algorithm>
 #include <cstdio>
@@ -10,7 +10,7 @@
 #include "common/files.hpp"
 #include "common/utf8.hpp"
 #include "common/json_read.hpp"
-#include "models/export_csv.hpp"
+#include "report/export_csv.hpp"
 
 namespace popebench::cli {
 namespace {

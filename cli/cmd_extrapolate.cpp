@@ -1,6 +1,6 @@
 // popebench extrapolate: trains each (PE, seed) at the training lengths (the sweep engine,
 // cli/cell_sweep.hpp: one cell), then evaluates each finished run with no fine-tuning on length
-// buckets up to 10x (models/extrapolation.hpp), RoPE runs also with position interpolation and
+// buckets up to 10x (report/extrapolation.hpp), RoPE runs also with position interpolation and
 // NTK scaling. Every finished run and every finished evaluation is a file in --out, so a stopped
 // job reruns only what is missing.
 #include <cstdio>
@@ -15,8 +15,8 @@
 #include "common/files.hpp"
 #include "common/version.hpp"
 #include "common/json_read.hpp"
-#include "models/checkpoint.hpp"
-#include "models/extrapolation.hpp"
+#include "train/checkpoint.hpp"
+#include "report/extrapolation.hpp"
 
 namespace popebench::cli {
 

@@ -1,4 +1,4 @@
-// popebench inspect: diagnostics of a checkpoint (models/inspect.hpp): of any task, which
+// popebench inspect: diagnostics of a checkpoint (report/inspect.hpp): of any task, which
 // frequencies attention uses; of Indirect Indexing, also where it looks and what it gets right.
 #include <cstdio>
 #include <filesystem>
@@ -9,9 +9,9 @@
 #include "cli/run_options.hpp"
 #include "common/files.hpp"
 #include "generators/dataset_io.hpp"
-#include "models/checkpoint.hpp"
-#include "models/inspect.hpp"
-#include "models/trainer.hpp"
+#include "train/checkpoint.hpp"
+#include "report/inspect.hpp"
+#include "train/trainer.hpp"
 
 namespace popebench::cli {
 

@@ -5,8 +5,8 @@
 #include "cli/commands.hpp"
 #include "cli/presets.hpp"
 #include "generators/task.hpp"
-#include "models/pe_registry.hpp"
-#include "models/config.hpp"
+#include "model/pe/pe_registry.hpp"
+#include "config/config.hpp"
 
 namespace popebench::cli {
 

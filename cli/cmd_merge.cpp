@@ -11,10 +11,10 @@
 #include "common/utf8.hpp"
 #include "common/version.hpp"
 #include "common/json_read.hpp"
-#include "models/extrapolation.hpp"
-#include "models/extrapolation_merge.hpp"
-#include "models/run_json.hpp"
-#include "models/summary.hpp"
+#include "report/extrapolation.hpp"
+#include "report/extrapolation_merge.hpp"
+#include "train/run_json.hpp"
+#include "report/summary.hpp"
 
 namespace popebench::cli {
 namespace {

@@ -8,7 +8,7 @@
 #include "cli/presets.hpp"
 #include "cli/run_options.hpp"
 #include "common/error.hpp"
-#include "models/summary.hpp"
+#include "report/summary.hpp"
 
 namespace popebench::cli {
 

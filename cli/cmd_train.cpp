@@ -3,8 +3,8 @@
 #include "cli/commands.hpp"
 #include "cli/presets.hpp"
 #include "cli/run_options.hpp"
-#include "models/pe_registry.hpp"
-#include "models/stop_signal.hpp"
+#include "model/pe/pe_registry.hpp"
+#include "train/stop_signal.hpp"
 
 namespace popebench::cli {
 

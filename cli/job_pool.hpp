@@ -19,9 +19,9 @@
 
 #include "common/error.hpp"
 #include "kernels/device.hpp"
-#include "models/run_batch.hpp"
-#include "models/stop_signal.hpp"
-#include "models/trainer.hpp"
+#include "backend/run_batch.hpp"
+#include "train/stop_signal.hpp"
+#include "train/trainer.hpp"
 
 namespace popebench::cli {
 
@@ -93,7 +93,7 @@ inline bool run_jobs(size_t n, int concurrent, int gpus, const std::function<voi
   return !interrupted;
 }
 
-// How a job list is batched (`--batch-runs`, models/run_batch.hpp); cli/cell_sweep.cpp's
+// How a job list is batched (`--batch-runs`, backend/run_batch.hpp); cli/cell_sweep.cpp's
 // batching_for makes it from SweepOptions::batch_runs.
 struct Batching {
   // Runs in a batch at most; 1: every run alone (on a GPU, on its own stream).

@@ -5,21 +5,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/run_options.hpp"
 #include "common/files.hpp"
 
 namespace popebench::cli {
 
-namespace {
-
-bool is_path(const std::string& s) {
+bool is_preset_path(const std::string& s) {
   return s.find('/') != std::string::npos || (s.size() > 5 && s.compare(s.size() - 5, 5, ".json") == 0);
 }
 
-}  // namespace
-
 Preset read_preset(const std::string& name) {
-  if (is_path(name)) {
+  if (is_preset_path(name)) {
     if (!file_exists(name)) throw UserError("preset file " + name + " does not exist");
     Preset p = parse_preset(read_file(name), "preset file " + name);
     if (p.name.empty()) p.name = name;
@@ -31,12 +26,6 @@ Preset read_preset(const std::string& name) {
     known += (known.empty() ? "" : ", ") + n;
   }
   throw UserError("unknown preset '" + name + "' (known: " + known + "; or a path to a preset file)");
-}
-
-void apply_preset(const std::string& name, RunConfig& c, std::vector<uint64_t>& seeds) {
-  const Preset p = read_preset(name);
-  c = parse_run_args(p.args, RunConfig{}, is_path(name) ? "preset file " + name : "preset " + name).cfg;
-  seeds = p.seeds;
 }
 
 }  // namespace popebench::cli

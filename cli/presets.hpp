@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/config.hpp"
+#include "config/config.hpp"
 
 namespace popebench::cli {
 
@@ -20,6 +20,8 @@ struct Preset {
   std::vector<std::string> args;
 };
 
+// Whether a --preset value names a file (it holds '/' or ends in .json) rather than a shipped preset.
+bool is_preset_path(const std::string& name_or_path);
 // A preset's JSON text as a structure; `where` names it in errors (a UserError on anything else).
 Preset parse_preset(const std::string& text, const std::string& where);
 // Each shipped preset's name and JSON text (generated from configs/presets/*.json).
@@ -27,7 +29,5 @@ const std::vector<std::pair<std::string, std::string>>& shipped_presets();
 // A shipped preset by name, or a preset file by path (a name with '/' or ending in .json).
 // Throws UserError for an unknown name or a file that is not a preset, naming the problem.
 Preset read_preset(const std::string& name_or_path);
-// c becomes the suite's defaults with the preset's args applied; seeds its seeds.
-void apply_preset(const std::string& name_or_path, RunConfig& c, std::vector<uint64_t>& seeds);
 
 }  // namespace popebench::cli

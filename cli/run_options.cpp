@@ -17,10 +17,10 @@
 #include "cli/commands.hpp"
 #include "common/files.hpp"
 #include "generators/dataset_io.hpp"
-#include "models/model_description.hpp"
-#include "models/pe_registry.hpp"
-#include "models/run_batch.hpp"
-#include "models/transformer.hpp"
+#include "model/model_description.hpp"
+#include "model/pe/pe_registry.hpp"
+#include "backend/run_batch.hpp"
+#include "model/transformer.hpp"
 #include "kernels/device.hpp"
 
 namespace popebench::cli {
@@ -107,7 +107,7 @@ std::vector<uint64_t> parse_seeds(const std::string& s) {
   std::vector<uint64_t> out;
   for (const auto& item : split_list(s, "--seeds")) {
     const auto seed = static_cast<uint64_t>(parse_nonneg(item, "--seeds"));
-    // a repeated seed would be one run counted twice in the summary (models/summary_rule.hpp)
+    // a repeated seed would be one run counted twice in the summary (report/summary_rule.hpp)
     if (std::find(out.begin(), out.end(), seed) != out.end()) throw UserError("--seeds: " + item + " is listed twice");
     out.push_back(seed);
   }
@@ -157,6 +157,12 @@ RunOptions parse_run_args(const std::vector<std::string>& args, const RunConfig&
     throw UserError(where + ": " + e.what());
   }
   return r;
+}
+
+void apply_preset(const std::string& name, RunConfig& c, std::vector<uint64_t>& seeds) {
+  const Preset p = read_preset(name);
+  c = parse_run_args(p.args, RunConfig{}, is_preset_path(name) ? "preset file " + name : "preset " + name).cfg;
+  seeds = p.seeds;
 }
 
 void add_batch_runs_option(CLI::App& cmd, SweepOptions& sw) {

@@ -4,8 +4,8 @@
 
 #include "cli/commands.hpp"
 #include "common/files.hpp"
-#include "models/checkpoint.hpp"
-#include "models/trainer.hpp"
+#include "train/checkpoint.hpp"
+#include "train/trainer.hpp"
 
 namespace popebench::cli {
 
@@ -46,7 +46,7 @@ struct SweepOptions {
   int gpus = 1;        // GPUs 0..gpus-1 share the run list (run k on GPU k % gpus)
   // --batch-runs. 0 (auto, the default): on a GPU, runs that differ only in their seeds and
   // would train at once (`concurrent`) train as one batched model, `concurrent` still counting
-  // runs. > 1: up to this many a batch (models/run_batch.hpp), `concurrent` counting batches.
+  // runs. > 1: up to this many a batch (backend/run_batch.hpp), `concurrent` counting batches.
   // 1: every run alone. cell_sweep.cpp turns it into the job pool's Batching.
   int batch_runs = 0;
   double time_limit = 0;
@@ -56,6 +56,9 @@ struct SweepOptions {
 // (a preset's args over the defaults, a plan cell's over its preset), finished and validated.
 // where: prefixes every error ("preset quick", "cell x").
 RunOptions parse_run_args(const std::vector<std::string>& args, const RunConfig& base, const std::string& where);
+// c becomes the suite's defaults with the preset's args applied (a shipped preset by name or a
+// preset file by path, cli/presets.hpp); seeds its seeds.
+void apply_preset(const std::string& name_or_path, RunConfig& c, std::vector<uint64_t>& seeds);
 // Registers --batch-runs (SweepOptions::batch_runs): reproduce, sweep and extrapolate.
 void add_batch_runs_option(CLI::App& cmd, SweepOptions& sw);
 // Registers --preset --seeds --concurrent --gpus --time-limit and the run options, then applies the

@@ -6,7 +6,7 @@
 
 #include "common/error.hpp"
 #include "common/json_read.hpp"
-#include "models/config.hpp"
+#include "config/config.hpp"
 
 namespace popebench::cli {
 namespace {

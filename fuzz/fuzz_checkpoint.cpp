@@ -6,7 +6,7 @@
 
 #include "common/files.hpp"
 #include "fuzz/fuzz_util.hpp"
-#include "models/checkpoint.hpp"
+#include "train/checkpoint.hpp"
 
 using namespace popebench;
 

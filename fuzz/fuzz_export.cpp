@@ -3,7 +3,7 @@
 #include "common/error.hpp"
 #include "common/json_read.hpp"
 #include "fuzz/fuzz_util.hpp"
-#include "models/export_csv.hpp"
+#include "report/export_csv.hpp"
 
 using namespace popebench;
 

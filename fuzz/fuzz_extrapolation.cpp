@@ -3,8 +3,8 @@
 #include "common/error.hpp"
 #include "common/json_read.hpp"
 #include "fuzz/fuzz_util.hpp"
-#include "models/export_csv.hpp"
-#include "models/extrapolation.hpp"
+#include "report/export_csv.hpp"
+#include "report/extrapolation.hpp"
 
 using namespace popebench;
 

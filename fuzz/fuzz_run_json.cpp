@@ -3,8 +3,8 @@
 
 #include "common/error.hpp"
 #include "fuzz/fuzz_util.hpp"
-#include "models/run_json.hpp"
-#include "models/summary.hpp"
+#include "train/run_json.hpp"
+#include "report/summary.hpp"
 
 using namespace popebench;
 

@@ -12,7 +12,7 @@ PE_COLOURS = {"pope": "#1f77b4", "pope-delta0": "#17becf", "rope": "#d62728", "r
               "rope+ntk": "#e377c2", "rope+yarn": "#8c2d04", "none": "#7f7f7f", "alibi": "#2ca02c",
               "alibi-half": "#98df8a", "rope-half": "#9467bd", "rope-half+pi": "#c5b0d5",
               "rope-half+ntk": "#f7b6d2", "learned": "#8c564b", "sinusoidal": "#bcbd22"}
-# The summary tables' row order (models/summary.cpp: the paper's Table 1, then its Table 9);
+# The summary tables' row order (report/summary.cpp: the paper's Table 1, then its Table 9);
 # other PEs follow by name. Legends list PEs in this order, as the tables do.
 TABLE_ORDER = ["rope", "pope", "rope-half", "alibi-half", "learned", "sinusoidal"]
 # Accuracy axes start at 1 %: below it no result of this suite says anything (the lowest chance

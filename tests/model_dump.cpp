@@ -23,9 +23,9 @@
 #include "common/files.hpp"
 #include "common/rng.hpp"
 #include "generators/task.hpp"
-#include "models/batch.hpp"
-#include "models/config.hpp"
-#include "models/transformer.hpp"
+#include "model/batch.hpp"
+#include "config/config.hpp"
+#include "model/transformer.hpp"
 
 using namespace popebench;
 using nlohmann::json;

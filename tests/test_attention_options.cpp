@@ -12,9 +12,9 @@
 
 #include "generators/task.hpp"
 #include "kernels/cpu/attention.hpp"
-#include "models/batch.hpp"
-#include "models/config.hpp"
-#include "models/transformer.hpp"
+#include "model/batch.hpp"
+#include "config/config.hpp"
+#include "model/transformer.hpp"
 #include "tests/gradcheck.hpp"
 #include "tests/test_configs.hpp"
 

@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-#include "models/config.hpp"
+#include "config/config.hpp"
 
 namespace popebench::test {
 

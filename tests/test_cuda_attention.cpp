@@ -13,9 +13,9 @@
 #include "kernels/cpu/pope.hpp"
 #include "kernels/cpu/rope.hpp"
 #include "kernels/cuda/kernels.hpp"
-#include "models/pe_alibi.hpp"
-#include "models/pe_pope.hpp"
-#include "models/pe_rope.hpp"
+#include "model/pe/pe_alibi.hpp"
+#include "model/pe/pe_pope.hpp"
+#include "model/pe/pe_rope.hpp"
 #include "tests/cuda_testing.hpp"
 #include "tests/gradcheck.hpp"
 

@@ -7,10 +7,11 @@
 
 #include "cli/job_pool.hpp"
 #include "kernels/device.hpp"
-#include "models/backend.hpp"
-#include "models/pe_registry.hpp"
+#include "backend/backend.hpp"
+#include "model/pe/pe_registry.hpp"
 #include "kernels/cpu/pope.hpp"
-#include "models/transformer.hpp"
+#include "model/transformer.hpp"
+#include "train/schedule.hpp"
 #include "tests/cuda_testing.hpp"
 #include "tests/test_configs.hpp"
 
@@ -385,5 +386,5 @@ TEST_CASE("a PE with no GPU description is refused on --device cuda and trains o
     CHECK_THROWS_WITH(make_backend(c, "cuda"), Catch::Contains("positional embedding " + kind.name + " has no GPU kernel"));
     CHECK(make_backend(c, "auto")->device_index() == -1);  // the CPU backend (after a notice on stderr)
   }
-  CHECK(cpu_only >= 1);  // rope-interleaved (models/pe_rope_interleaved.cpp)
+  CHECK(cpu_only >= 1);  // rope-interleaved (model/pe/pe_rope_interleaved.cpp)
 }

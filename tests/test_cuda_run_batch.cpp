@@ -1,4 +1,4 @@
-// Runs batched as one model on the GPU (models/run_batch.hpp, the CUDA backend with R slots)
+// Runs batched as one model on the GPU (backend/run_batch.hpp, the CUDA backend with R slots)
 // against the same runs trained alone: per-step losses, gradient norms and final parameters,
 // for every PE and the model options; idle slots; per-slot evaluation; and the whole path through
 // run_training_jobs (threads, the trainer, run JSONs).
@@ -7,8 +7,8 @@
 #include <filesystem>
 
 #include "cli/job_pool.hpp"
-#include "models/backend.hpp"
-#include "models/run_batch.hpp"
+#include "backend/backend.hpp"
+#include "backend/run_batch.hpp"
 #include "tests/cuda_testing.hpp"
 #include "tests/test_configs.hpp"
 #include "tests/test_util.hpp"

@@ -1,4 +1,4 @@
-// The curriculum over length (--curriculum-steps, models/batch_sampler.hpp): short inputs first,
+// The curriculum over length (--curriculum-steps, train/batch_sampler.hpp): short inputs first,
 // the limit growing linearly to the split's longest, the run still a function of its seed. A run
 // resumed mid-curriculum is checked in test_training.cpp's resume test.
 #include <catch2/catch.hpp>
@@ -6,8 +6,8 @@
 #include <algorithm>
 
 #include "common/rng.hpp"
-#include "models/batch_sampler.hpp"
-#include "models/config.hpp"
+#include "train/batch_sampler.hpp"
+#include "config/config.hpp"
 
 using namespace popebench;
 

@@ -1,4 +1,4 @@
-// popebench export's CSV (models/export_csv.hpp): a column per config leaf, the union over runs,
+// popebench export's CSV (report/export_csv.hpp): a column per config leaf, the union over runs,
 // an older file's missing fields at their defaults, the run's origin, empty where a run has no
 // final numbers; quoting; a row per curve point.
 #include <catch2/catch.hpp>
@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "generators/task.hpp"
-#include "models/config.hpp"
-#include "models/export_csv.hpp"
+#include "config/config.hpp"
+#include "report/export_csv.hpp"
 
 using namespace popebench;
 

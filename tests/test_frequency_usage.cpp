@@ -1,4 +1,4 @@
-// The frequency-usage analysis (models/frequency_usage.hpp): which channels carry which frequency
+// The frequency-usage analysis (report/frequency_usage.hpp): which channels carry which frequency
 // for every PE, magnitudes averaged over the real tokens only, PoPE's delta per frequency, and
 // the section in inspect's JSON.
 #include <catch2/catch.hpp>
@@ -8,11 +8,11 @@
 #include "generators/task.hpp"
 #include "generators/vocab.hpp"
 #include "kernels/cpu/pope.hpp"
-#include "models/frequency_usage.hpp"
-#include "models/inspect.hpp"
-#include "models/pe_pope.hpp"
-#include "models/pe_rope.hpp"
-#include "models/pe_registry.hpp"
+#include "report/frequency_usage.hpp"
+#include "report/inspect.hpp"
+#include "model/pe/pe_pope.hpp"
+#include "model/pe/pe_rope.hpp"
+#include "model/pe/pe_registry.hpp"
 #include "tests/test_configs.hpp"
 
 using namespace popebench;

@@ -1,4 +1,4 @@
-// popebench inspect's diagnostics (models/inspect.hpp): examples read back as drawn, prediction
+// popebench inspect's diagnostics (report/inspect.hpp): examples read back as drawn, prediction
 // classes, accuracy equal to the training loop's evaluation, attention shares that sum to one.
 #include <catch2/catch.hpp>
 
@@ -8,9 +8,9 @@
 #include "generators/indirect_indexing.hpp"
 #include "generators/task.hpp"
 #include "generators/vocab.hpp"
-#include "models/backend.hpp"
-#include "models/inspect.hpp"
-#include "models/trainer.hpp"
+#include "backend/backend.hpp"
+#include "report/inspect.hpp"
+#include "train/trainer.hpp"
 #include "tests/test_configs.hpp"
 
 using namespace popebench;

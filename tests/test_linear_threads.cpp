@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kernels/cpu/linear.hpp"
-#include "models/trainer.hpp"
+#include "train/trainer.hpp"
 #include "tests/test_configs.hpp"
 #include "tests/test_util.hpp"
 

@@ -9,9 +9,9 @@
 #include <cmath>
 
 #include "generators/task.hpp"
-#include "models/backend.hpp"
-#include "models/batch.hpp"
-#include "models/transformer.hpp"
+#include "backend/backend.hpp"
+#include "model/batch.hpp"
+#include "model/transformer.hpp"
 #include "tests/test_configs.hpp"
 
 using namespace popebench;

@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "models/pe_registry.hpp"
-#include "models/transformer.hpp"
+#include "model/pe/pe_registry.hpp"
+#include "model/transformer.hpp"
 #include "tests/gradcheck.hpp"
 
 using namespace popebench;
@@ -51,7 +51,7 @@ TEST_CASE("whole-model gradient matches finite differences for every PE", "[grad
   std::set<int> lens;
   for (int i : {0, 1, 2, 5}) lens.insert(d.input_length(i));
   REQUIRE(lens.size() > 1);  // the batch really is padded
-  REQUIRE(pe_kinds().size() >= 8);  // the registry found the paper's eight PEs at least (models/pe_*.cpp)
+  REQUIRE(pe_kinds().size() >= 8);  // the registry found the paper's eight PEs at least (model/pe/pe_*.cpp)
   for (const PEKindInfo& kind : pe_kinds()) {  // every registered PE, a new one included
     const std::string& pe = kind.name;
     PEConfig pc;

@@ -10,8 +10,8 @@
 #include "kernels/cpu/pope.hpp"
 #include "kernels/cpu/rmsnorm.hpp"
 #include "kernels/cpu/rope.hpp"
-#include "models/pe_pope.hpp"
-#include "models/pe_rope.hpp"
+#include "model/pe/pe_pope.hpp"
+#include "model/pe/pe_rope.hpp"
 #include "tests/gradcheck.hpp"
 
 using namespace popebench;

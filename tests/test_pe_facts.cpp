@@ -6,14 +6,14 @@
 
 #include "kernels/cpu/pope.hpp"
 #include "kernels/cpu/rope.hpp"
-#include "models/pe_pope.hpp"
-#include "models/pe_absolute.hpp"
-#include "models/pe_alibi.hpp"
-#include "models/pe_rope.hpp"
-#include "models/pe_rope_half.hpp"
-#include "models/pe_rope_interleaved.hpp"
-#include "models/pe_registry.hpp"
-#include "models/extrapolation.hpp"
+#include "model/pe/pe_pope.hpp"
+#include "model/pe/pe_absolute.hpp"
+#include "model/pe/pe_alibi.hpp"
+#include "model/pe/pe_rope.hpp"
+#include "model/pe/pe_rope_half.hpp"
+#include "model/pe/pe_rope_interleaved.hpp"
+#include "model/pe/pe_registry.hpp"
+#include "report/extrapolation.hpp"
 #include "kernels/cpu/attention.hpp"
 #include "tests/gradcheck.hpp"
 
@@ -312,7 +312,7 @@ TEST_CASE("RoPE scaling is refused for PEs it does not apply to", "[pe][config]"
 // The expected values come from YaRN's reference formulas (jquesnelle/yarn,
 // LlamaYaRNScaledRotaryEmbedding: find_correction_range with beta_fast 32 and beta_slow 1,
 // linear_ramp_mask, inv_freq = interpolation (1 - mask) + extrapolation mask, get_mscale) written
-// out in plain Python, independently of models/pe_rope.hpp:
+// out in plain Python, independently of model/pe/pe_rope.hpp:
 //   corr = lambda r, d, b, L: d * math.log(L / (r * 2 * math.pi)) / (2 * math.log(b))
 //   low = max(math.floor(corr(32, d, b, L)), 0); high = min(math.ceil(corr(1, d, b, L)), d - 1)
 //   ramp = min(max((c - low) / (high - low), 0), 1); mask = 1 - ramp

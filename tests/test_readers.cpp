@@ -13,8 +13,8 @@
 #include "common/json_read.hpp"
 #include "common/utf8.hpp"
 #include "generators/dataset_io.hpp"
-#include "models/checkpoint.hpp"
-#include "models/transformer.hpp"
+#include "train/checkpoint.hpp"
+#include "model/transformer.hpp"
 #include "tests/test_util.hpp"
 
 using namespace popebench;

@@ -1,4 +1,4 @@
-// The coordination of a batch of runs (models/run_batch.hpp, cli/job_pool.hpp's batches) on the
+// The coordination of a batch of runs (backend/run_batch.hpp, cli/job_pool.hpp's batches) on the
 // CPU: a stand-in engine whose slots are CPU backends (one step of the batch is each staged
 // slot's own train_step) shows that runs trained as members of a batch, each on its own thread
 // through the trainer, give exactly the numbers they give alone; that a run which stops, finishes
@@ -15,9 +15,9 @@
 
 #include "cli/job_pool.hpp"
 #include "common/files.hpp"
-#include "models/run_batch.hpp"
-#include "models/stop_signal.hpp"
-#include "models/trainer.hpp"
+#include "backend/run_batch.hpp"
+#include "train/stop_signal.hpp"
+#include "train/trainer.hpp"
 #include "tests/test_configs.hpp"
 #include "tests/test_util.hpp"
 

@@ -7,11 +7,11 @@
 #include <cmath>
 
 #include "generators/task.hpp"
-#include "models/backend.hpp"
-#include "models/batch.hpp"
-#include "models/pe_pope.hpp"
-#include "models/pe_rope.hpp"
-#include "models/transformer.hpp"
+#include "backend/backend.hpp"
+#include "model/batch.hpp"
+#include "model/pe/pe_pope.hpp"
+#include "model/pe/pe_rope.hpp"
+#include "model/transformer.hpp"
 #include "tests/gradcheck.hpp"
 #include "tests/test_configs.hpp"
 

@@ -1,14 +1,14 @@
-// The summary rule (models/summary_rule.hpp) and the stop signal of a whole command
-// (models/stop_signal.hpp).
+// The summary rule (report/summary_rule.hpp) and the stop signal of a whole command
+// (train/stop_signal.hpp).
 #include <catch2/catch.hpp>
 
 #include <atomic>
 #include <csignal>
 
 #include "cli/job_pool.hpp"
-#include "models/config.hpp"
-#include "models/stop_signal.hpp"
-#include "models/summary.hpp"
+#include "config/config.hpp"
+#include "train/stop_signal.hpp"
+#include "report/summary.hpp"
 
 using namespace popebench;
 

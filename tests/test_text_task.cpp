@@ -14,9 +14,9 @@
 #include "generators/task.hpp"
 #include "generators/text.hpp"
 #include "generators/vocab.hpp"
-#include "models/backend.hpp"
-#include "models/trainer.hpp"
-#include "models/transformer.hpp"
+#include "backend/backend.hpp"
+#include "train/trainer.hpp"
+#include "model/transformer.hpp"
 
 namespace fs = std::filesystem;
 using namespace popebench;

@@ -10,12 +10,12 @@
 #include "common/files.hpp"
 #include "tests/test_util.hpp"
 #include "generators/dataset_io.hpp"
-#include "models/checkpoint.hpp"
-#include "models/run_json.hpp"
-#include "models/step_log.hpp"
-#include "models/stop_signal.hpp"
-#include "models/summary.hpp"
-#include "models/trainer.hpp"
+#include "train/checkpoint.hpp"
+#include "train/run_json.hpp"
+#include "train/step_log.hpp"
+#include "train/stop_signal.hpp"
+#include "report/summary.hpp"
+#include "train/trainer.hpp"
 #include "tests/test_configs.hpp"
 
 using namespace popebench;

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "common/error.hpp"
-#include "models/trainer.hpp"
+#include "train/trainer.hpp"
 
 namespace popebench::test {
 

@@ -8,7 +8,7 @@
 namespace popebench::cpu {
 
 // x (B, H, T, D) -> y (B, H, T, D); theta (n_rot/2). Test-time scalings (position interpolation,
-// NTK) arrive as scaled frequencies (models/pe_rope.hpp).
+// NTK) arrive as scaled frequencies (model/pe/pe_rope.hpp).
 template <typename T>
 void rope_fwd(const T* x, T* y, int BH, int Tn, int D, int n_rot, const double* theta) {
   const int half = n_rot / 2;

@@ -1,5 +1,5 @@
 // y += alpha * x, for gradient accumulation over micro-batches. CPU twin: the loop in
-// models/cpu_backend.cpp (the CPU model's backward accumulates into its gradient directly).
+// backend/cpu_backend.cpp (the CPU model's backward accumulates into its gradient directly).
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/kernels.hpp"
 

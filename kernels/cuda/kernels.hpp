@@ -8,7 +8,7 @@
 // launcher overwrites what it writes unless its comment says it adds (embedding_bwd's
 // `accumulate` for a tied head, rmsnorm's dx into the residual stream, axpy over micro-batches):
 // on the GPU each gradient is written by one launch and added to only where a parameter is used
-// twice (a tied head, a δ shared by the layers: models/cuda/passes.cu), so no buffer is zeroed
+// twice (a tied head, a δ shared by the layers: backend/cuda/passes.cu), so no buffer is zeroed
 // per step and no atomics are needed. Activation gradients are overwritten on both sides, the residual
 // stream's excepted. A test that compares the two zeroes the CPU's gradients first.
 #pragma once
@@ -28,7 +28,7 @@ enum class PEKind : int { kNone = 0, kRope = 1, kPope = 2 };
 #define POPEBENCH_HOST_DEVICE
 #endif
 
-// Several runs batched as one model (models/cuda/cuda_backend.cuh): every activation holds the runs'
+// Several runs batched as one model (backend/cuda/cuda_backend.cuh): every activation holds the runs'
 // rows one run after another (run r owns rows [r * rows, (r + 1) * rows)), and every parameter
 // exists once per run, run r's copy `param_stride` floats after run r - 1's. A launcher that reads
 // or writes a parameter takes a RunStride to find each row's copy; the default is one run, so
@@ -121,7 +121,7 @@ struct AdamWHyper {
 };
 // Parameter groups: group (n, device) holds each element's group index; the group's learning
 // rate multiplier and weight decay are kernel arguments (4 groups: decay or not, times PE
-// parameter or not; models/params.hpp says which view is which).
+// parameter or not; model/params.hpp says which view is which).
 struct AdamWGroups {
   static constexpr int kCount = 4;
   float lr_mult[kCount];
@@ -173,7 +173,7 @@ struct AttentionArgs {
   // The scratch already holds this call's table, so the call does not fill it again: the
   // backward of a training step, whose forward of the same layer and runs filled it, delta being
   // unchanged until the optimizer step; or any call on a table that holds no parameter, filled
-  // once by attention_fill_angles. The model does both (attn_args in models/cuda/passes.cu).
+  // once by attention_fill_angles. The model does both (attn_args in backend/cuda/passes.cu).
   bool angle_table_filled = false;
 };
 // Floats of angle scratch attention_fwd / attention_bwd use at this shape with `runs` runs of a

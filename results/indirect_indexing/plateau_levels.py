@@ -56,7 +56,7 @@ def plateau_levels(min_len=20, max_len=40, max_shift=15, pair_draw="joint"):
     return levels
 
 
-# The share of each prediction class of `popebench inspect` (models/inspect.cpp) that a model
+# The share of each prediction class of `popebench inspect` (report/inspect.cpp) that a model
 # guessing uniformly among a partial solution's candidates would show: the reference for the
 # classes of a model on the plateau.
 CLASSES = ["correct", "source, right sign", "source, wrong sign", "other letter of the string"]

@@ -1,0 +1,47 @@
+// PEConfig::validate, here rather than with the config (config/config.cpp): which options apply
+// to a PE is the registry's knowledge (PEKindInfo's flags), so the check lives beside it and the
+// config does not include the PE registry.
+#include <cmath>
+#include <string>
+
+#include "common/error.hpp"
+#include "config/config.hpp"
+#include "model/pe/pe_registry.hpp"
+
+namespace popebench {
+
+namespace {
+[[noreturn]] void bad(const std::string& m) { throw UserError(m); }
+}  // namespace
+
+void PEConfig::validate() const {
+  const PEKindInfo& k = pe_kind(kind);  // an unknown kind: the error names the known ones
+  if (!(base > 1) || !std::isfinite(base)) bad("PE base must be a finite number > 1");
+  if (delta_init != "uniform" && delta_init != "zero" && delta_init != "uniform-positive")
+    bad("unknown delta init '" + delta_init + "' (known: uniform, zero, uniform-positive)");
+  if (rope_scaling != "none" && rope_scaling != "pi" && rope_scaling != "ntk" && rope_scaling != "yarn")
+    bad("unknown RoPE scaling '" + rope_scaling + "' (known: none, pi, ntk, yarn)");
+  if (rope_scaling != "none" && !k.rope_scaling)
+    bad("RoPE scaling " + rope_scaling + " applies to " + pe_kind_list(&PEKindInfo::rope_scaling) + " only (the PE is " +
+        kind + ")");
+  if (rope_scaling == "yarn" && !k.yarn)
+    bad("RoPE scaling yarn applies to " + pe_kind_list(&PEKindInfo::yarn) + " only (the PE is " + kind +
+        "): its attention factor scales the rotated channels, a factor of the whole score only where every channel rotates");
+  if (!(rope_factor >= 1.0) || rope_factor > 1e4) bad("RoPE scaling factor must be in [1, 10000]");
+  if (rope_train_len < 0 || rope_train_len > 1 << 24) bad("RoPE scaling's training length must be in [0, 16777216]");
+  if (rope_scaling == "yarn" && rope_train_len < 1) bad("RoPE scaling yarn needs the training length (rope_train_len)");
+  if (freqs != "decreasing" && freqs != "increasing")
+    bad("unknown frequency order '" + freqs + "' (known: decreasing, increasing)");
+  if (freqs != "decreasing" && !k.frequencies)
+    bad("--pe-freqs applies to " + pe_kind_list(&PEKindInfo::frequencies) + " (the PE is " + kind + ")");
+  if (freqs != "decreasing" && rope_scaling != "none")
+    bad("RoPE scaling " + rope_scaling + " is defined for decreasing frequencies only");
+  if (delta_bound != "clamp" && delta_bound != "project")
+    bad("unknown delta bound '" + delta_bound + "' (known: clamp, project)");
+  if (delta_bound != "clamp" && !k.delta)
+    bad("--delta-bound applies to " + pe_kind_list(&PEKindInfo::delta) + " only (the PE is " + kind + ")");
+  if (delta_shared && !k.delta)
+    bad("--delta-shared applies to " + pe_kind_list(&PEKindInfo::delta) + " only (the PE is " + kind + ")");
+}
+
+}  // namespace popebench

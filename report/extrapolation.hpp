@@ -1,0 +1,69 @@
+// Length extrapolation (SPEC §5): a model trained at lengths up to L is evaluated, with no
+// fine-tuning, on buckets of longer examples: bucket k holds lengths ((k-1) L, k L] (k = 1: the
+// training range itself). RoPE runs are also evaluated with test-time frequency scaling (position
+// interpolation, NTK), which changes no parameter.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "generators/task.hpp"
+#include "config/config.hpp"
+
+namespace popebench {
+
+struct ExtrapolationConfig {
+  std::vector<int> factors = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};  // bucket k: lengths ((k-1) L, k L]
+  int64_t examples = 1000;                                     // test examples per bucket
+  std::vector<std::string> rope_variants = {"pi", "ntk"};      // extra rows for every rope/rope-half run (yarn: rope only)
+  // > 0: L, the length the factors multiply, instead of the training max length (the first
+  // bucket then runs from the training range's start, or is L alone where that start lies beyond L). A model
+  // fine-tuned at 4 L is evaluated at its base model's lengths (`eval --factor-of`).
+  int base_len = 0;
+  void validate() const;
+};
+void to_json(nlohmann::json& j, const ExtrapolationConfig& c);
+
+struct Bucket {
+  int factor;
+  TaskConfig task;  // the training task with this bucket's length range; n_test = examples
+  uint64_t seed;    // data seed of its examples: derive_seed(data seed, 1000 + factor)
+};
+std::vector<Bucket> make_buckets(const TaskConfig& train, uint64_t data_seed, const ExtrapolationConfig& e);
+// Longest model input over the buckets: the model is built for it (learned/sinusoidal tables).
+int longest_input(const std::vector<Bucket>& buckets);
+// The buckets as the extrapolation JSON records them: factor, lengths, longest input, examples, data seed.
+nlohmann::json buckets_json(const std::vector<Bucket>& buckets);
+
+// The rows to evaluate for one trained run: its own PE, plus each rope variant for rope runs.
+// A row's label: the PE name ("pope-delta0" for PoPE with delta init zero), "+pi"/"+ntk" suffixed.
+std::string pe_label(const PEConfig& pe);
+// The PE a trainable label names ("pope-delta0" or a PE kind), over `base`'s other fields;
+// UserError for an unknown kind or a test-time variant ("rope+pi": evaluated, not trained).
+PEConfig pe_from_label(const std::string& label, const PEConfig& base);
+std::vector<std::string> scalings_for(const PEConfig& pe, const ExtrapolationConfig& e);
+
+// Evaluates trained parameters on every bucket with the given test-time scaling ("none", "pi",
+// "ntk", "yarn"; the factor of each bucket = its longest input / the training task's). Returns
+// {label, scaling, factors, rope_factor[], acc[], loss[], n[]}.
+nlohmann::json evaluate_buckets(const RunConfig& run, const std::vector<float>& params, const std::vector<Bucket>& buckets,
+                                const std::string& scaling, const std::string& device);
+
+// Mean and sample std over seeds of each label's accuracy per bucket. rows: evaluate_buckets
+// results, each with "seed" added.
+// Checks an extrapolation table read from a file against what `extrapolate` writes, before anything
+// reads it: schema and version, buckets with whole factors >= 1 in increasing order, and rows of
+// a known PE label, a seed, one accuracy in [0, 1], a finite loss and a count per bucket. A
+// UserError naming `what` otherwise (a table from elsewhere once printed "inf ± -nan").
+void check_extrapolation_doc(const nlohmann::json& doc, const std::string& what);
+// "bits_per_byte" when every row has it (the text task), else "acc": what the table summarises.
+std::string extrapolation_metric(const std::vector<nlohmann::json>& rows);
+nlohmann::json summarise_extrapolation(const std::vector<nlohmann::json>& rows);
+std::string extrapolation_markdown(const nlohmann::json& table);
+// The line above that table in extrapolation.md: the task, its training lengths, the seeds per
+// PE, the chance level and the examples per bucket, from an extrapolation document (its "task",
+// "chance", "table" and "buckets").
+std::string extrapolation_heading(const nlohmann::json& doc);
+
+}  // namespace popebench
