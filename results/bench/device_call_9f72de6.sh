@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Device call of 2026-12-03 (08:23-08:25 UTC, one H200), binary built from commit 9f72de6 (CUDA backend
-# split into backend/cuda/, the PE registry, the ModelDescription, the typed trainer state), carried
+# split into models/cuda/, the PE registry, the ModelDescription, the typed trainer state), carried
 # as .devbin/ with libgomp.so.1: the GPU tests (h200_cuda_tests_9f72de6.log: all 23 test cases,
 # 7845 assertions, in 24 s), then the step benchmark (h200_popebench_9f72de6_after_split.json).
 # Device call: the GPU tests alone (log to $OUT), then the listing's GPU column.
