@@ -162,6 +162,9 @@ struct AttentionArgs {
   // T <= 64: the products on TF32 tensor cores (attention_short_tf32.cu) instead of fp32 FMAs.
   // Longer T runs the tiled fp32 kernels either way.
   bool tf32_products = false;
+  // The forward on bf16 tensor cores with fp32 accumulation (attention_flash.cu), at any T: the
+  // long-sequence kernel, for evaluation at long T. Forward only so far: attention_bwd refuses it.
+  bool bf16_flash = false;
   // Device scratch of angle_scratch_floats floats for the PE's angle table (attention_angles.cu;
   // attention_angle_floats says how many it needs), or nullptr. With it, where the whole-sequence
   // kernels run (T <= 64), attention_fwd / attention_bwd first compute each position's cos and sin

@@ -1,0 +1,200 @@
+// The bf16 tensor-core attention forward (AttentionArgs::bf16_flash, kernels/cuda/attention_flash.cu)
+// against the double CPU reference, on awkward T (1 to 4100, across its 64-row and 64-key tiles),
+// head dims 16, 32, 64 and 128, every PE kind, ALiBi, masked left pads and learned temperatures.
+//
+// Tolerance (flash-attention's rule): the kernel's error against the double reference may be at
+// most twice the error of the same attention computed naively in bf16 against the same reference,
+// on the same inputs. "Naively": the transformed queries (times the score's multiplier), keys and
+// the values rounded to bf16 once, scores summed exactly, the softmax in double, the probabilities
+// rounded to bf16 before the product with V, normalised by the unrounded sum. That is the rounding
+// the kernel cannot avoid; what it adds (fp32 sums, the online softmax's rescaling of P against a
+// running max) is of the same order, so 2x holds for a correct kernel. A wrong tile, mask or
+// transpose errs by O(1), far above it. A small floor (1e-6) keeps a case whose naive error is
+// near 0 from demanding exactness.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "model/pe/pe_alibi.hpp"
+#include "tests/attention_reference.hpp"
+#include "tests/cuda_testing.hpp"
+#include "tests/gradcheck.hpp"
+
+using namespace popebench;
+using namespace popebench::test;
+
+namespace {
+uint64_t g_seed = 9000;  // fresh inputs for every case (other seeds than the other attention tests')
+std::vector<double> rnd(size_t n) { return randn(n, g_seed++, 1.0); }
+
+// x rounded to the nearest bf16 (ties to even), as __float2bfloat16_rn rounds an fp32 value.
+double to_bf16(double x) {
+  float f = float(x);
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  u += 0x7FFFu + ((u >> 16) & 1u);
+  u &= 0xFFFF0000u;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+struct FlashRef {
+  std::vector<double> out, lse;  // (B, T, H, D) and (B, H, T)
+};
+// The forward in double; bf16: with the naive bf16 rounding the header describes.
+FlashRef flash_reference(int B, int T, int H, int D, cuda::PEKind pe, int n_rot, const std::vector<double>& slopes,
+                         const std::vector<double>& qkv, const std::vector<double>& delta, const AttnExtras& ex,
+                         bool bf16) {
+  const int C = H * D, DQ = pe == cuda::PEKind::kPope ? 2 * D : D;
+  const size_t nh = size_t(B) * H * T;
+  std::vector<double> q(nh * D), k(nh * D), v(nh * D);  // (B, H, T, D)
+  for (int b = 0; b < B; ++b)
+    for (int t = 0; t < T; ++t)
+      for (int h = 0; h < H; ++h)
+        for (int c = 0; c < D; ++c) {
+          const size_t o = ((size_t(b) * H + h) * T + t) * D + c, g = (size_t(b) * T + t) * 3 * C + size_t(h) * D + c;
+          q[o] = qkv[g];
+          k[o] = qkv[g + C];
+          v[o] = qkv[g + 2 * C];
+        }
+  std::vector<double> qp(nh * DQ), kp(nh * DQ);
+  if (pe == cuda::PEKind::kNone) {
+    qp = q;
+    kp = k;
+  } else if (pe == cuda::PEKind::kRope) {
+    auto th = rope_thetas(n_rot, 10000);
+    cpu::rope_fwd(q.data(), qp.data(), B * H, T, D, n_rot, th.data());
+    cpu::rope_fwd(k.data(), kp.data(), B * H, T, D, n_rot, th.data());
+  } else {
+    auto th = pope_thetas(D, 10000);
+    cpu::pope_fwd(q.data(), qp.data(), B, H, T, D, th.data(), static_cast<const double*>(nullptr));
+    cpu::pope_fwd(k.data(), kp.data(), B, H, T, D, th.data(), delta.data());
+  }
+  FlashRef r;
+  r.out.assign(size_t(B) * T * C, 0.0);
+  r.lse.assign(nh, 0.0);
+  std::vector<double> s(T), qs(DQ);
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h) {
+      const double mul = (1.0 / std::sqrt(double(D))) * (ex.log_temp.empty() ? 1.0 : std::exp(ex.log_temp[h]));
+      const size_t bh = (size_t(b) * H + h) * T;
+      for (int t = 0; t < T; ++t) {
+        const int ks = ex.key_start.empty() ? 0 : ex.key_start[b], lo = t < ks ? t : ks;
+        for (int c = 0; c < DQ; ++c) qs[c] = bf16 ? to_bf16(qp[(bh + t) * DQ + c] * mul) : qp[(bh + t) * DQ + c] * mul;
+        double mx = -std::numeric_limits<double>::infinity();
+        for (int j = lo; j <= t; ++j) {
+          double acc = 0;
+          for (int c = 0; c < DQ; ++c) acc += qs[c] * (bf16 ? to_bf16(kp[(bh + j) * DQ + c]) : kp[(bh + j) * DQ + c]);
+          s[j] = acc - (slopes.empty() ? 0.0 : slopes[h] * double(t - j));
+          mx = std::max(mx, s[j]);
+        }
+        double sum = 0;
+        for (int j = lo; j <= t; ++j) sum += std::exp(s[j] - mx);
+        r.lse[bh + t] = mx + std::log(sum);
+        double* o = r.out.data() + (size_t(b) * T + t) * C + size_t(h) * D;
+        for (int j = lo; j <= t; ++j) {
+          const double p = bf16 ? to_bf16(std::exp(s[j] - mx)) : std::exp(s[j] - mx);
+          for (int c = 0; c < D; ++c) o[c] += p * (bf16 ? to_bf16(v[(bh + j) * D + c]) : v[(bh + j) * D + c]);
+        }
+        for (int c = 0; c < D; ++c) o[c] /= sum;
+      }
+    }
+  return r;
+}
+
+// Normwise relative error of lse, whose values are of order log T: against the reference's norm.
+double lse_err(const std::vector<float>& got, const std::vector<double>& ref) { return rel_err(got, ref); }
+
+void check_flash(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0, bool alibi = false,
+                 const AttnExtras& ex = {}) {
+  const int C = H * D;
+  if (n_rot == 0) n_rot = D;
+  const std::vector<double> slopes = alibi ? alibi_slopes(H, false) : std::vector<double>{};
+  const auto qkv = rnd(size_t(B) * T * 3 * C);
+  std::vector<double> delta(size_t(H) * D);
+  Pcg32 r(g_seed++, 3);
+  for (auto& d : delta) d = -7.0 + 8.0 * r.uniform01();  // some outside [-2 pi, 0]: the clamp
+  const FlashRef exact = flash_reference(B, T, H, D, pe, n_rot, slopes, qkv, delta, ex, false);
+  const FlashRef naive = flash_reference(B, T, H, D, pe, n_rot, slopes, qkv, delta, ex, true);
+  auto th = pe == cuda::PEKind::kPope ? pope_thetas(D, 10000) : rope_thetas(n_rot, 10000);
+  DevBuf<float> d_qkv(to_float(qkv)), d_delta(to_float(delta)), d_out(size_t(B) * T * C), d_lse(size_t(B) * H * T);
+  DevBuf<double> d_th(th);
+  DevBuf<float> d_slopes(to_float(alibi ? slopes : std::vector<double>(H, 0.0)));
+  const bool temp = !ex.log_temp.empty(), masked = !ex.key_start.empty();
+  DevBuf<float> d_lt(to_float(temp ? ex.log_temp : std::vector<double>(H, 0.0)));
+  DevBuf<int32_t> d_ks(masked ? ex.key_start : std::vector<int32_t>(B, 0));
+  cuda::AttentionArgs a{B, T, H, D, pe, d_th.p, pe == cuda::PEKind::kPope ? d_delta.p : nullptr,
+                        float(1.0 / std::sqrt(double(D))), n_rot, alibi ? d_slopes.p : nullptr,
+                        masked ? d_ks.p : nullptr, temp ? d_lt.p : nullptr};
+  a.bf16_flash = true;
+  cuda::attention_fwd(a, d_qkv.p, d_out.p, d_lse.p, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<float> out = d_out.download(), lse = d_lse.download();
+  INFO("B=" << B << " T=" << T << " H=" << H << " D=" << D << " pe=" << int(pe) << " n_rot=" << n_rot
+            << " alibi=" << alibi << " masked=" << masked << " temp=" << temp);
+  const double naive_out = rel_err(naive.out, exact.out), naive_lse = rel_err(naive.lse, exact.lse);
+  const double got_out = rel_err(out, exact.out), got_lse = lse_err(lse, exact.lse);
+  INFO("out: kernel " << got_out << ", naive bf16 " << naive_out << "; lse: kernel " << got_lse << ", naive bf16 "
+                      << naive_lse);
+  CHECK(got_out <= 2 * naive_out + 1e-6);
+  CHECK(got_lse <= 2 * naive_lse + 1e-6);
+  // Deterministic: the same inputs give the same bits.
+  DevBuf<float> d_out2(size_t(B) * T * C), d_lse2(size_t(B) * H * T);
+  cuda::attention_fwd(a, d_qkv.p, d_out2.p, d_lse2.p, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CHECK(count_differing_bits(d_out2.download(), out) == 0);
+  CHECK(count_differing_bits(d_lse2.download(), lse) == 0);
+}
+}  // namespace
+
+// The double reference of this file against the established one (tests/attention_reference.hpp),
+// so that the tolerance's two errors are measured from the right values.
+TEST_CASE("the flash test's double reference equals the attention reference", "[cuda][attention][flash]") {
+  for (auto pe : {cuda::PEKind::kNone, cuda::PEKind::kRope, cuda::PEKind::kPope}) {
+    const int B = 2, T = 9, H = 2, D = 16;
+    const auto qkv = rnd(size_t(B) * T * 3 * H * D), dout = rnd(size_t(B) * T * H * D);
+    std::vector<double> delta(size_t(H) * D, -1.0);
+    AttnExtras ex{{0, 4}, {0.3, -0.2}};
+    const auto slopes = alibi_slopes(H, false);
+    const AttnRef ref = attention_reference(B, T, H, D, pe, D, slopes, qkv, delta, dout, ex);
+    const FlashRef mine = flash_reference(B, T, H, D, pe, D, slopes, qkv, delta, ex, false);
+    CHECK(rel_err(mine.out, ref.out) < 1e-12);
+  }
+}
+
+// T across the 64-row query blocks and 64-key tiles (63, 64, 65, 127, 129) and the odd sizes the
+// other attention tests use.
+TEST_CASE("flash attention forward (bf16 tensor cores) matches the CPU reference", "[cuda][attention][flash]") {
+  for (auto pe : {cuda::PEKind::kNone, cuda::PEKind::kRope, cuda::PEKind::kPope})
+    for (int D : {16, 32, 64, 128})
+      for (int T : {1, 7, 63, 64, 65, 97, 129}) check_flash(3, T, 2, D, pe);
+}
+
+TEST_CASE("flash attention forward with RoPE on half the channels, ALiBi, masked pads and temperatures", "[cuda][attention][flash]") {
+  for (int D : {16, 64, 128})
+    for (int T : {7, 65, 130}) {
+      check_flash(2, T, 2, D, cuda::PEKind::kRope, D / 2);
+      check_flash(2, T, 4, D, cuda::PEKind::kNone, 0, true);
+      for (auto pe : {cuda::PEKind::kNone, cuda::PEKind::kRope, cuda::PEKind::kPope}) {
+        // pads: none, a few, more than one 64-key tile, all but the last position
+        AttnExtras ex{{0, std::min(3, T - 1), std::min(70, T - 1), T - 1}, {0.3, -0.5}};
+        check_flash(4, T, 2, D, pe, 0, false, ex);
+      }
+    }
+}
+
+TEST_CASE("flash attention forward at long T (1025, and PoPE at 4100)", "[cuda][attention][flash]") {
+  for (auto pe : {cuda::PEKind::kNone, cuda::PEKind::kRope, cuda::PEKind::kPope}) check_flash(1, 1025, 2, 64, pe);
+  check_flash(1, 1025, 4, 64, cuda::PEKind::kNone, 0, true);  // ALiBi: most weights exp(-large) = 0
+  check_flash(1, 4100, 1, 64, cuda::PEKind::kPope);           // angles past 4k positions keep PoPE's precision
+}
+
+TEST_CASE("flash attention has no backward yet and says so", "[cuda][attention][flash]") {
+  cuda::AttentionArgs a{1, 4, 1, 64, cuda::PEKind::kNone, nullptr, nullptr, 0.125f};
+  a.bf16_flash = true;
+  CHECK_THROWS_WITH(cuda::attention_bwd(a, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr),
+                    Catch::Contains("forward-only"));
+}
