@@ -73,6 +73,10 @@ FlashRef flash_reference(int B, int T, int H, int D, cuda::PEKind pe, int n_rot,
     cpu::pope_fwd(q.data(), qp.data(), B, H, T, D, th.data(), static_cast<const double*>(nullptr));
     cpu::pope_fwd(k.data(), kp.data(), B, H, T, D, th.data(), delta.data());
   }
+  if (bf16) {  // the keys and values are rounded once, as the kernel rounds each tile it loads
+    for (auto& x : kp) x = to_bf16(x);
+    for (auto& x : v) x = to_bf16(x);
+  }
   FlashRef r;
   r.out.assign(size_t(B) * T * C, 0.0);
   r.lse.assign(nh, 0.0);
@@ -87,7 +91,7 @@ FlashRef flash_reference(int B, int T, int H, int D, cuda::PEKind pe, int n_rot,
         double mx = -std::numeric_limits<double>::infinity();
         for (int j = lo; j <= t; ++j) {
           double acc = 0;
-          for (int c = 0; c < DQ; ++c) acc += qs[c] * (bf16 ? to_bf16(kp[(bh + j) * DQ + c]) : kp[(bh + j) * DQ + c]);
+          for (int c = 0; c < DQ; ++c) acc += qs[c] * kp[(bh + j) * DQ + c];
           s[j] = acc - (slopes.empty() ? 0.0 : slopes[h] * double(t - j));
           mx = std::max(mx, s[j]);
         }
@@ -97,7 +101,7 @@ FlashRef flash_reference(int B, int T, int H, int D, cuda::PEKind pe, int n_rot,
         double* o = r.out.data() + (size_t(b) * T + t) * C + size_t(h) * D;
         for (int j = lo; j <= t; ++j) {
           const double p = bf16 ? to_bf16(std::exp(s[j] - mx)) : std::exp(s[j] - mx);
-          for (int c = 0; c < D; ++c) o[c] += p * (bf16 ? to_bf16(v[(bh + j) * D + c]) : v[(bh + j) * D + c]);
+          for (int c = 0; c < D; ++c) o[c] += p * v[(bh + j) * D + c];
         }
         for (int c = 0; c < D; ++c) o[c] /= sum;
       }
