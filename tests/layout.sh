@@ -6,7 +6,7 @@
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 /usr/bin/python3 - "$src" <<'PY'
-import os, re, sys
+import os, re, subprocess, sys
 src = sys.argv[1]
 order = ["common", "kernels generators", "config", "model/pe", "model", "backend", "train", "report", "cli"]
 rank = {folder: i for i, layer in enumerate(order) for folder in layer.split()}
@@ -38,8 +38,30 @@ for a, deps in units.items():
     for b in deps:
         if a < b and a in units.get(b, ()) and frozenset({a, b}) not in allowed:
             bad.append(f"{a} and {b} include each other's headers")
+# The README's Layout table: its rows' folders (`a/`, `b/c/` in the first column).
+readme = open(os.path.join(src, "README.md")).read()
+table = readme.split("## Layout", 1)[1].split("\n## ", 1)[0] if "## Layout" in readme else ""
+named = set()
+for line in table.splitlines():
+    if line.startswith("| `"):
+        named.update(re.findall(r"`([A-Za-z0-9_./-]+)/`", line.split("|")[1]))
+if not named:
+    bad.append("README.md has no Layout table")
+for folder in sorted(named):
+    if not os.path.isdir(os.path.join(src, folder)):
+        bad.append(f"README's Layout names {folder}/, which does not exist")
+# The repository's folders: git's tracked files, or (no git) the folders beside this one but the
+# build folders and hidden ones.
+git = subprocess.run(["git", "-C", src, "ls-files"], capture_output=True, text=True)
+if git.returncode == 0 and git.stdout.strip():
+    tops = {p.split("/")[0] for p in git.stdout.split() if "/" in p and not p.startswith(".")}
+else:
+    tops = {d for d in os.listdir(src) if os.path.isdir(os.path.join(src, d)) and not d.startswith((".", "build"))}
+covered = {n.split("/")[0] for n in named}
+for top in sorted(tops - covered):
+    bad.append(f"{top}/ is not in README's Layout table")
 if bad:
     print("\n".join("FAIL: " + b for b in bad))
     sys.exit(1)
-print(f"layering: {sum(len(d) for d in units.values())} includes between {len(units)} units, none upward, no pair")
+print(f"layout: the README's {len(named)} folders exist and cover the tree; {sum(len(d) for d in units.values())} includes between {len(units)} units, none upward, no pair")
 PY
