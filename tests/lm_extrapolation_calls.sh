@@ -2,7 +2,7 @@
 # results/lm_extrapolation's device scripts end to end on a CPU, shrunk (LM_SMOKE=1: a model of
 # width 16, a few steps, windows of 32 bytes) on a corpus written here: base_call.sh for each part
 # of the table, finetune_call.sh for RoPE and PoPE, the parts merged, lm_table.py's table, verdicts
-# and figure. Archives hold no checkpoint; finetune_call.sh run again redoes nothing; bad input
+# and figure, through ingest.sh. Archives hold no checkpoint; finetune_call.sh run again redoes nothing; bad input
 # exits 2.
 set -u
 bin="$1"
@@ -40,11 +40,13 @@ bash "$lm/finetune_call.sh" "$tmp/w_others" "$tmp/out" others "$tmp/corpus" >/de
 bash "$lm/base_call.sh" "$tmp/w_x" 1000 "$tmp/out" sinusoidal "$tmp/corpus" >/dev/null 2>&1; rc=$?
 (( rc == 2 )) || fail "base_call.sh with an unknown part: exit $rc, not 2"
 
-mkdir -p "$tmp/res/finetune"
-for part in rope pope others; do tar xzf "$tmp/out/base_$part.tgz" -C "$tmp/res"; done
-for part in rope pope; do tar xzf "$tmp/out/finetune_$part.tgz" -C "$tmp/res"; done
-"$bin" merge "$tmp/res/w_rope" "$tmp/res/w_pope" "$tmp/res/w_others" --out "$tmp/res/base/extrapolation.json" >/dev/null ||
-  fail "the three parts do not merge"
+for part in rope pope others; do
+  bash "$lm/ingest.sh" "$tmp/out" "$part" "$tmp/res" > "$tmp/ingest_$part.txt" 2>&1 || { fail "ingest.sh $part"; cat "$tmp/ingest_$part.txt"; }
+done
+[[ -s "$tmp/res/base/extrapolation.json" && -d "$tmp/res/finetune" && -d "$tmp/res/inspect" ]] ||
+  fail "ingest.sh did not merge the three parts"
+bash "$lm/ingest.sh" "$tmp/out" rope "$tmp/res" >/dev/null 2>&1; rc=$?
+(( rc == 2 )) || fail "ingest.sh over a part already in: exit $rc, not 2"
 table=$(/usr/bin/python3 "$lm/lm_table.py" "$tmp/res/base/extrapolation.json" "$tmp/res/finetune") || fail "lm_table.py"
 for row in "| rope | 3 |" "| rope+yarn | 3 |" "| pope-delta0 | 3 |" "| alibi | 3 |" "| none | 3 |" \
            "| rope+yarn (fine-tuned at 4L) | 3 |" "| pope-delta0 (fine-tuned at 4L) | 3 |" \
@@ -55,7 +57,7 @@ if /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
   /usr/bin/python3 "$lm/lm_table.py" "$tmp/res/base/extrapolation.json" "$tmp/res/finetune" --figure "$tmp/f.png" >/dev/null &&
     [[ -s "$tmp/f.png" && -s "$tmp/f.pdf" ]] || fail "lm_table.py --figure"
 fi
-/usr/bin/python3 "$lm/lm_table.py" "$tmp/res/base/extrapolation.json" "$tmp/res/w_rope" >/dev/null 2>&1; rc=$?
+/usr/bin/python3 "$lm/lm_table.py" "$tmp/res/base/extrapolation.json" "$tmp/res/base_rope" >/dev/null 2>&1; rc=$?
 (( rc == 2 )) || fail "lm_table.py on a folder without evaluations: exit $rc, not 2"
 (( fails == 0 )) && echo "lm_extrapolation calls: passed"
 exit $(( fails > 0 ))
