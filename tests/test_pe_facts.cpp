@@ -215,12 +215,12 @@ TEST_CASE("every registered PE builds, takes the options it declares and refuses
     // slope per head, a (max_len, C) table.
     const GpuPE g = k.gpu(pc, m);
     const int D = m.head_dim();
-    if (g.attention == GpuPE::Attention::kRope) {
+    if (g.attention == cuda::PEKind::kRope) {
       CHECK(g.n_rot > 0);
       CHECK(g.n_rot <= D);
       CHECK(g.thetas.size() == size_t(g.n_rot / 2));
     }
-    if (g.attention == GpuPE::Attention::kPope) CHECK(g.thetas.size() == size_t(D));
+    if (g.attention == cuda::PEKind::kPope) CHECK(g.thetas.size() == size_t(D));
     if (!g.slopes.empty()) CHECK(g.slopes.size() == size_t(m.n_head));
     if (!g.table.empty()) CHECK(g.table.size() == size_t(m.max_len) * m.d_model);
   }

@@ -51,9 +51,7 @@ CudaBackend::CudaBackend(const RunConfig& cfg, int runs)
   // rope-half is rope on n_rot = D/2 channels, ALiBi is NoPE plus per-head slopes, the absolute
   // embeddings are NoPE plus a table added in the embedding kernel.
   const GpuPE gpu_pe = pe_kind(cfg.pe.kind).gpu(cfg.pe, m);
-  pe_ = gpu_pe.attention == GpuPE::Attention::kPope   ? cuda::PEKind::kPope
-        : gpu_pe.attention == GpuPE::Attention::kRope ? cuda::PEKind::kRope
-                                                      : cuda::PEKind::kNone;
+  pe_ = gpu_pe.attention;
   n_rot_ = pe_ == cuda::PEKind::kRope ? gpu_pe.n_rot : D_;
   const auto& lay = host_model_.layout();
   total_ = lay.total;

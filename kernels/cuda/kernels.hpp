@@ -16,11 +16,12 @@
 #include <cstdint>
 #include <optional>
 
+#include "kernels/attention_pe_kind.hpp"
+
 typedef struct CUstream_st* cudaStream_t;
 
 namespace popebench::cuda {
 
-enum class PEKind : int { kNone = 0, kRope = 1, kPope = 2 };
 
 #ifdef __CUDACC__
 #define POPEBENCH_HOST_DEVICE __host__ __device__

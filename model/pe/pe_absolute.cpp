@@ -10,7 +10,7 @@ std::vector<PEKindInfo> pe_kinds_absolute() {
     return std::make_unique<AbsolutePE<decltype(t)>>(false, m.max_len, m.d_model);
   });
   // a fixed table, added in the GPU's embedding kernel
-  s.gpu = [](const PEConfig&, const ModelConfig& m) { return GpuPE{GpuPE::Attention::kNone, 0, {}, {}, sinusoidal_table(m.max_len, m.d_model)}; };
+  s.gpu = [](const PEConfig&, const ModelConfig& m) { return GpuPE{cuda::PEKind::kNone, 0, {}, {}, sinusoidal_table(m.max_len, m.d_model)}; };
   PEKindInfo l("learned", "a learned absolute position table added to the token embedding", 70);
   l.cpu([](auto t, const PEConfig&, const ModelConfig& m) {
     return std::make_unique<AbsolutePE<decltype(t)>>(true, m.max_len, m.d_model);

@@ -14,7 +14,7 @@ std::vector<PEKindInfo> pe_kinds_pope() {
     return std::make_unique<PoPE<decltype(t)>>(m.head_dim(), pe);
   });
   k.gpu = [](const PEConfig& pe, const ModelConfig& m) {
-    return GpuPE{GpuPE::Attention::kPope, 0, pope_thetas(m.head_dim(), pe), {}, {}};
+    return GpuPE{cuda::PEKind::kPope, 0, pope_thetas(m.head_dim(), pe), {}, {}};
   };
   return {k};
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "kernels/attention_pe_kind.hpp"
 #include "model/pe/positional.hpp"
 
 namespace popebench {
@@ -24,8 +25,7 @@ namespace popebench {
 // What the CUDA backend needs for a PE: its mode in the fused attention kernel and the tables
 // that mode reads (kernels/cuda/kernels.hpp's AttentionArgs). Sizes are set by the config.
 struct GpuPE {
-  enum class Attention { kNone, kRope, kPope };
-  Attention attention = Attention::kNone;
+  cuda::PEKind attention = cuda::PEKind::kNone;  // the kernels' mode (kernels/attention_pe_kind.hpp)
   int n_rot = 0;               // kRope: channels rotated, c paired with c + n_rot / 2 (half-split)
   std::vector<double> thetas;  // kRope: n_rot / 2 frequencies; kPope: head_dim
   std::vector<double> slopes;  // (H) per-head linear score bias (ALiBi), or empty

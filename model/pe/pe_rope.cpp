@@ -8,7 +8,7 @@ namespace popebench {
 namespace {
 // The GPU's RoPE on the first n_rot channels (the whole head for rope, half of it for rope-half).
 GpuPE gpu_rope(const PEConfig& pe, int n_rot) {
-  return GpuPE{GpuPE::Attention::kRope, n_rot, rope_thetas(n_rot, pe), {}, {}};
+  return GpuPE{cuda::PEKind::kRope, n_rot, rope_thetas(n_rot, pe), {}, {}};
 }
 }  // namespace
 
