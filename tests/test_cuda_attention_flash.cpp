@@ -1,6 +1,7 @@
-// The bf16 tensor-core attention forward (AttentionArgs::bf16_flash, kernels/cuda/attention_flash.cu)
-// against the double CPU reference, on awkward T (1 to 4100, across its 64-row and 64-key tiles),
-// head dims 16, 32, 64 and 128, every PE kind, ALiBi, masked left pads and learned temperatures.
+// The bf16 tensor-core attention (AttentionArgs::bf16_flash, kernels/cuda/attention_flash.cu),
+// forward and backward, against the double CPU reference, on awkward T (1 to 4100, across its
+// 64-row, 32- and 64-key tiles), head dims 16, 32, 64 and 128, every PE kind, ALiBi, masked left
+// pads and learned temperatures.
 //
 // Tolerance (flash-attention's rule): the kernel's error against the double reference may be at
 // most twice the error of the same attention computed naively in bf16 against the same reference,
@@ -10,7 +11,12 @@
 // the kernel cannot avoid; what it adds (fp32 sums, the online softmax's rescaling of P against a
 // running max) is of the same order, so 2x holds for a correct kernel. A wrong tile, mask or
 // transpose errs by O(1), far above it. A small floor (1e-6) keeps a case whose naive error is
-// near 0 from demanding exactness.
+// near 0 from demanding exactness. The backward's naive form, likewise: dO rounded to bf16, P
+// recomputed from the rounded operands and the lse, dP and dS exact, then P and dS rounded to
+// bf16 for their products (dV = P^T dO, dK = dS^T Q, dQ = dS K), the PE's backward in double.
+// PoPE's delta gradient and the log-temperature gradient are small sums that cancel (see
+// test_cuda_attention.cpp): their errors are measured against a floor of 1e-3 of |dqkv| (times
+// sqrt(D) for the temperature, whose natural size is dq's times |q'|).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -43,11 +49,12 @@ double to_bf16(double x) {
 
 struct FlashRef {
   std::vector<double> out, lse;  // (B, T, H, D) and (B, H, T)
+  std::vector<double> dqkv, ddelta, dtemp;  // (B, T, 3, H, D), (H, D), (H): bf16 references only
 };
 // The forward in double; bf16: with the naive bf16 rounding the header describes.
 FlashRef flash_reference(int B, int T, int H, int D, cuda::PEKind pe, int n_rot, const std::vector<double>& slopes,
                          const std::vector<double>& qkv, const std::vector<double>& delta, const AttnExtras& ex,
-                         bool bf16) {
+                         bool bf16, const std::vector<double>* dout = nullptr) {
   const int C = H * D, DQ = pe == cuda::PEKind::kPope ? 2 * D : D;
   const size_t nh = size_t(B) * H * T;
   std::vector<double> q(nh * D), k(nh * D), v(nh * D);  // (B, H, T, D)
@@ -73,21 +80,28 @@ FlashRef flash_reference(int B, int T, int H, int D, cuda::PEKind pe, int n_rot,
     cpu::pope_fwd(q.data(), qp.data(), B, H, T, D, th.data(), static_cast<const double*>(nullptr));
     cpu::pope_fwd(k.data(), kp.data(), B, H, T, D, th.data(), delta.data());
   }
+  const std::vector<double> qp_exact = qp;
   if (bf16) {  // the keys and values are rounded once, as the kernel rounds each tile it loads
     for (auto& x : kp) x = to_bf16(x);
     for (auto& x : v) x = to_bf16(x);
   }
+  std::vector<double> qsc(nh * DQ);  // (B, H, T, DQ) the scaled queries as the products see them
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h) {
+      const double mul = (1.0 / std::sqrt(double(D))) * (ex.log_temp.empty() ? 1.0 : std::exp(ex.log_temp[h]));
+      const size_t bh = (size_t(b) * H + h) * T;
+      for (size_t i = bh * DQ; i < (bh + T) * DQ; ++i) qsc[i] = bf16 ? to_bf16(qp[i] * mul) : qp[i] * mul;
+    }
   FlashRef r;
   r.out.assign(size_t(B) * T * C, 0.0);
   r.lse.assign(nh, 0.0);
   std::vector<double> s(T), qs(DQ);
   for (int b = 0; b < B; ++b)
     for (int h = 0; h < H; ++h) {
-      const double mul = (1.0 / std::sqrt(double(D))) * (ex.log_temp.empty() ? 1.0 : std::exp(ex.log_temp[h]));
       const size_t bh = (size_t(b) * H + h) * T;
       for (int t = 0; t < T; ++t) {
         const int ks = ex.key_start.empty() ? 0 : ex.key_start[b], lo = t < ks ? t : ks;
-        for (int c = 0; c < DQ; ++c) qs[c] = bf16 ? to_bf16(qp[(bh + t) * DQ + c] * mul) : qp[(bh + t) * DQ + c] * mul;
+        for (int c = 0; c < DQ; ++c) qs[c] = qsc[(bh + t) * DQ + c];
         double mx = -std::numeric_limits<double>::infinity();
         for (int j = lo; j <= t; ++j) {
           double acc = 0;
@@ -106,8 +120,86 @@ FlashRef flash_reference(int B, int T, int H, int D, cuda::PEKind pe, int n_rot,
         for (int c = 0; c < D; ++c) o[c] /= sum;
       }
     }
+  if (!dout) return r;
+  // The backward (the naive bf16 form when bf16; the exact one otherwise).
+  std::vector<double> dqp(nh * DQ, 0.0), dkp(nh * DQ, 0.0), dv(nh * D, 0.0), dob(D);
+  r.dtemp.assign(H, 0.0);
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h) {
+      const double mul = (1.0 / std::sqrt(double(D))) * (ex.log_temp.empty() ? 1.0 : std::exp(ex.log_temp[h]));
+      const size_t bh = (size_t(b) * H + h) * T;
+      for (int t = 0; t < T; ++t) {
+        const int ks = ex.key_start.empty() ? 0 : ex.key_start[b], lo = t < ks ? t : ks;
+        const double* g = dout->data() + (size_t(b) * T + t) * C + size_t(h) * D;
+        const double* o = r.out.data() + (size_t(b) * T + t) * C + size_t(h) * D;
+        double di = 0;
+        for (int c = 0; c < D; ++c) {
+          di += g[c] * o[c];
+          dob[c] = bf16 ? to_bf16(g[c]) : g[c];
+        }
+        const double* q = qsc.data() + (bh + t) * DQ;
+        std::vector<double> dq(DQ, 0.0);
+        for (int j = lo; j <= t; ++j) {
+          const double* kj = kp.data() + (bh + j) * DQ;
+          const double* vj = v.data() + (bh + j) * D;
+          double sc = 0, dp = 0;
+          for (int c = 0; c < DQ; ++c) sc += q[c] * kj[c];
+          for (int c = 0; c < D; ++c) dp += dob[c] * vj[c];
+          const double p = std::exp(sc - (slopes.empty() ? 0.0 : slopes[h] * double(t - j)) - r.lse[bh + t]);
+          const double ds = bf16 ? to_bf16(p * (dp - di)) : p * (dp - di), pb = bf16 ? to_bf16(p) : p;
+          for (int c = 0; c < D; ++c) dv[(bh + j) * D + c] += pb * dob[c];
+          for (int c = 0; c < DQ; ++c) {
+            dkp[(bh + j) * DQ + c] += ds * q[c];
+            dq[c] += ds * kj[c];
+          }
+        }
+        double dt = 0;
+        for (int c = 0; c < DQ; ++c) {
+          dqp[(bh + t) * DQ + c] = dq[c] * mul;  // the gradient of the unscaled transformed query
+          dt += dq[c] * mul * qp_exact[(bh + t) * DQ + c];
+        }
+        r.dtemp[h] += dt;
+      }
+    }
+  std::vector<double> dq(nh * D), dk(nh * D);
+  r.ddelta.assign(size_t(H) * D, 0.0);
+  if (pe == cuda::PEKind::kNone) {
+    dq = dqp;
+    dk = dkp;
+  } else if (pe == cuda::PEKind::kRope) {
+    auto th = rope_thetas(n_rot, 10000);
+    cpu::rope_bwd(dqp.data(), dq.data(), B * H, T, D, n_rot, th.data());
+    cpu::rope_bwd(dkp.data(), dk.data(), B * H, T, D, n_rot, th.data());
+  } else {
+    auto th = pope_thetas(D, 10000);
+    cpu::pope_bwd(dqp.data(), q.data(), dq.data(), B, H, T, D, th.data(), static_cast<const double*>(nullptr),
+                  static_cast<double*>(nullptr));
+    cpu::pope_bwd(dkp.data(), k.data(), dk.data(), B, H, T, D, th.data(), delta.data(), r.ddelta.data());
+  }
+  r.dqkv.assign(size_t(B) * T * 3 * C, 0.0);
+  for (int b = 0; b < B; ++b)
+    for (int t = 0; t < T; ++t)
+      for (int h = 0; h < H; ++h)
+        for (int c = 0; c < D; ++c) {
+          const size_t o = ((size_t(b) * H + h) * T + t) * D + c, g = (size_t(b) * T + t) * 3 * C + size_t(h) * D + c;
+          r.dqkv[g] = dq[o];
+          r.dqkv[g + C] = dk[o];
+          r.dqkv[g + 2 * C] = dv[o];
+        }
   return r;
 }
+
+// A small summed gradient's error (PoPE's delta, the log-temperatures) against a floor of
+// 1e-3 x floor_mult of |dqkv| (the header says why).
+double small_err(const std::vector<float>& got, const std::vector<double>& ref, const std::vector<double>& dqkv,
+                 double floor_mult) {
+  double d2 = 0, r2 = 0, s2 = 0;
+  for (size_t i = 0; i < ref.size(); ++i) d2 += (got[i] - ref[i]) * (got[i] - ref[i]);
+  for (double x : ref) r2 += x * x;
+  for (double x : dqkv) s2 += x * x;
+  return std::sqrt(d2) / std::max(std::sqrt(r2), 1e-3 * floor_mult * std::sqrt(s2));
+}
+std::vector<float> as_float(const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); }
 
 // Normwise relative error of lse, whose values are of order log T: against the reference's norm.
 double lse_err(const std::vector<float>& got, const std::vector<double>& ref) { return rel_err(got, ref); }
@@ -116,41 +208,66 @@ void check_flash(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0, boo
                  const AttnExtras& ex = {}) {
   const int C = H * D;
   if (n_rot == 0) n_rot = D;
+  const bool pope = pe == cuda::PEKind::kPope;
   const std::vector<double> slopes = alibi ? alibi_slopes(H, false) : std::vector<double>{};
-  const auto qkv = rnd(size_t(B) * T * 3 * C);
+  const auto qkv = rnd(size_t(B) * T * 3 * C), dout = rnd(size_t(B) * T * C);
   std::vector<double> delta(size_t(H) * D);
   Pcg32 r(g_seed++, 3);
   for (auto& d : delta) d = -7.0 + 8.0 * r.uniform01();  // some outside [-2 pi, 0]: the clamp
-  const FlashRef exact = flash_reference(B, T, H, D, pe, n_rot, slopes, qkv, delta, ex, false);
-  const FlashRef naive = flash_reference(B, T, H, D, pe, n_rot, slopes, qkv, delta, ex, true);
-  auto th = pe == cuda::PEKind::kPope ? pope_thetas(D, 10000) : rope_thetas(n_rot, 10000);
-  DevBuf<float> d_qkv(to_float(qkv)), d_delta(to_float(delta)), d_out(size_t(B) * T * C), d_lse(size_t(B) * H * T);
+  const FlashRef exact = flash_reference(B, T, H, D, pe, n_rot, slopes, qkv, delta, ex, false, &dout);
+  const FlashRef naive = flash_reference(B, T, H, D, pe, n_rot, slopes, qkv, delta, ex, true, &dout);
+  auto th = pope ? pope_thetas(D, 10000) : rope_thetas(n_rot, 10000);
+  DevBuf<float> d_qkv(to_float(qkv)), d_dout(to_float(dout)), d_delta(to_float(delta)), d_out(size_t(B) * T * C),
+      d_lse(size_t(B) * H * T), d_dqkv(size_t(B) * T * 3 * C), d_ddp(size_t(B) * T * C), d_dd(size_t(H) * D);
   DevBuf<double> d_th(th);
   DevBuf<float> d_slopes(to_float(alibi ? slopes : std::vector<double>(H, 0.0)));
   const bool temp = !ex.log_temp.empty(), masked = !ex.key_start.empty();
-  DevBuf<float> d_lt(to_float(temp ? ex.log_temp : std::vector<double>(H, 0.0)));
+  DevBuf<float> d_lt(to_float(temp ? ex.log_temp : std::vector<double>(H, 0.0))), d_dtp(size_t(B) * T * H), d_dt(H);
   DevBuf<int32_t> d_ks(masked ? ex.key_start : std::vector<int32_t>(B, 0));
-  cuda::AttentionArgs a{B, T, H, D, pe, d_th.p, pe == cuda::PEKind::kPope ? d_delta.p : nullptr,
-                        float(1.0 / std::sqrt(double(D))), n_rot, alibi ? d_slopes.p : nullptr,
-                        masked ? d_ks.p : nullptr, temp ? d_lt.p : nullptr};
+  cuda::AttentionArgs a{B, T, H, D, pe, d_th.p, pope ? d_delta.p : nullptr, float(1.0 / std::sqrt(double(D))), n_rot,
+                        alibi ? d_slopes.p : nullptr, masked ? d_ks.p : nullptr, temp ? d_lt.p : nullptr};
   a.bf16_flash = true;
-  cuda::attention_fwd(a, d_qkv.p, d_out.p, d_lse.p, nullptr);
+  auto run = [&](DevBuf<float>& o, DevBuf<float>& l, DevBuf<float>& dqkv, DevBuf<float>& ddp, DevBuf<float>& dtp) {
+    cuda::attention_fwd(a, d_qkv.p, o.p, l.p, nullptr);
+    cuda::attention_bwd(a, d_qkv.p, o.p, d_dout.p, l.p, dqkv.p, pope ? ddp.p : nullptr, nullptr, temp ? dtp.p : nullptr);
+  };
+  run(d_out, d_lse, d_dqkv, d_ddp, d_dtp);
+  if (pope) cuda::column_sum(d_ddp.p, d_dd.p, B * T, C, nullptr);
+  if (temp) cuda::column_sum(d_dtp.p, d_dt.p, B * T, H, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
-  const std::vector<float> out = d_out.download(), lse = d_lse.download();
+  const std::vector<float> out = d_out.download(), lse = d_lse.download(), dqkv = d_dqkv.download();
   INFO("B=" << B << " T=" << T << " H=" << H << " D=" << D << " pe=" << int(pe) << " n_rot=" << n_rot
             << " alibi=" << alibi << " masked=" << masked << " temp=" << temp);
   const double naive_out = rel_err(naive.out, exact.out), naive_lse = rel_err(naive.lse, exact.lse);
   const double got_out = rel_err(out, exact.out), got_lse = lse_err(lse, exact.lse);
+  const double naive_dqkv = rel_err(naive.dqkv, exact.dqkv), got_dqkv = rel_err(dqkv, exact.dqkv);
   INFO("out: kernel " << got_out << ", naive bf16 " << naive_out << "; lse: kernel " << got_lse << ", naive bf16 "
-                      << naive_lse);
+                      << naive_lse << "; dqkv: kernel " << got_dqkv << ", naive bf16 " << naive_dqkv);
   CHECK(got_out <= 2 * naive_out + 1e-6);
   CHECK(got_lse <= 2 * naive_lse + 1e-6);
-  // Deterministic: the same inputs give the same bits.
-  DevBuf<float> d_out2(size_t(B) * T * C), d_lse2(size_t(B) * H * T);
-  cuda::attention_fwd(a, d_qkv.p, d_out2.p, d_lse2.p, nullptr);
+  CHECK(got_dqkv <= 2 * naive_dqkv + 1e-6);
+  if (pope) {
+    const double got = small_err(d_dd.download(), exact.ddelta, exact.dqkv, 1.0);
+    const double nai = small_err(as_float(naive.ddelta), exact.ddelta, exact.dqkv, 1.0);
+    INFO("d delta: kernel " << got << ", naive bf16 " << nai);
+    CHECK(got <= 2 * nai + 1e-5);
+  }
+  if (temp) {
+    const double got = small_err(d_dt.download(), exact.dtemp, exact.dqkv, std::sqrt(double(D)));
+    const double nai = small_err(as_float(naive.dtemp), exact.dtemp, exact.dqkv, std::sqrt(double(D)));
+    INFO("d log-temperature: kernel " << got << ", naive bf16 " << nai);
+    CHECK(got <= 2 * nai + 1e-5);
+  }
+  // Deterministic: the same inputs give the same bits, forward and backward.
+  DevBuf<float> o2(size_t(B) * T * C), l2(size_t(B) * H * T), g2(size_t(B) * T * 3 * C), ddp2(size_t(B) * T * C),
+      dtp2(size_t(B) * T * H);
+  run(o2, l2, g2, ddp2, dtp2);
   CUDA_CHECK(cudaDeviceSynchronize());
-  CHECK(count_differing_bits(d_out2.download(), out) == 0);
-  CHECK(count_differing_bits(d_lse2.download(), lse) == 0);
+  CHECK(count_differing_bits(o2.download(), out) == 0);
+  CHECK(count_differing_bits(l2.download(), lse) == 0);
+  CHECK(count_differing_bits(g2.download(), dqkv) == 0);
+  if (pope) CHECK(count_differing_bits(ddp2.download(), d_ddp.download()) == 0);
+  if (temp) CHECK(count_differing_bits(dtp2.download(), d_dtp.download()) == 0);
 }
 }  // namespace
 
@@ -164,20 +281,23 @@ TEST_CASE("the flash test's double reference equals the attention reference", "[
     AttnExtras ex{{0, 4}, {0.3, -0.2}};
     const auto slopes = alibi_slopes(H, false);
     const AttnRef ref = attention_reference(B, T, H, D, pe, D, slopes, qkv, delta, dout, ex);
-    const FlashRef mine = flash_reference(B, T, H, D, pe, D, slopes, qkv, delta, ex, false);
+    const FlashRef mine = flash_reference(B, T, H, D, pe, D, slopes, qkv, delta, ex, false, &dout);
     CHECK(rel_err(mine.out, ref.out) < 1e-12);
+    CHECK(rel_err(mine.dqkv, ref.dqkv) < 1e-12);
+    CHECK(rel_err(mine.dtemp, ref.dtemp) < 1e-12);
+    if (pe == cuda::PEKind::kPope) CHECK(rel_err(mine.ddelta, ref.ddelta) < 1e-12);
   }
 }
 
-// T across the 64-row query blocks and 64-key tiles (63, 64, 65, 127, 129) and the odd sizes the
-// other attention tests use.
-TEST_CASE("flash attention forward (bf16 tensor cores) matches the CPU reference", "[cuda][attention][flash]") {
+// T on both sides of the 64-row query blocks, the 64-key tiles and the backward's 32-query tiles
+// (33, 63, 64, 65, 97, 129), and 1 and 7 as the other attention tests.
+TEST_CASE("flash attention (bf16 tensor cores) matches the CPU reference, forward and backward", "[cuda][attention][flash]") {
   for (auto pe : {cuda::PEKind::kNone, cuda::PEKind::kRope, cuda::PEKind::kPope})
     for (int D : {16, 32, 64, 128})
-      for (int T : {1, 7, 63, 64, 65, 97, 129}) check_flash(3, T, 2, D, pe);
+      for (int T : {1, 7, 33, 63, 64, 65, 97, 129}) check_flash(3, T, 2, D, pe);
 }
 
-TEST_CASE("flash attention forward with RoPE on half the channels, ALiBi, masked pads and temperatures", "[cuda][attention][flash]") {
+TEST_CASE("flash attention with RoPE on half the channels, ALiBi, masked pads and temperatures", "[cuda][attention][flash]") {
   for (int D : {16, 64, 128})
     for (int T : {7, 65, 130}) {
       check_flash(2, T, 2, D, cuda::PEKind::kRope, D / 2);
@@ -190,15 +310,8 @@ TEST_CASE("flash attention forward with RoPE on half the channels, ALiBi, masked
     }
 }
 
-TEST_CASE("flash attention forward at long T (1025, and PoPE at 4100)", "[cuda][attention][flash]") {
+TEST_CASE("flash attention at long T (1025, and PoPE at 4100)", "[cuda][attention][flash]") {
   for (auto pe : {cuda::PEKind::kNone, cuda::PEKind::kRope, cuda::PEKind::kPope}) check_flash(1, 1025, 2, 64, pe);
   check_flash(1, 1025, 4, 64, cuda::PEKind::kNone, 0, true);  // ALiBi: most weights exp(-large) = 0
   check_flash(1, 4100, 1, 64, cuda::PEKind::kPope);           // angles past 4k positions keep PoPE's precision
-}
-
-TEST_CASE("flash attention has no backward yet and says so", "[cuda][attention][flash]") {
-  cuda::AttentionArgs a{1, 4, 1, 64, cuda::PEKind::kNone, nullptr, nullptr, 0.125f};
-  a.bf16_flash = true;
-  CHECK_THROWS_WITH(cuda::attention_bwd(a, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr),
-                    Catch::Contains("forward-only"));
 }

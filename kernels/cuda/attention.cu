@@ -445,7 +445,7 @@ void attention_bwd(const AttentionArgs& a, const float* qkv, const float* out, c
                    float* dqkv, float* ddelta_part, cudaStream_t s, float* dtemp_part) {
   check_args(a);
   if (a.log_temp && !dtemp_part) throw CudaError("attention backward: a learned temperature needs dtemp_part");
-  if (a.bf16_flash) throw CudaError("attention backward: the bf16 tensor-core kernel is forward-only so far (AttentionArgs::bf16_flash)");
+  if (a.bf16_flash) return attn::attention_bwd_flash(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
   if (attn::short_kernels_apply(a)) {
     prepare_angles(a, s);
     return a.tf32_products ? attn::attention_bwd_short_tf32(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s)

@@ -202,8 +202,10 @@ void attention_bwd_short(const AttentionArgs& a, const float* qkv, const float* 
 void attention_fwd_short_tf32(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s);
 void attention_bwd_short_tf32(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
                               const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s);
-// The forward on bf16 tensor cores (AttentionArgs::bf16_flash, attention_flash.cu), any T.
+// The same on bf16 tensor cores (AttentionArgs::bf16_flash, attention_flash.cu), any T.
 void attention_fwd_flash(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s);
+void attention_bwd_flash(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
+                         const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s);
 // Blocks an SM holds at once of either family's forward and backward at a's shape (T >= 1).
 AttentionOccupancy attention_short_occupancy(const AttentionArgs& a);
 AttentionOccupancy attention_short_tf32_occupancy(const AttentionArgs& a);

@@ -1,4 +1,4 @@
-// Causal attention forward on bf16 tensor cores for long sequences (AttentionArgs::bf16_flash):
+// Causal attention on bf16 tensor cores for long sequences (AttentionArgs::bf16_flash), forward:
 // FlashAttention-2's loop (a block owns 64 query rows, streams the keys in tiles of 64, keeps the
 // softmax's running max and sum per row in fp32 and never holds a T x T buffer), with the PE
 // applied to each tile as it is loaded, exactly as the fp32 kernels apply it (attention_common.cuh's
@@ -13,8 +13,12 @@
 // go through shared memory rather than staying in registers (raw mma.sync's fragment layout would
 // keep them there; the benchmark says what that is worth before it is done).
 //
-// Forward only: the backward of a training step still runs the fp32 kernels, which recompute P
-// from their own forward's lse; attention_bwd refuses bf16_flash.
+// The backward in FlashAttention-2's form, deterministic (no atomics: every gradient element is
+// written by one warp): one kernel per block of 64 keys for dK, dV and PoPE's per-key delta terms
+// (query tiles of 32 streamed past them), one per block of 64 queries for dQ and the
+// log-temperature terms (key tiles of 64). Both recompute P from the same bf16 operands the
+// forward used (queries rounded after their scaling) and the forward's lse; dS is rounded to bf16
+// for its products, as FlashAttention-2 does.
 #include <mma.h>
 
 #include <cuda_bf16.h>
@@ -203,6 +207,358 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_flash_kernel(Attention
   }
 }
 
+// ---- Backward ----
+
+constexpr int kBwdQ = 32;  // query rows per tile in the dK, dV kernel (64 would not fit PoPE at D 128)
+
+// Shared memory of the dK, dV kernel: the block's 64 keys (16 a warp) and values, one query tile
+// of 32 (scaled queries and dO in bf16, lse and Di), per warp the 16 x 32 blocks of S^T and dP^T
+// (fp32) and of P^T and dS^T (bf16), and the fp32 accumulators of dK' and dV.
+template <int D, PEKind PE>
+struct FlashBwdKVSmem {
+  static constexpr int DQ = Dims<D, PE>::DQ;
+  static constexpr int LQ = DQ + 8, LV = D + 8, LB = kBwdQ + 8;  // bf16 row strides
+  static constexpr int LS = kBwdQ + 4, LK = DQ + 4, LO = D + 4;   // fp32 row strides
+  static constexpr size_t up(size_t bytes) { return (bytes + 127) / 128 * 128; }
+  static constexpr size_t kK = 0;
+  static constexpr size_t kV = kK + up(sizeof(bf16) * kTileK * LQ);
+  static constexpr size_t kQ = kV + up(sizeof(bf16) * kTileK * LV);
+  static constexpr size_t kdO = kQ + up(sizeof(bf16) * kBwdQ * LQ);
+  static constexpr size_t kST = kdO + up(sizeof(bf16) * kBwdQ * LV);
+  static constexpr size_t kdPT = kST + up(sizeof(float) * kTileK * LS);
+  static constexpr size_t kPT = kdPT + up(sizeof(float) * kTileK * LS);
+  static constexpr size_t kdST = kPT + up(sizeof(bf16) * kTileK * LB);
+  static constexpr size_t kdK = kdST + up(sizeof(bf16) * kTileK * LB);
+  static constexpr size_t kdV = kdK + up(sizeof(float) * kTileK * LK);
+  static constexpr size_t kStats = kdV + up(sizeof(float) * kTileK * LO);
+  static constexpr size_t kStage = kStats + up(sizeof(float) * 2 * kBwdQ);
+  static constexpr size_t bytes = kStage + up(sizeof(float) * kWarps * DQ);
+
+  bf16 *K, *V, *Q, *dO, *PT, *dST;  // (64, LQ), (64, LV), (32, LQ), (32, LV), (64, LB), (64, LB)
+  float *ST, *dPT, *dK, *dV;         // (64, LS), (64, LS), (64, LK), (64, LO)
+  float *L, *Di;                     // (32) the query tile's lse and rowsum(dO o O)
+  float* stage;                      // (4, DQ)
+  __device__ explicit FlashBwdKVSmem(unsigned char* base)
+      : K(reinterpret_cast<bf16*>(base + kK)), V(reinterpret_cast<bf16*>(base + kV)),
+        Q(reinterpret_cast<bf16*>(base + kQ)), dO(reinterpret_cast<bf16*>(base + kdO)),
+        PT(reinterpret_cast<bf16*>(base + kPT)), dST(reinterpret_cast<bf16*>(base + kdST)),
+        ST(reinterpret_cast<float*>(base + kST)), dPT(reinterpret_cast<float*>(base + kdPT)),
+        dK(reinterpret_cast<float*>(base + kdK)), dV(reinterpret_cast<float*>(base + kdV)),
+        L(reinterpret_cast<float*>(base + kStats)), Di(L + kBwdQ), stage(reinterpret_cast<float*>(base + kStage)) {}
+};
+
+// One warp loads query row t of the backward's query side into row r: the scaled query (as the
+// forward rounded it), dO in bf16, and (lane 0) lse and Di = dO . O; rows past T are zeros.
+template <int D, PEKind PE>
+__device__ void load_query_row_bwd(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
+                                   const float* lse, int b, int h, int t, float mul, float* stage, bf16* Qrow,
+                                   bf16* dOrow, float* L, float* Di, int lane) {
+  const int T = a.T, C = a.H * D;
+  const Ptrs Pt{T, a.H, C};
+  load_row_bf16<D, PE, false>(t < T ? Pt.q(qkv, b, t, h, D) : nullptr, t, a, nullptr, mul, stage, Qrow, lane);
+  float di = 0.f;
+  for (int c = lane; c < D; c += 32) {
+    const float g = t < T ? dout[(size_t(b) * T + t) * C + h * D + c] : 0.f;
+    dOrow[c] = __float2bfloat16_rn(g);
+    if (t < T) di += g * out[(size_t(b) * T + t) * C + h * D + c];
+  }
+  di = warp_sum(di);
+  if (lane == 0) {
+    *Di = di;
+    *L = t < T ? lse[(size_t(b) * a.H + h) * T + t] : 0.f;
+  }
+}
+
+template <int D, PEKind PE>
+__global__ void __launch_bounds__(kThreads) attention_bwd_flash_dkdv_kernel(AttentionArgs a, const float* qkv,
+                                                                           const float* out, const float* dout,
+                                                                           const float* lse, float* dqkv,
+                                                                           float* ddelta_part) {
+  using Sm = FlashBwdKVSmem<D, PE>;
+  constexpr int DQ = Sm::DQ;
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  const Sm sm(smem_raw);
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int b = blockIdx.z, h = blockIdx.y, k0 = blockIdx.x * kTileK, T = a.T, C = a.H * D;
+  const float slope = a.slopes ? a.slopes[h] : 0.f, mul = head_scale(a, b, h);
+  const Ptrs Pt{T, a.H, C};
+  const int j0 = w * kRows;  // this warp's first key row in the block
+  float* stage = sm.stage + w * DQ;
+  const float* delta_h = head_delta(a, b, h, D);
+  for (int j = j0; j < j0 + kRows; ++j) {
+    const int s = k0 + j;
+    const float* krow = s < T ? Pt.q(qkv, b, s, h, D) + C : nullptr;
+    load_row_bf16<D, PE, true>(krow, s, a, delta_h, 1.f, stage, sm.K + j * Sm::LQ, lane);
+    for (int c = lane; c < D; c += 32) sm.V[j * Sm::LV + c] = __float2bfloat16_rn(krow ? krow[C + c] : 0.f);
+  }
+  for (int i = lane; i < kRows * DQ; i += 32) sm.dK[(j0 + i / DQ) * Sm::LK + i % DQ] = 0.f;
+  for (int i = lane; i < kRows * D; i += 32) sm.dV[(j0 + i / D) * Sm::LO + i % D] = 0.f;
+  const int warp_first_key = k0 + j0;
+  for (int q0 = k0; q0 < T; q0 += kBwdQ) {
+    __syncthreads();  // the previous query tile is read by every warp until here
+    for (int r = w * (kBwdQ / kWarps); r < (w + 1) * (kBwdQ / kWarps); ++r)
+      load_query_row_bwd<D, PE>(a, qkv, out, dout, lse, b, h, q0 + r, mul, stage, sm.Q + r * Sm::LQ,
+                                sm.dO + r * Sm::LV, sm.L + r, sm.Di + r, lane);
+    __syncthreads();
+    // Warp-uniform: no key of the warp, or every query of the tile before the warp's first key.
+    if (warp_first_key >= T || q0 + kBwdQ - 1 < warp_first_key) continue;
+    // S^T = K Q^T and dP^T = V dO^T: the warp's 16 keys against the tile's 32 queries.
+#pragma unroll
+    for (int n = 0; n < kBwdQ / 16; ++n) {
+      wmma::fragment<wmma::accumulator, 16, 16, 16, float> st, dpt;
+      wmma::fill_fragment(st, 0.f);
+      wmma::fill_fragment(dpt, 0.f);
+#pragma unroll 4
+      for (int kk = 0; kk < DQ / 16; ++kk) {
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> fk;
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::col_major> fq;
+        wmma::load_matrix_sync(fk, sm.K + j0 * Sm::LQ + kk * 16, Sm::LQ);
+        wmma::load_matrix_sync(fq, sm.Q + n * 16 * Sm::LQ + kk * 16, Sm::LQ);
+        wmma::mma_sync(st, fk, fq, st);
+      }
+#pragma unroll 4
+      for (int kk = 0; kk < D / 16; ++kk) {
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> fv;
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::col_major> fdo;
+        wmma::load_matrix_sync(fv, sm.V + j0 * Sm::LV + kk * 16, Sm::LV);
+        wmma::load_matrix_sync(fdo, sm.dO + n * 16 * Sm::LV + kk * 16, Sm::LV);
+        wmma::mma_sync(dpt, fv, fdo, dpt);
+      }
+      wmma::store_matrix_sync(sm.ST + j0 * Sm::LS + n * 16, st, Sm::LS, wmma::mem_row_major);
+      wmma::store_matrix_sync(sm.dPT + j0 * Sm::LS + n * 16, dpt, Sm::LS, wmma::mem_row_major);
+    }
+    __syncwarp();
+    // P^T and dS^T: each lane one query (column) of the tile, for each of the warp's 16 keys.
+    {
+      const int t = q0 + lane;
+      const int lo = t < T ? first_key(a, b, t) : 0;
+      for (int j = j0; j < j0 + kRows; ++j) {
+        const int s = k0 + j;
+        float p = 0.f, ds = 0.f;
+        if (t < T && s <= t && s >= lo) {
+          p = __expf(sm.ST[j * Sm::LS + lane] - slope * float(t - s) - sm.L[lane]);
+          ds = p * (sm.dPT[j * Sm::LS + lane] - sm.Di[lane]);
+        }
+        sm.PT[j * Sm::LB + lane] = __float2bfloat16_rn(p);
+        sm.dST[j * Sm::LB + lane] = __float2bfloat16_rn(ds);
+      }
+    }
+    __syncwarp();
+    // dV += P^T dO and dK' += dS^T Q (the scaled queries: S = Q k', so dS/dk' = Q).
+#pragma unroll
+    for (int n = 0; n < D / 16; ++n) {
+      wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+      wmma::load_matrix_sync(acc, sm.dV + j0 * Sm::LO + n * 16, Sm::LO, wmma::mem_row_major);
+#pragma unroll
+      for (int kk = 0; kk < kBwdQ / 16; ++kk) {
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> fp;
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::row_major> fdo;
+        wmma::load_matrix_sync(fp, sm.PT + j0 * Sm::LB + kk * 16, Sm::LB);
+        wmma::load_matrix_sync(fdo, sm.dO + kk * 16 * Sm::LV + n * 16, Sm::LV);
+        wmma::mma_sync(acc, fp, fdo, acc);
+      }
+      wmma::store_matrix_sync(sm.dV + j0 * Sm::LO + n * 16, acc, Sm::LO, wmma::mem_row_major);
+    }
+#pragma unroll 4
+    for (int n = 0; n < DQ / 16; ++n) {
+      wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+      wmma::load_matrix_sync(acc, sm.dK + j0 * Sm::LK + n * 16, Sm::LK, wmma::mem_row_major);
+#pragma unroll
+      for (int kk = 0; kk < kBwdQ / 16; ++kk) {
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> fds;
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::row_major> fq;
+        wmma::load_matrix_sync(fds, sm.dST + j0 * Sm::LB + kk * 16, Sm::LB);
+        wmma::load_matrix_sync(fq, sm.Q + kk * 16 * Sm::LQ + n * 16, Sm::LQ);
+        wmma::mma_sync(acc, fds, fq, acc);
+      }
+      wmma::store_matrix_sync(sm.dK + j0 * Sm::LK + n * 16, acc, Sm::LK, wmma::mem_row_major);
+    }
+    __syncwarp();
+  }
+  // dV as it is; dK' through the PE's backward (and PoPE's per-key delta terms).
+  for (int j = j0; j < j0 + kRows; ++j) {
+    const int s = k0 + j;
+    if (s >= T) break;
+    float* base = dqkv + (size_t(b) * T + s) * 3 * C + h * D;
+    for (int c = lane; c < D; c += 32) base[2 * C + c] = sm.dV[j * Sm::LO + c];
+    pe_backward_row<D, PE, true>(sm.dK + j * Sm::LK, Pt.q(qkv, b, s, h, D) + C, s, a.theta, delta_h, a.n_rot, base + C,
+                                 ddelta_part ? ddelta_part + ((size_t(b) * T + s) * a.H + h) * D : nullptr, lane);
+  }
+}
+
+// Shared memory of the dQ kernel: the block's 64 queries (scaled, and dO, in bf16; lse and Di), one
+// key tile of 64 (keys and values in bf16), per warp the 16 x 64 blocks of S and dP (fp32) and dS
+// (bf16), the fp32 accumulator of dQ, and two fp32 rows a warp for the PE's backward.
+template <int D, PEKind PE>
+struct FlashBwdQSmem {
+  static constexpr int DQ = Dims<D, PE>::DQ;
+  static constexpr int LQ = DQ + 8, LV = D + 8, LP = kTileK + 8;  // bf16 row strides
+  static constexpr int LS = kTileK + 4, LK = DQ + 4;               // fp32 row strides
+  static constexpr size_t up(size_t bytes) { return (bytes + 127) / 128 * 128; }
+  static constexpr size_t kQ = 0;
+  static constexpr size_t kdO = kQ + up(sizeof(bf16) * kBlockQ * LQ);
+  static constexpr size_t kK = kdO + up(sizeof(bf16) * kBlockQ * LV);
+  static constexpr size_t kV = kK + up(sizeof(bf16) * kTileK * LQ);
+  static constexpr size_t kS = kV + up(sizeof(bf16) * kTileK * LV);
+  static constexpr size_t kdP = kS + up(sizeof(float) * kBlockQ * LS);
+  static constexpr size_t kdS = kdP + up(sizeof(float) * kBlockQ * LS);
+  static constexpr size_t kdQ = kdS + up(sizeof(bf16) * kBlockQ * LP);
+  static constexpr size_t kStats = kdQ + up(sizeof(float) * kBlockQ * LK);
+  static constexpr size_t kStage = kStats + up(sizeof(float) * 2 * kBlockQ);
+  static constexpr size_t bytes = kStage + up(sizeof(float) * 2 * kWarps * DQ);
+
+  bf16 *Q, *dO, *K, *V, *dS;  // (64, LQ), (64, LV), (64, LQ), (64, LV), (64, LP)
+  float *S, *dP, *dQ;         // (64, LS), (64, LS), (64, LK)
+  float *L, *Di;              // (64)
+  float* stage;               // (4, 2, DQ)
+  __device__ explicit FlashBwdQSmem(unsigned char* base)
+      : Q(reinterpret_cast<bf16*>(base + kQ)), dO(reinterpret_cast<bf16*>(base + kdO)),
+        K(reinterpret_cast<bf16*>(base + kK)), V(reinterpret_cast<bf16*>(base + kV)),
+        dS(reinterpret_cast<bf16*>(base + kdS)), S(reinterpret_cast<float*>(base + kS)),
+        dP(reinterpret_cast<float*>(base + kdP)), dQ(reinterpret_cast<float*>(base + kdQ)),
+        L(reinterpret_cast<float*>(base + kStats)), Di(L + kBlockQ), stage(reinterpret_cast<float*>(base + kStage)) {}
+};
+
+template <int D, PEKind PE>
+__global__ void __launch_bounds__(kThreads) attention_bwd_flash_dq_kernel(AttentionArgs a, const float* qkv,
+                                                                         const float* out, const float* dout,
+                                                                         const float* lse, float* dqkv,
+                                                                         float* dtemp_part) {
+  using Sm = FlashBwdQSmem<D, PE>;
+  constexpr int DQ = Sm::DQ;
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  const Sm sm(smem_raw);
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kBlockQ, T = a.T, C = a.H * D;
+  const float slope = a.slopes ? a.slopes[h] : 0.f, mul = head_scale(a, b, h);
+  const Ptrs Pt{T, a.H, C};
+  const int r0 = w * kRows;
+  float* stage = sm.stage + w * 2 * DQ;
+  for (int r = r0; r < r0 + kRows; ++r)
+    load_query_row_bwd<D, PE>(a, qkv, out, dout, lse, b, h, q0 + r, mul, stage, sm.Q + r * Sm::LQ, sm.dO + r * Sm::LV,
+                              sm.L + r, sm.Di + r, lane);
+  for (int i = lane; i < kRows * DQ; i += 32) sm.dQ[(r0 + i / DQ) * Sm::LK + i % DQ] = 0.f;
+  const float* delta_h = head_delta(a, b, h, D);
+  const int last_key = min(q0 + kBlockQ, T) - 1;
+  const int warp_last_row = min(q0 + r0 + kRows, T) - 1;
+  for (int k0 = 0; k0 <= last_key; k0 += kTileK) {
+    __syncthreads();
+    for (int j = r0; j < r0 + kRows; ++j) {
+      const int s = k0 + j;
+      const float* krow = s < T ? Pt.q(qkv, b, s, h, D) + C : nullptr;
+      load_row_bf16<D, PE, true>(krow, s, a, delta_h, 1.f, stage, sm.K + j * Sm::LQ, lane);
+      for (int c = lane; c < D; c += 32) sm.V[j * Sm::LV + c] = __float2bfloat16_rn(krow ? krow[C + c] : 0.f);
+    }
+    __syncthreads();
+    if (warp_last_row < q0 + r0 || k0 > warp_last_row) continue;
+    // S = Q K^T and dP = dO V^T for the warp's 16 queries and the tile's 64 keys.
+#pragma unroll
+    for (int n = 0; n < kTileK / 16; ++n) {
+      wmma::fragment<wmma::accumulator, 16, 16, 16, float> sc, dp;
+      wmma::fill_fragment(sc, 0.f);
+      wmma::fill_fragment(dp, 0.f);
+#pragma unroll 4
+      for (int kk = 0; kk < DQ / 16; ++kk) {
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> fq;
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::col_major> fk;
+        wmma::load_matrix_sync(fq, sm.Q + r0 * Sm::LQ + kk * 16, Sm::LQ);
+        wmma::load_matrix_sync(fk, sm.K + n * 16 * Sm::LQ + kk * 16, Sm::LQ);
+        wmma::mma_sync(sc, fq, fk, sc);
+      }
+#pragma unroll 4
+      for (int kk = 0; kk < D / 16; ++kk) {
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> fdo;
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::col_major> fv;
+        wmma::load_matrix_sync(fdo, sm.dO + r0 * Sm::LV + kk * 16, Sm::LV);
+        wmma::load_matrix_sync(fv, sm.V + n * 16 * Sm::LV + kk * 16, Sm::LV);
+        wmma::mma_sync(dp, fdo, fv, dp);
+      }
+      wmma::store_matrix_sync(sm.S + r0 * Sm::LS + n * 16, sc, Sm::LS, wmma::mem_row_major);
+      wmma::store_matrix_sync(sm.dP + r0 * Sm::LS + n * 16, dp, Sm::LS, wmma::mem_row_major);
+    }
+    __syncwarp();
+    for (int r = r0; r < r0 + kRows; ++r) {  // dS, a row at a time, each lane two of the 64 columns
+      const int t = q0 + r;
+      const int lo = t < T ? first_key(a, b, t) : 0;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int c = lane + 32 * half, s = k0 + c;
+        float ds = 0.f;
+        if (t < T && s <= t && s >= lo) {
+          const float p = __expf(sm.S[r * Sm::LS + c] - slope * float(t - s) - sm.L[r]);
+          ds = p * (sm.dP[r * Sm::LS + c] - sm.Di[r]);
+        }
+        sm.dS[r * Sm::LP + c] = __float2bfloat16_rn(ds);
+      }
+    }
+    __syncwarp();
+    // dQ (of the scaled queries) += dS K.
+#pragma unroll 4
+    for (int n = 0; n < DQ / 16; ++n) {
+      wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+      wmma::load_matrix_sync(acc, sm.dQ + r0 * Sm::LK + n * 16, Sm::LK, wmma::mem_row_major);
+#pragma unroll
+      for (int kk = 0; kk < kTileK / 16; ++kk) {
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> fds;
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::row_major> fk;
+        wmma::load_matrix_sync(fds, sm.dS + r0 * Sm::LP + kk * 16, Sm::LP);
+        wmma::load_matrix_sync(fk, sm.K + kk * 16 * Sm::LQ + n * 16, Sm::LQ);
+        wmma::mma_sync(acc, fds, fk, acc);
+      }
+      wmma::store_matrix_sync(sm.dQ + r0 * Sm::LK + n * 16, acc, Sm::LK, wmma::mem_row_major);
+    }
+    __syncwarp();
+  }
+  // dq' = dQ x the scale (the queries were scaled), through the PE's backward; the log-temperature
+  // term dq' . q' against the fp32 transformed query (unscaled), as the fp32 kernels take it.
+  float* g = stage;
+  float* qt = stage + DQ;
+  for (int r = r0; r < r0 + kRows; ++r) {
+    const int t = q0 + r;
+    if (t >= T) break;
+    for (int c = lane; c < DQ; c += 32) g[c] = sm.dQ[r * Sm::LK + c] * mul;
+    __syncwarp();
+    pe_backward_row<D, PE, false>(g, Pt.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot,
+                                  dqkv + (size_t(b) * T + t) * 3 * C + h * D, nullptr, lane);
+    if (dtemp_part) {
+      load_transformed<D, PE, false>(Pt.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot, 1.f, qt, lane);
+      __syncwarp();
+      temp_grad_row<DQ>(g, qt, dtemp_part + (size_t(b) * T + t) * a.H + h, lane);
+    }
+    __syncwarp();
+  }
+}
+
+template <int D, PEKind PE>
+void launch_bwd_flash(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
+                      float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
+  static DeviceOnce once;
+  constexpr size_t kv_bytes = FlashBwdKVSmem<D, PE>::bytes, q_bytes = FlashBwdQSmem<D, PE>::bytes;
+  once.run([&] {
+    CUDA_CHECK(cudaFuncSetAttribute(attention_bwd_flash_dkdv_kernel<D, PE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    int(kv_bytes)));
+    CUDA_CHECK(cudaFuncSetAttribute(attention_bwd_flash_dq_kernel<D, PE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    int(q_bytes)));
+  });
+  const dim3 grid_kv((a.T + kTileK - 1) / kTileK, a.H, a.B), grid_q((a.T + kBlockQ - 1) / kBlockQ, a.H, a.B);
+  attention_bwd_flash_dkdv_kernel<D, PE><<<grid_kv, kThreads, kv_bytes, s>>>(a, qkv, out, dout, lse, dqkv, ddelta_part);
+  CUDA_CHECK_LAUNCH("attention_bwd_flash_dkdv");
+  attention_bwd_flash_dq_kernel<D, PE><<<grid_q, kThreads, q_bytes, s>>>(a, qkv, out, dout, lse, dqkv, dtemp_part);
+  CUDA_CHECK_LAUNCH("attention_bwd_flash_dq");
+}
+
+template <PEKind PE>
+void dispatch_bwd_flash(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
+                        float* dqkv, float* ddp, float* dtp, cudaStream_t s) {
+  switch (a.D) {
+    case 16: return launch_bwd_flash<16, PE>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
+    case 32: return launch_bwd_flash<32, PE>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
+    case 64: return launch_bwd_flash<64, PE>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
+    case 128: return launch_bwd_flash<128, PE>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
+  }
+  throw CudaError("attention: head dim " + std::to_string(a.D) + " is not supported on the GPU (16, 32, 64 or 128)");
+}
+
 template <int D, PEKind PE>
 void launch_fwd_flash(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
   static DeviceOnce once;
@@ -228,6 +584,15 @@ void dispatch_fwd_flash(const AttentionArgs& a, const float* qkv, float* out, fl
 }
 
 }  // namespace
+
+void attention_bwd_flash(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
+                         float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
+  switch (a.pe) {
+    case PEKind::kNone: return dispatch_bwd_flash<PEKind::kNone>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
+    case PEKind::kRope: return dispatch_bwd_flash<PEKind::kRope>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
+    case PEKind::kPope: return dispatch_bwd_flash<PEKind::kPope>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
+  }
+}
 
 void attention_fwd_flash(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
   switch (a.pe) {

@@ -163,8 +163,9 @@ struct AttentionArgs {
   // T <= 64: the products on TF32 tensor cores (attention_short_tf32.cu) instead of fp32 FMAs.
   // Longer T runs the tiled fp32 kernels either way.
   bool tf32_products = false;
-  // The forward on bf16 tensor cores with fp32 accumulation (attention_flash.cu), at any T: the
-  // long-sequence kernel, for evaluation at long T. Forward only so far: attention_bwd refuses it.
+  // The products on bf16 tensor cores with fp32 accumulation and softmax (attention_flash.cu,
+  // FlashAttention-2's forward and backward), at any T: the long-sequence kernels. The backward
+  // needs the lse of a forward made with the same flag.
   bool bf16_flash = false;
   // Device scratch of angle_scratch_floats floats for the PE's angle table (attention_angles.cu;
   // attention_angle_floats says how many it needs), or nullptr. With it, where the whole-sequence
