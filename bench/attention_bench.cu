@@ -47,8 +47,9 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   if (angle_floats > 0) CUDA_CHECK(cudaMalloc(&angles, angle_floats * 4));
   cuda::AttentionArgs a{B, T, H, D, pe, theta, delta, float(1.0 / std::sqrt(double(D))), D, nullptr};
   auto time = [&](const std::function<void()>& f) { return cuda::median_event_ms(nullptr, warmup, iters, f); };
-  auto fwd_bwd = [&](bool tf32, bool table) {
+  auto fwd_bwd = [&](bool tf32, bool table, bool flash = false) {
     a.tf32_products = tf32;
+    a.bf16_flash = flash;
     a.angle_scratch = table ? angles : nullptr;
     a.angle_scratch_floats = table ? angle_floats : 0;
     const bool once = table && !cuda::attention_angles_hold_params(pe);
@@ -65,6 +66,9 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   // The same products on TF32 tensor cores (--gpu-attention tf32), where that form exists.
   const bool has_tf32 = cuda::attention_has_tf32_form(T, D);
   const auto [fwd_tf32, bwd_tf32] = has_tf32 ? fwd_bwd(true, true) : std::make_pair(0.0, 0.0);
+  // The flash kernels on bf16 tensor cores (AttentionArgs::bf16_flash, attention_flash.cu).
+  const auto [fwd_flash, bwd_flash] = fwd_bwd(false, false, true);
+  a.bf16_flash = false;
   for (void* p : {(void*)qkv, (void*)out, (void*)dout, (void*)lse, (void*)dqkv, (void*)ddp, (void*)delta, (void*)theta,
                   (void*)angles})
     cudaFree(p);
@@ -83,6 +87,8 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   r["blocks_per_sm"] = blocks(false);
   if (angle_floats > 0) r["without_angle_table"] = {{"fwd_ms", fwd_no_table}, {"bwd_ms", bwd_no_table}};
   if (has_tf32) r["tf32"] = {{"fwd_ms", fwd_tf32}, {"bwd_ms", bwd_tf32}, {"blocks_per_sm", blocks(true)}};
+  r["bf16_flash"] = {{"fwd_ms", fwd_flash}, {"bwd_ms", bwd_flash}, {"fwd_tflops", fwd_flops / fwd_flash * 1e-9},
+                     {"bwd_tflops", 2.5 * fwd_flops / bwd_flash * 1e-9}};
   return r;
 }
 

@@ -179,6 +179,9 @@ Runner register_bench(CLI::App& app) {
         if (r.contains("tf32"))
           std::printf("  (tf32 products: fwd %.3f ms  bwd %.3f ms)", r["tf32"]["fwd_ms"].get<double>(),
                       r["tf32"]["bwd_ms"].get<double>());
+        if (r.contains("bf16_flash"))
+          std::printf("  (bf16 flash: fwd %.3f ms  bwd %.3f ms)", r["bf16_flash"]["fwd_ms"].get<double>(),
+                      r["bf16_flash"]["bwd_ms"].get<double>());
         std::printf("\n");
       }
     }
