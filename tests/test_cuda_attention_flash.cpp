@@ -21,7 +21,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include "model/pe/pe_alibi.hpp"
@@ -36,61 +35,32 @@ namespace {
 uint64_t g_seed = 9000;  // fresh inputs for every case (other seeds than the other attention tests')
 std::vector<double> rnd(size_t n) { return randn(n, g_seed++, 1.0); }
 
-// x rounded to the nearest bf16 (ties to even), as __float2bfloat16_rn rounds an fp32 value.
-double to_bf16(double x) {
-  float f = float(x);
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  u += 0x7FFFu + ((u >> 16) & 1u);
-  u &= 0xFFFF0000u;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
 struct FlashRef {
   std::vector<double> out, lse;  // (B, T, H, D) and (B, H, T)
-  std::vector<double> dqkv, ddelta, dtemp;  // (B, T, 3, H, D), (H, D), (H): bf16 references only
+  std::vector<double> dqkv, ddelta, dtemp;  // (B, T, 3, H, D), (H, D), (H): given dout
 };
-// The forward in double; bf16: with the naive bf16 rounding the header describes.
+// The forward in double, and the backward given dout; bf16: with the naive bf16 rounding the
+// header describes.
 FlashRef flash_reference(int B, int T, int H, int D, cuda::PEKind pe, int n_rot, const std::vector<double>& slopes,
                          const std::vector<double>& qkv, const std::vector<double>& delta, const AttnExtras& ex,
                          bool bf16, const std::vector<double>* dout = nullptr) {
-  const int C = H * D, DQ = pe == cuda::PEKind::kPope ? 2 * D : D;
+  const int C = H * D;
   const size_t nh = size_t(B) * H * T;
-  std::vector<double> q(nh * D), k(nh * D), v(nh * D);  // (B, H, T, D)
-  for (int b = 0; b < B; ++b)
-    for (int t = 0; t < T; ++t)
-      for (int h = 0; h < H; ++h)
-        for (int c = 0; c < D; ++c) {
-          const size_t o = ((size_t(b) * H + h) * T + t) * D + c, g = (size_t(b) * T + t) * 3 * C + size_t(h) * D + c;
-          q[o] = qkv[g];
-          k[o] = qkv[g + C];
-          v[o] = qkv[g + 2 * C];
-        }
-  std::vector<double> qp(nh * DQ), kp(nh * DQ);
-  if (pe == cuda::PEKind::kNone) {
-    qp = q;
-    kp = k;
-  } else if (pe == cuda::PEKind::kRope) {
-    auto th = rope_thetas(n_rot, 10000);
-    cpu::rope_fwd(q.data(), qp.data(), B * H, T, D, n_rot, th.data());
-    cpu::rope_fwd(k.data(), kp.data(), B * H, T, D, n_rot, th.data());
-  } else {
-    auto th = pope_thetas(D, 10000);
-    cpu::pope_fwd(q.data(), qp.data(), B, H, T, D, th.data(), static_cast<const double*>(nullptr));
-    cpu::pope_fwd(k.data(), kp.data(), B, H, T, D, th.data(), delta.data());
-  }
-  const std::vector<double> qp_exact = qp;
+  HeadsRef in = heads_through_pe(B, T, H, D, pe, n_rot, qkv, delta);
+  const int DQ = in.DQ;
+  const std::vector<double>& qp = in.qp;
+  std::vector<double>& kp = in.kp;
+  std::vector<double>& v = in.v;
   if (bf16) {  // the keys and values are rounded once, as the kernel rounds each tile it loads
-    for (auto& x : kp) x = to_bf16(x);
-    for (auto& x : v) x = to_bf16(x);
+    for (auto& x : kp) x = round_bf16(x);
+    for (auto& x : v) x = round_bf16(x);
   }
   std::vector<double> qsc(nh * DQ);  // (B, H, T, DQ) the scaled queries as the products see them
   for (int b = 0; b < B; ++b)
     for (int h = 0; h < H; ++h) {
       const double mul = (1.0 / std::sqrt(double(D))) * (ex.log_temp.empty() ? 1.0 : std::exp(ex.log_temp[h]));
       const size_t bh = (size_t(b) * H + h) * T;
-      for (size_t i = bh * DQ; i < (bh + T) * DQ; ++i) qsc[i] = bf16 ? to_bf16(qp[i] * mul) : qp[i] * mul;
+      for (size_t i = bh * DQ; i < (bh + T) * DQ; ++i) qsc[i] = bf16 ? round_bf16(qp[i] * mul) : qp[i] * mul;
     }
   FlashRef r;
   r.out.assign(size_t(B) * T * C, 0.0);
@@ -114,7 +84,7 @@ FlashRef flash_reference(int B, int T, int H, int D, cuda::PEKind pe, int n_rot,
         r.lse[bh + t] = mx + std::log(sum);
         double* o = r.out.data() + (size_t(b) * T + t) * C + size_t(h) * D;
         for (int j = lo; j <= t; ++j) {
-          const double p = bf16 ? to_bf16(std::exp(s[j] - mx)) : std::exp(s[j] - mx);
+          const double p = bf16 ? round_bf16(std::exp(s[j] - mx)) : std::exp(s[j] - mx);
           for (int c = 0; c < D; ++c) o[c] += p * v[(bh + j) * D + c];
         }
         for (int c = 0; c < D; ++c) o[c] /= sum;
@@ -135,7 +105,7 @@ FlashRef flash_reference(int B, int T, int H, int D, cuda::PEKind pe, int n_rot,
         double di = 0;
         for (int c = 0; c < D; ++c) {
           di += g[c] * o[c];
-          dob[c] = bf16 ? to_bf16(g[c]) : g[c];
+          dob[c] = bf16 ? round_bf16(g[c]) : g[c];
         }
         const double* q = qsc.data() + (bh + t) * DQ;
         std::vector<double> dq(DQ, 0.0);
@@ -146,7 +116,7 @@ FlashRef flash_reference(int B, int T, int H, int D, cuda::PEKind pe, int n_rot,
           for (int c = 0; c < DQ; ++c) sc += q[c] * kj[c];
           for (int c = 0; c < D; ++c) dp += dob[c] * vj[c];
           const double p = std::exp(sc - (slopes.empty() ? 0.0 : slopes[h] * double(t - j)) - r.lse[bh + t]);
-          const double ds = bf16 ? to_bf16(p * (dp - di)) : p * (dp - di), pb = bf16 ? to_bf16(p) : p;
+          const double ds = bf16 ? round_bf16(p * (dp - di)) : p * (dp - di), pb = bf16 ? round_bf16(p) : p;
           for (int c = 0; c < D; ++c) dv[(bh + j) * D + c] += pb * dob[c];
           for (int c = 0; c < DQ; ++c) {
             dkp[(bh + j) * DQ + c] += ds * q[c];
@@ -156,36 +126,12 @@ FlashRef flash_reference(int B, int T, int H, int D, cuda::PEKind pe, int n_rot,
         double dt = 0;
         for (int c = 0; c < DQ; ++c) {
           dqp[(bh + t) * DQ + c] = dq[c] * mul;  // the gradient of the unscaled transformed query
-          dt += dq[c] * mul * qp_exact[(bh + t) * DQ + c];
+          dt += dq[c] * mul * qp[(bh + t) * DQ + c];
         }
         r.dtemp[h] += dt;
       }
     }
-  std::vector<double> dq(nh * D), dk(nh * D);
-  r.ddelta.assign(size_t(H) * D, 0.0);
-  if (pe == cuda::PEKind::kNone) {
-    dq = dqp;
-    dk = dkp;
-  } else if (pe == cuda::PEKind::kRope) {
-    auto th = rope_thetas(n_rot, 10000);
-    cpu::rope_bwd(dqp.data(), dq.data(), B * H, T, D, n_rot, th.data());
-    cpu::rope_bwd(dkp.data(), dk.data(), B * H, T, D, n_rot, th.data());
-  } else {
-    auto th = pope_thetas(D, 10000);
-    cpu::pope_bwd(dqp.data(), q.data(), dq.data(), B, H, T, D, th.data(), static_cast<const double*>(nullptr),
-                  static_cast<double*>(nullptr));
-    cpu::pope_bwd(dkp.data(), k.data(), dk.data(), B, H, T, D, th.data(), delta.data(), r.ddelta.data());
-  }
-  r.dqkv.assign(size_t(B) * T * 3 * C, 0.0);
-  for (int b = 0; b < B; ++b)
-    for (int t = 0; t < T; ++t)
-      for (int h = 0; h < H; ++h)
-        for (int c = 0; c < D; ++c) {
-          const size_t o = ((size_t(b) * H + h) * T + t) * D + c, g = (size_t(b) * T + t) * 3 * C + size_t(h) * D + c;
-          r.dqkv[g] = dq[o];
-          r.dqkv[g + C] = dk[o];
-          r.dqkv[g + 2 * C] = dv[o];
-        }
+  heads_backward(B, T, H, D, pe, n_rot, in, delta, dqp, dkp, dv, r.dqkv, r.ddelta);
   return r;
 }
 

@@ -21,6 +21,8 @@
 // for its products, as FlashAttention-2 does.
 #include <mma.h>
 
+#include <type_traits>
+
 #include <cuda_bf16.h>
 
 #include "kernels/cuda/attention_common.cuh"
@@ -85,6 +87,35 @@ __device__ void load_row_bf16(const float* x, int pos, const AttentionArgs& a, c
   __syncwarp();
 }
 
+// C (16 x 16, fp32, shared memory, row-major, ldc) = A B, or += A B (Accumulate): A (16 x K, bf16,
+// row-major, lda) and B (K x 16, bf16) stored row-major (B[k][n] at b[k ldb + n]) or, with
+// TransposedB, as the rows of B^T (B[k][n] at b[n ldb + k]: K^T or V^T read from the rows of K or V).
+template <int K, bool TransposedB, bool Accumulate>
+__device__ __forceinline__ void tile_mma(float* c, int ldc, const bf16* a, int lda, const bf16* b, int ldb) {
+  using LayoutB = std::conditional_t<TransposedB, wmma::col_major, wmma::row_major>;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+  if constexpr (Accumulate)
+    wmma::load_matrix_sync(acc, c, ldc, wmma::mem_row_major);
+  else
+    wmma::fill_fragment(acc, 0.f);
+#pragma unroll 4
+  for (int kk = 0; kk < K / 16; ++kk) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, LayoutB> fb;
+    wmma::load_matrix_sync(fa, a + kk * 16, lda);
+    wmma::load_matrix_sync(fb, TransposedB ? b + kk * 16 : b + kk * 16 * ldb, ldb);
+    wmma::mma_sync(acc, fa, fb, acc);
+  }
+  wmma::store_matrix_sync(c, acc, ldc, wmma::mem_row_major);
+}
+// One warp's C (16 x N) = A (16 x K) B (K x N), or += it: tile_mma over N's 16-column blocks.
+template <int K, int N, bool TransposedB, bool Accumulate>
+__device__ __forceinline__ void warp_mma(float* c, int ldc, const bf16* a, int lda, const bf16* b, int ldb) {
+#pragma unroll
+  for (int n = 0; n < N / 16; ++n)
+    tile_mma<K, TransposedB, Accumulate>(c + n * 16, ldc, a, lda, TransposedB ? b + n * 16 * ldb : b + n * 16, ldb);
+}
+
 template <int D, PEKind PE>
 __global__ void __launch_bounds__(kThreads) attention_fwd_flash_kernel(AttentionArgs a, const float* qkv, float* out,
                                                                       float* lse) {
@@ -127,20 +158,7 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_flash_kernel(Attention
     if (warp_last_row < q0 + r0 || k0 > warp_last_row) continue;
 
     // S = Q K^T for the warp's 16 rows and the tile's 64 keys.
-#pragma unroll
-    for (int n = 0; n < kTileK / 16; ++n) {
-      wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-      wmma::fill_fragment(acc, 0.f);
-#pragma unroll 4
-      for (int kk = 0; kk < DQ / 16; ++kk) {
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> fq;
-        wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::col_major> fk;  // K^T: K's rows are its columns
-        wmma::load_matrix_sync(fq, sm.Q + r0 * Sm::LQ + kk * 16, Sm::LQ);
-        wmma::load_matrix_sync(fk, sm.K + n * 16 * Sm::LQ + kk * 16, Sm::LQ);
-        wmma::mma_sync(acc, fq, fk, acc);
-      }
-      wmma::store_matrix_sync(sm.S + r0 * Sm::LS + n * 16, acc, Sm::LS, wmma::mem_row_major);
-    }
+    warp_mma<DQ, kTileK, true, false>(sm.S + r0 * Sm::LS, Sm::LS, sm.Q + r0 * Sm::LQ, Sm::LQ, sm.K, Sm::LQ);
     __syncwarp();
 
     // Mask, ALiBi and the online softmax, a row at a time, each lane two of the 64 columns.
@@ -180,20 +198,7 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_flash_kernel(Attention
     __syncwarp();
 
     // O += P V, through the accumulator fragments.
-#pragma unroll
-    for (int n = 0; n < D / 16; ++n) {
-      wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-      wmma::load_matrix_sync(acc, sm.O + r0 * Sm::LO + n * 16, Sm::LO, wmma::mem_row_major);
-#pragma unroll
-      for (int kk = 0; kk < kTileK / 16; ++kk) {
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> fp;
-        wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::row_major> fv;
-        wmma::load_matrix_sync(fp, sm.P + r0 * Sm::LP + kk * 16, Sm::LP);
-        wmma::load_matrix_sync(fv, sm.V + kk * 16 * Sm::LV + n * 16, Sm::LV);
-        wmma::mma_sync(acc, fp, fv, acc);
-      }
-      wmma::store_matrix_sync(sm.O + r0 * Sm::LO + n * 16, acc, Sm::LO, wmma::mem_row_major);
-    }
+    warp_mma<kTileK, D, false, true>(sm.O + r0 * Sm::LO, Sm::LO, sm.P + r0 * Sm::LP, Sm::LP, sm.V, Sm::LV);
     __syncwarp();
   }
 
@@ -303,30 +308,8 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_flash_dkdv_kernel(Atte
     // Warp-uniform: no key of the warp, or every query of the tile before the warp's first key.
     if (warp_first_key >= T || q0 + kBwdQ - 1 < warp_first_key) continue;
     // S^T = K Q^T and dP^T = V dO^T: the warp's 16 keys against the tile's 32 queries.
-#pragma unroll
-    for (int n = 0; n < kBwdQ / 16; ++n) {
-      wmma::fragment<wmma::accumulator, 16, 16, 16, float> st, dpt;
-      wmma::fill_fragment(st, 0.f);
-      wmma::fill_fragment(dpt, 0.f);
-#pragma unroll 4
-      for (int kk = 0; kk < DQ / 16; ++kk) {
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> fk;
-        wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::col_major> fq;
-        wmma::load_matrix_sync(fk, sm.K + j0 * Sm::LQ + kk * 16, Sm::LQ);
-        wmma::load_matrix_sync(fq, sm.Q + n * 16 * Sm::LQ + kk * 16, Sm::LQ);
-        wmma::mma_sync(st, fk, fq, st);
-      }
-#pragma unroll 4
-      for (int kk = 0; kk < D / 16; ++kk) {
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> fv;
-        wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::col_major> fdo;
-        wmma::load_matrix_sync(fv, sm.V + j0 * Sm::LV + kk * 16, Sm::LV);
-        wmma::load_matrix_sync(fdo, sm.dO + n * 16 * Sm::LV + kk * 16, Sm::LV);
-        wmma::mma_sync(dpt, fv, fdo, dpt);
-      }
-      wmma::store_matrix_sync(sm.ST + j0 * Sm::LS + n * 16, st, Sm::LS, wmma::mem_row_major);
-      wmma::store_matrix_sync(sm.dPT + j0 * Sm::LS + n * 16, dpt, Sm::LS, wmma::mem_row_major);
-    }
+    warp_mma<DQ, kBwdQ, true, false>(sm.ST + j0 * Sm::LS, Sm::LS, sm.K + j0 * Sm::LQ, Sm::LQ, sm.Q, Sm::LQ);
+    warp_mma<D, kBwdQ, true, false>(sm.dPT + j0 * Sm::LS, Sm::LS, sm.V + j0 * Sm::LV, Sm::LV, sm.dO, Sm::LV);
     __syncwarp();
     // P^T and dS^T: each lane one query (column) of the tile, for each of the warp's 16 keys.
     {
@@ -345,34 +328,8 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_flash_dkdv_kernel(Atte
     }
     __syncwarp();
     // dV += P^T dO and dK' += dS^T Q (the scaled queries: S = Q k', so dS/dk' = Q).
-#pragma unroll
-    for (int n = 0; n < D / 16; ++n) {
-      wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-      wmma::load_matrix_sync(acc, sm.dV + j0 * Sm::LO + n * 16, Sm::LO, wmma::mem_row_major);
-#pragma unroll
-      for (int kk = 0; kk < kBwdQ / 16; ++kk) {
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> fp;
-        wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::row_major> fdo;
-        wmma::load_matrix_sync(fp, sm.PT + j0 * Sm::LB + kk * 16, Sm::LB);
-        wmma::load_matrix_sync(fdo, sm.dO + kk * 16 * Sm::LV + n * 16, Sm::LV);
-        wmma::mma_sync(acc, fp, fdo, acc);
-      }
-      wmma::store_matrix_sync(sm.dV + j0 * Sm::LO + n * 16, acc, Sm::LO, wmma::mem_row_major);
-    }
-#pragma unroll 4
-    for (int n = 0; n < DQ / 16; ++n) {
-      wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-      wmma::load_matrix_sync(acc, sm.dK + j0 * Sm::LK + n * 16, Sm::LK, wmma::mem_row_major);
-#pragma unroll
-      for (int kk = 0; kk < kBwdQ / 16; ++kk) {
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> fds;
-        wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::row_major> fq;
-        wmma::load_matrix_sync(fds, sm.dST + j0 * Sm::LB + kk * 16, Sm::LB);
-        wmma::load_matrix_sync(fq, sm.Q + kk * 16 * Sm::LQ + n * 16, Sm::LQ);
-        wmma::mma_sync(acc, fds, fq, acc);
-      }
-      wmma::store_matrix_sync(sm.dK + j0 * Sm::LK + n * 16, acc, Sm::LK, wmma::mem_row_major);
-    }
+    warp_mma<kBwdQ, D, false, true>(sm.dV + j0 * Sm::LO, Sm::LO, sm.PT + j0 * Sm::LB, Sm::LB, sm.dO, Sm::LV);
+    warp_mma<kBwdQ, DQ, false, true>(sm.dK + j0 * Sm::LK, Sm::LK, sm.dST + j0 * Sm::LB, Sm::LB, sm.Q, Sm::LQ);
     __syncwarp();
   }
   // dV as it is; dK' through the PE's backward (and PoPE's per-key delta terms).
@@ -452,30 +409,8 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_flash_dq_kernel(Attent
     __syncthreads();
     if (warp_last_row < q0 + r0 || k0 > warp_last_row) continue;
     // S = Q K^T and dP = dO V^T for the warp's 16 queries and the tile's 64 keys.
-#pragma unroll
-    for (int n = 0; n < kTileK / 16; ++n) {
-      wmma::fragment<wmma::accumulator, 16, 16, 16, float> sc, dp;
-      wmma::fill_fragment(sc, 0.f);
-      wmma::fill_fragment(dp, 0.f);
-#pragma unroll 4
-      for (int kk = 0; kk < DQ / 16; ++kk) {
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> fq;
-        wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::col_major> fk;
-        wmma::load_matrix_sync(fq, sm.Q + r0 * Sm::LQ + kk * 16, Sm::LQ);
-        wmma::load_matrix_sync(fk, sm.K + n * 16 * Sm::LQ + kk * 16, Sm::LQ);
-        wmma::mma_sync(sc, fq, fk, sc);
-      }
-#pragma unroll 4
-      for (int kk = 0; kk < D / 16; ++kk) {
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> fdo;
-        wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::col_major> fv;
-        wmma::load_matrix_sync(fdo, sm.dO + r0 * Sm::LV + kk * 16, Sm::LV);
-        wmma::load_matrix_sync(fv, sm.V + n * 16 * Sm::LV + kk * 16, Sm::LV);
-        wmma::mma_sync(dp, fdo, fv, dp);
-      }
-      wmma::store_matrix_sync(sm.S + r0 * Sm::LS + n * 16, sc, Sm::LS, wmma::mem_row_major);
-      wmma::store_matrix_sync(sm.dP + r0 * Sm::LS + n * 16, dp, Sm::LS, wmma::mem_row_major);
-    }
+    warp_mma<DQ, kTileK, true, false>(sm.S + r0 * Sm::LS, Sm::LS, sm.Q + r0 * Sm::LQ, Sm::LQ, sm.K, Sm::LQ);
+    warp_mma<D, kTileK, true, false>(sm.dP + r0 * Sm::LS, Sm::LS, sm.dO + r0 * Sm::LV, Sm::LV, sm.V, Sm::LV);
     __syncwarp();
     for (int r = r0; r < r0 + kRows; ++r) {  // dS, a row at a time, each lane two of the 64 columns
       const int t = q0 + r;
@@ -493,20 +428,7 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_flash_dq_kernel(Attent
     }
     __syncwarp();
     // dQ (of the scaled queries) += dS K.
-#pragma unroll 4
-    for (int n = 0; n < DQ / 16; ++n) {
-      wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-      wmma::load_matrix_sync(acc, sm.dQ + r0 * Sm::LK + n * 16, Sm::LK, wmma::mem_row_major);
-#pragma unroll
-      for (int kk = 0; kk < kTileK / 16; ++kk) {
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> fds;
-        wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::row_major> fk;
-        wmma::load_matrix_sync(fds, sm.dS + r0 * Sm::LP + kk * 16, Sm::LP);
-        wmma::load_matrix_sync(fk, sm.K + kk * 16 * Sm::LQ + n * 16, Sm::LQ);
-        wmma::mma_sync(acc, fds, fk, acc);
-      }
-      wmma::store_matrix_sync(sm.dQ + r0 * Sm::LK + n * 16, acc, Sm::LK, wmma::mem_row_major);
-    }
+    warp_mma<kTileK, DQ, false, true>(sm.dQ + r0 * Sm::LK, Sm::LK, sm.dS + r0 * Sm::LP, Sm::LP, sm.K, Sm::LQ);
     __syncwarp();
   }
   // dq' = dQ x the scale (the queries were scaled), through the PE's backward; the log-temperature
