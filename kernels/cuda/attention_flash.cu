@@ -87,6 +87,17 @@ __device__ void load_row_bf16(const float* x, int pos, const AttentionArgs& a, c
   __syncwarp();
 }
 
+// One warp loads key s of row b, head h into its tile rows: the PE-transformed key (PoPE with the
+// phase delta_h) and the value, both in bf16; s past T gives zero rows (read with weight 0).
+template <int D, PEKind PE>
+__device__ void load_key_row_bf16(const AttentionArgs& a, const float* qkv, int b, int h, int s, const float* delta_h,
+                                  float* stage, bf16* Krow, bf16* Vrow, int lane) {
+  const int C = a.H * D;
+  const float* krow = s < a.T ? Ptrs{a.T, a.H, C}.q(qkv, b, s, h, D) + C : nullptr;
+  load_row_bf16<D, PE, true>(krow, s, a, delta_h, 1.f, stage, Krow, lane);
+  for (int c = lane; c < D; c += 32) Vrow[c] = __float2bfloat16_rn(krow ? krow[C + c] : 0.f);
+}
+
 // C (16 x 16, fp32, shared memory, row-major, ldc) = A B, or += A B (Accumulate): A (16 x K, bf16,
 // row-major, lda) and B (K x 16, bf16) stored row-major (B[k][n] at b[k ldb + n]) or, with
 // TransposedB, as the rows of B^T (B[k][n] at b[n ldb + k]: K^T or V^T read from the rows of K or V).
@@ -146,13 +157,8 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_flash_kernel(Attention
   const int warp_last_row = min(q0 + r0 + kRows, T) - 1;  // < q0 + r0 when the warp has no row
   for (int k0 = 0; k0 <= last_key; k0 += kTileK) {
     __syncthreads();  // the previous tile's K and V are read by every warp until here
-    for (int j = r0; j < r0 + kRows; ++j) {  // 16 of the tile's 64 keys per warp
-      const int s = k0 + j;
-      const float* krow = s < T ? Pt.q(qkv, b, s, h, D) + C : nullptr;
-      load_row_bf16<D, PE, true>(krow, s, a, delta_h, 1.f, stage, sm.K + j * Sm::LQ, lane);
-      for (int c = lane; c < D; c += 32)
-        sm.V[j * Sm::LV + c] = __float2bfloat16_rn(krow ? krow[C + c] : 0.f);
-    }
+    for (int j = r0; j < r0 + kRows; ++j)  // 16 of the tile's 64 keys per warp
+      load_key_row_bf16<D, PE>(a, qkv, b, h, k0 + j, delta_h, stage, sm.K + j * Sm::LQ, sm.V + j * Sm::LV, lane);
     __syncthreads();
     // Warp-uniform: a warp with no row left, or whose rows all precede the tile, adds nothing.
     if (warp_last_row < q0 + r0 || k0 > warp_last_row) continue;
@@ -290,12 +296,8 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_flash_dkdv_kernel(Atte
   const int j0 = w * kRows;  // this warp's first key row in the block
   float* stage = sm.stage + w * DQ;
   const float* delta_h = head_delta(a, b, h, D);
-  for (int j = j0; j < j0 + kRows; ++j) {
-    const int s = k0 + j;
-    const float* krow = s < T ? Pt.q(qkv, b, s, h, D) + C : nullptr;
-    load_row_bf16<D, PE, true>(krow, s, a, delta_h, 1.f, stage, sm.K + j * Sm::LQ, lane);
-    for (int c = lane; c < D; c += 32) sm.V[j * Sm::LV + c] = __float2bfloat16_rn(krow ? krow[C + c] : 0.f);
-  }
+  for (int j = j0; j < j0 + kRows; ++j)
+    load_key_row_bf16<D, PE>(a, qkv, b, h, k0 + j, delta_h, stage, sm.K + j * Sm::LQ, sm.V + j * Sm::LV, lane);
   for (int i = lane; i < kRows * DQ; i += 32) sm.dK[(j0 + i / DQ) * Sm::LK + i % DQ] = 0.f;
   for (int i = lane; i < kRows * D; i += 32) sm.dV[(j0 + i / D) * Sm::LO + i % D] = 0.f;
   const int warp_first_key = k0 + j0;
@@ -400,12 +402,8 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_flash_dq_kernel(Attent
   const int warp_last_row = min(q0 + r0 + kRows, T) - 1;
   for (int k0 = 0; k0 <= last_key; k0 += kTileK) {
     __syncthreads();
-    for (int j = r0; j < r0 + kRows; ++j) {
-      const int s = k0 + j;
-      const float* krow = s < T ? Pt.q(qkv, b, s, h, D) + C : nullptr;
-      load_row_bf16<D, PE, true>(krow, s, a, delta_h, 1.f, stage, sm.K + j * Sm::LQ, lane);
-      for (int c = lane; c < D; c += 32) sm.V[j * Sm::LV + c] = __float2bfloat16_rn(krow ? krow[C + c] : 0.f);
-    }
+    for (int j = r0; j < r0 + kRows; ++j)
+      load_key_row_bf16<D, PE>(a, qkv, b, h, k0 + j, delta_h, stage, sm.K + j * Sm::LQ, sm.V + j * Sm::LV, lane);
     __syncthreads();
     if (warp_last_row < q0 + r0 || k0 > warp_last_row) continue;
     // S = Q K^T and dP = dO V^T for the warp's 16 queries and the tile's 64 keys.
