@@ -19,7 +19,7 @@ namespace popebench::cli {
 
 Runner register_eval(CLI::App& app) {
   struct State {
-    std::string checkpoint, data, out, device = "auto", factors, variants = "none";
+    std::string checkpoint, data, out, device = "auto", factors, variants = "none", attention;
     int threads = 0;
     ExtrapolationConfig ex;
   };
@@ -29,6 +29,10 @@ Runner register_eval(CLI::App& app) {
   cmd->add_option("--data", st->data, "Dataset directory (default: regenerate the run's own data)");
   cmd->add_option("--out", st->out, "Write the result JSON here (default: print only)")->check(non_empty());
   cmd->add_option("--device", st->device, "auto, cpu or cuda")->default_val("auto");
+  cmd->add_option("--gpu-attention", st->attention,
+                  "GPU attention's products for this evaluation: fp32, tf32 or bf16 (the flash kernels, for long "
+                  "buckets); default: the checkpoint's own setting")
+      ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
   cmd->add_option("--threads", st->threads, "CPU threads (0: all cores)")->default_val(0)->check(integer_in(0, 1024));
   cmd->add_option("--factors", st->factors,
                   "Also evaluate on length buckets, as multiples of the training max length (e.g. 1,2,5,10; "
@@ -67,6 +71,7 @@ Runner register_eval(CLI::App& app) {
     } else if (st->ex.base_len > 0) {
       throw UserError("--factor-of applies with --factors only");
     }
+    if (!st->attention.empty()) cfg.train.gpu_attention = st->attention;  // the recorded config stays as trained
     RunConfig data_cfg = cfg;
     Splits data = load_data(data_cfg, st->data);
     if (!st->data.empty()) require_dataset_fits(st->data, data_cfg.task, cfg);
@@ -77,7 +82,8 @@ Runner register_eval(CLI::App& app) {
                  be->device_name().c_str());
     EvalResult val = evaluate(*be, cfg, data.val), test = evaluate(*be, cfg, data.test);
     nlohmann::json out = {{"schema", "popebench.eval"}, {"schema_version", 1}, {"checkpoint", st->checkpoint},
-                          {"step", ck.step}, {"config", ck.config}, {"data", data.source},
+                          {"step", ck.step}, {"config", ck.config}, {"gpu_attention", cfg.train.gpu_attention},
+                          {"data", data.source},
                           {"val", val}, {"test", test},
                           {"environment", environment_json(be->device_name(), omp_get_max_threads(), g_command_line, be->device_index())}};
     std::string table;

@@ -389,7 +389,7 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   cmd.add_option("--checkpoint-every", c.train.checkpoint_every, "Steps between checkpoints (0: end only)")->default_val(c.train.checkpoint_every)->check(integer_in(0, 1000000000000LL))->group(g);
   cmd.add_option("--device", c.train.device, "auto, cpu or cuda")->default_val(c.train.device)->group(g);
   cmd.add_option("--gpu-matmul", c.train.gpu_matmul, "GPU matrix products: bf16, tf32 (tensor cores, fp32 accumulation) or fp32 (exact)")->default_val(c.train.gpu_matmul)->group(g);
-  cmd.add_option("--gpu-attention", c.train.gpu_attention, "GPU attention's products at T <= 64: fp32 (CUDA cores) or tf32 (tensor cores, fp32 sums)")->default_val(c.train.gpu_attention)->group(g);
+  cmd.add_option("--gpu-attention", c.train.gpu_attention, "GPU attention's products: fp32 (CUDA cores), tf32 (tensor cores at T <= 64, fp32 sums) or bf16 (FlashAttention-2 on tensor cores at any T, fp32 softmax: the long-sequence choice)")->default_val(c.train.gpu_attention)->group(g);
   cmd.add_option("--step-log", r.step_log_every,
                  "Every N steps a row (step, lr, loss, grad norm, batch accuracy) in RUN.steps.csv beside the run JSON (0: none)")
       ->default_val(r.step_log_every)->check(integer_in(0, 1000000000000LL))->group(g);

@@ -102,8 +102,8 @@ void TrainConfig::validate() const {
     bad("unknown device '" + device + "' (known: auto, cpu, cuda)");
   if (gpu_matmul != "tf32" && gpu_matmul != "fp32" && gpu_matmul != "bf16")
     bad("unknown GPU matmul mode '" + gpu_matmul + "' (known: tf32, fp32, bf16)");
-  if (gpu_attention != "fp32" && gpu_attention != "tf32")
-    bad("unknown GPU attention products '" + gpu_attention + "' (known: fp32, tf32)");
+  if (gpu_attention != "fp32" && gpu_attention != "tf32" && gpu_attention != "bf16")
+    bad("unknown GPU attention products '" + gpu_attention + "' (known: fp32, tf32, bf16)");
   if (grad_accum < 1 || grad_accum > 4096) bad("grad accumulation must be in [1, 4096] micro-batches");
   if (sampling != "replacement" && sampling != "epochs")
     bad("unknown batch sampling '" + sampling + "' (known: replacement, epochs)");

@@ -122,9 +122,11 @@ struct TrainConfig {
   // GPU matrix products: bf16 or tf32 (tensor cores, fp32 accumulation) or fp32 (exact). bf16, the
   // fastest, is the default: every committed GPU result was made with it (bench/log/004-bf16-matrix-products.md).
   std::string gpu_matmul = "bf16";
-  // GPU attention's own products (Q K^T, P V and the backward's) for T <= 64: fp32 (CUDA cores,
-  // every committed GPU result) or tf32 (tensor cores, operands rounded to TF32, fp32 sums;
-  // kernels/cuda/attention_short_tf32.cu). Longer sequences always run the fp32 tiled kernels.
+  // GPU attention's own products (Q K^T, P V and the backward's): fp32 (CUDA cores, every
+  // committed GPU result), tf32 (T <= 64 only: tensor cores, operands rounded to TF32, fp32 sums;
+  // kernels/cuda/attention_short_tf32.cu; longer sequences then run the fp32 tiled kernels) or
+  // bf16 (any T: FlashAttention-2's kernels on bf16 tensor cores, fp32 softmax and sums;
+  // kernels/cuda/attention_flash.cu), the long-sequence choice.
   std::string gpu_attention = "fp32";
   // Micro-batches of `batch` examples per optimizer step: their gradients are averaged, so one
   // step sees batch * grad_accum examples (nanoGPT's gradient_accumulation_steps). 1: SPEC.

@@ -157,7 +157,7 @@ expect_error "factors must increase" extrapolate --factors 3,2 --out "$tmp/ex2"
 expect_error "unknown RoPE variant 'longrope' (known: pi, ntk, yarn)" extrapolate --rope-variants longrope --out "$tmp/ex2"
 expect_error "--data is not supported" extrapolate --data "$tmp/ok" --out "$tmp/ex2"
 expect_error "unknown GPU matmul mode" train --pe rope --gpu-matmul fp16 --out "$tmp/t.json"
-expect_error "unknown GPU attention products 'bf16'" train --pe rope --gpu-attention bf16 --out "$tmp/t.json"
+expect_error "unknown GPU attention products 'fp16'" train --pe rope --gpu-attention fp16 --out "$tmp/t.json"
 
 # the screen's options on the command line, recorded in the run JSON
 expect_ok reproduce indirect-indexing --preset quick --pe pope --seeds 0 --steps 3 --warmup 1 --eval-every 0 --device cpu \
@@ -322,6 +322,15 @@ expect_ok train --pe rope --steps 2 --warmup 1 --eval-every 0 --n-train 50 --n-v
   --alphabet 8 --layers 1 --d-model 16 --heads 2 --device cpu --out "$tmp/tr/run.json"
 expect_ok eval --checkpoint "$tmp/tr/run.json.ckpt" --device cpu --out "$tmp/ev/a/b.json"
 [[ -f "$tmp/ev/a/b.json" ]] || { echo "FAIL: eval did not make its output folder"; fails=$((fails+1)); }
+# --gpu-attention overrides the checkpoint's setting for the evaluation and is recorded beside the
+# checkpoint's config, which stays as trained.
+expect_ok eval --checkpoint "$tmp/tr/run.json.ckpt" --device cpu --gpu-attention bf16 --out "$tmp/ev/bf16.json"
+python3 - "$tmp/ev/a/b.json" "$tmp/ev/bf16.json" <<'PY' || { echo "FAIL: eval --gpu-attention is not recorded as given"; fails=$((fails+1)); }
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["gpu_attention"] == "fp32" and b["gpu_attention"] == "bf16", (a["gpu_attention"], b["gpu_attention"])
+assert b["config"]["train"]["gpu_attention"] == "fp32", b["config"]["train"]
+PY
 expect_ok generate --task k-back --out "$tmp/kb" --n-train 20 --n-val 5 --n-test 5
 expect_error "holds k-back data; the checkpoint was trained on indirect-indexing" eval --checkpoint "$tmp/tr/run.json.ckpt" --data "$tmp/kb" --device cpu
 expect_error "--time-limit: must be a number" reproduce --preset quick --time-limit nan --out "$tmp/e"

@@ -106,6 +106,15 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
                         c.input.pad_attention = "masked";
                         c.model.attn_temp = "learned";
                       }});
+  // --gpu-attention bf16: the flash kernels (bf16 operands, as bf16 matrix products round them).
+  for (std::string pe : {"pope", "rope", "rope-half", "alibi"})
+    variants.push_back({pe, "none", 0, "gpu-attention bf16", [](RunConfig& c) { c.train.gpu_attention = "bf16"; }});
+  variants.push_back({"pope", "none", 0, "gpu-attention bf16, pad left masked, attn-temp learned", [](RunConfig& c) {
+                        c.train.gpu_attention = "bf16";
+                        c.input.pad = "left";
+                        c.input.pad_attention = "masked";
+                        c.model.attn_temp = "learned";
+                      }});
   // Head dims 32 and 64 (2 heads of d_model 64, 128) and 16 (4 heads of 64: the short kernels'
   // one-float-per-thread widths and the tiled kernels' half-idle lanes).
   const std::pair<int, int> shapes[] = {{64, 2}, {128, 2}, {64, 4}};  // (d_model, heads)
@@ -136,8 +145,11 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
         ref.backward(p.data(), gref.data());
         double loss = cuda_loss_and_grad(c, p32, b, g);
         // bf16 rounds inputs to 2^-8, 8x TF32's 2^-11: 8x its tolerances. TF32 attention products
-        // with fp32 matrix products round like tf32 ones (the same 2^-11, on fewer products).
-        const std::string prec = mm == "fp32" && c.train.gpu_attention == "tf32" ? "tf32" : mm;
+        // with fp32 matrix products round like tf32 ones (the same 2^-11, on fewer products); bf16
+        // attention products round like bf16 ones whatever the matrix products do.
+        const std::string prec = c.train.gpu_attention == "bf16"                         ? "bf16"
+                                 : mm == "fp32" && c.train.gpu_attention == "tf32" ? "tf32"
+                                                                                     : mm;
         const double tol = prec == "fp32" ? 1e-4 : prec == "tf32" ? 2e-2 : 1.6e-1;
         CHECK(loss == Approx(lref).epsilon(prec == "fp32" ? 1e-5 : prec == "tf32" ? 2e-3 : 1.6e-2));
         for (const auto& view : ref.layout().views) {

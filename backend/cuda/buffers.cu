@@ -38,6 +38,7 @@ CudaBackend::CudaBackend(const RunConfig& cfg, int runs)
   every_token_ = cfg.train.loss == "all";
   masked_pads_ = cfg.input.pad_attention == "masked";
   tf32_attention_ = cfg.train.gpu_attention == "tf32";
+  flash_attention_ = cfg.train.gpu_attention == "bf16";
   if (tf32_attention_ && !cuda::attention_has_tf32_form(T_, D_))
     std::fprintf(stderr, "popebench: note: --gpu-attention tf32 takes T <= 64 at head dims 16, 32 and 64; at T %d, "
                          "head dim %d attention's products run in fp32\n", T_, D_);

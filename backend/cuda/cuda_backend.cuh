@@ -176,7 +176,8 @@ class CudaBackend final : public Backend, public BatchEngine {
   void *dx_b_, *dgelu_b_;  // bf16 mirrors of dx_ and dgelu_ (bf16 products), or nullptr
   float* dtemp_part_ = nullptr;  // (B, T, H) log-temperature gradient terms (ModelConfig::attn_temp), or nullptr
   bool masked_pads_ = false;     // InputConfig::pad_attention "masked"
-  bool tf32_attention_ = false;  // TrainConfig::gpu_attention "tf32"
+  bool tf32_attention_ = false;   // TrainConfig::gpu_attention "tf32"
+  bool flash_attention_ = false;  // TrainConfig::gpu_attention "bf16"
   int32_t* key_start_ = nullptr;    // (B) each row's first real position (masked pads), or nullptr
   int32_t *tokens_, *ans_, *targets_;
   cuda::AdamWHyper* hyper_;  // (R)

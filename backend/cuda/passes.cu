@@ -14,6 +14,7 @@ cuda::AttentionArgs CudaBackend::attn_args(const Span& sp, int l, bool angles_fi
                         host_model_.layout().has_attn_temp ? P + lp.attn_temp : nullptr};
   a.runs = example_runs(sp);
   a.tf32_products = tf32_attention_;
+  a.bf16_flash = flash_attention_;
   // PoPE: layer l's own angle table, filled by its forward and read as it is by its backward (the
   // key angles carry the layer's delta, which changes only at the optimizer step). RoPE: the one
   // table the constructor filled (buffers.cu), only read.
