@@ -52,11 +52,12 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
     RunConfig& base = st->run.cfg;
     // A large enough alphabet for unique symbols at the longest bucket, unless one was given.
     const int max_factor = st->ex.factors.back();
-    if (!(st->run.task.alphabet && st->run.task.alphabet->count() > 0) && base.task.name != "k-back") {
+    if (!st->run.task.given("--alphabet")) {
       const int need = max_factor * base.task.max_len();
       const int alphabet = need <= 52 ? 52 : std::max(512, need);
-      base.task.indirect_indexing.alphabet = alphabet;
-      base.task.associative_recall.alphabet = alphabet;
+      std::visit([&](auto& t) {
+        if constexpr (requires { std::decay_t<decltype(t)>::kDistinctSymbols; }) t.alphabet = alphabet;
+      }, base.task.params);
       base.task.validate();
     }
     base.size_model_for_task();

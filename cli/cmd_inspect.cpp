@@ -42,9 +42,9 @@ Runner register_inspect(CLI::App& app) {
     Checkpoint& ck = opened.ck;
     RunConfig& cfg = opened.cfg;
     // Indirect Indexing models get the task's own diagnostics; every model, the frequency usage.
-    const bool indirect_indexing = cfg.task.name == "indirect-indexing";
+    const bool indirect_indexing = cfg.task.is<IndirectIndexingConfig>();
     if (!indirect_indexing && !st->predictions.empty())
-      throw UserError("--predictions lists Indirect Indexing examples; this checkpoint's task is " + cfg.task.name);
+      throw UserError("--predictions lists Indirect Indexing examples; this checkpoint's task is " + cfg.task.name());
     const Split split = st->split == "val" ? Split::kVal : Split::kTest;
     Dataset d;
     nlohmann::json source;

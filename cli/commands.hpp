@@ -1,6 +1,7 @@
 // Each subcommand registers itself on the app and returns the function that runs it.
 #pragma once
 #include <functional>
+#include <map>
 
 #include <CLI/CLI.hpp>
 
@@ -29,14 +30,20 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset);
 // validation. Each is applied only when given (see task_options.cpp).
 struct TaskOptions {
   std::string name;
-  int v_min_len = 0, v_max_len = 0, v_max_shift = 0, v_max_k = 0, v_alphabet = 0, v_values = 0;
-  bool v_zero_shift = false;
-  std::string v_pair_draw, v_corpus;
+  int v_min_len = 0, v_max_len = 0;
   int64_t v_counts[3] = {0, 0, 0};  // train, val, test
-  CLI::Option *min_len = nullptr, *max_len = nullptr, *max_shift = nullptr, *max_k = nullptr, *alphabet = nullptr,
-              *values = nullptr, *zero_shift = nullptr, *pair_draw = nullptr, *corpus = nullptr,
-              *counts[3] = {nullptr, nullptr, nullptr};
-  std::vector<CLI::Option*> opts;  // all of them (refused together with --data)
+  CLI::Option *min_len = nullptr, *max_len = nullptr, *counts[3] = {nullptr, nullptr, nullptr};
+  // The tasks' own options (each task's options(), generators/task_option.hpp), one per flag, with
+  // the value as given; bound by address, so TaskOptions is not copied once added.
+  struct Given {
+    CLI::Option* opt = nullptr;
+    int i = 0;
+    bool b = false;
+    std::string s;
+  };
+  std::map<std::string, Given> own;  // by flag
+  std::vector<CLI::Option*> opts;    // all of them (refused together with --data)
+  bool given(const std::string& flag) const;
 };
 void add_task_options(CLI::App& cmd, TaskOptions& o);
 // Applies the given options over `task` and validates it.

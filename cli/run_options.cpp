@@ -246,8 +246,8 @@ double sweep_deadline(const SweepOptions& sw) {
 }
 
 void require_dataset_fits(const std::string& dir, const TaskConfig& data, const RunConfig& cfg) {
-  if (data.name != cfg.task.name)
-    throw UserError(dir + " holds " + data.name + " data; the checkpoint was trained on " + cfg.task.name);
+  if (data.name() != cfg.task.name())
+    throw UserError(dir + " holds " + data.name() + " data; the checkpoint was trained on " + cfg.task.name());
   if (data.vocab_size() != cfg.model.vocab_size || data.width() > cfg.model.max_len)
     throw UserError(dir + ": its vocabulary or sequence length does not fit the checkpoint's model");
 }

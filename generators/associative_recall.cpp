@@ -1,4 +1,5 @@
 #include "generators/associative_recall.hpp"
+#include "generators/example_draws.hpp"
 #include "common/json_int.hpp"
 
 #include <vector>
@@ -56,6 +57,20 @@ Example draw_associative_recall(Pcg32& rng, const AssociativeRecallConfig& c) {
   t.push_back(vocab::kComma);
   t.push_back(vals[q]);
   return ex;
+}
+
+const std::vector<TaskOption<AssociativeRecallConfig>>& AssociativeRecallConfig::options() {
+  using C = AssociativeRecallConfig;
+  static const std::vector<TaskOption<C>> opts = {
+      {"--alphabet", "distinct key symbols", &C::alphabet},
+      {"--values", "value symbols", &C::values},
+  };
+  return opts;
+}
+
+Example AssociativeRecallConfig::draw(Pcg32& rng) const { return draw_associative_recall(rng, *this); }
+Dataset AssociativeRecallConfig::generate(Pcg32& rng, Split, uint64_t count, SplitStats* stats) const {
+  return draw_examples(*this, rng, count, stats);
 }
 
 }  // namespace popebench

@@ -11,6 +11,17 @@
 
 namespace popebench {
 
+// The three splits of a task; each is drawn from its own random stream (make_stream).
+enum class Split { kTrain = 0, kVal = 1, kTest = 2 };
+inline const char* split_name(Split s) {
+  switch (s) {
+    case Split::kTrain: return "train";
+    case Split::kVal: return "val";
+    case Split::kTest: return "test";
+  }
+  return "?";
+}
+
 struct Dataset {
   int width = 0;       // tokens per record, the longest sequence the task can produce
   int vocab_size = 0;

@@ -134,14 +134,14 @@ Dataset decode_text(const std::string& text, const TaskConfig& task, const std::
 
 nlohmann::json write_dataset_dir(const std::string& dir, const GenerateOptions& opt) {
   opt.task.validate();
-  if (opt.storage == DatasetStorage::kText && opt.task.name != "indirect-indexing")
-    throw UserError("the text format exists for indirect-indexing only; use the binary format for " + opt.task.name);
+  if (opt.storage == DatasetStorage::kText && !opt.task.has_text_format())
+    throw UserError("the text format exists for indirect-indexing only; use the binary format for " + opt.task.name());
   make_dirs(dir);
   nlohmann::json splits = nlohmann::json::object(), stats = nlohmann::json::object();
   for (Split s : {Split::kTrain, Split::kVal, Split::kTest}) {
     SplitStats st;
     Dataset d = generate_split(opt.task, opt.seed, s, &st);
-    std::string bytes = opt.storage == DatasetStorage::kBinary ? encode_binary(d, opt.task.name) : encode_text(d);
+    std::string bytes = opt.storage == DatasetStorage::kBinary ? encode_binary(d, opt.task.name()) : encode_text(d);
     std::string name = file_name(s, opt.storage);
     write_file_atomic(dir + "/" + name, bytes);
     splits[split_name(s)] = {{"file", name}, {"count", d.size()}, {"bytes", bytes.size()},

@@ -1,4 +1,5 @@
 #include "generators/indirect_indexing.hpp"
+#include "generators/example_draws.hpp"
 #include "common/json_int.hpp"
 
 #include <algorithm>
@@ -157,6 +158,25 @@ std::map<int, double> expected_shift_distribution(const IndirectIndexingConfig& 
       if (allowed(k)) p[k] += (c.pair_draw == "shift-first" ? 1.0 : std::max(0, L - std::abs(k))) / total / nlen;
   }
   return p;
+}
+
+const std::vector<TaskOption<IndirectIndexingConfig>>& IndirectIndexingConfig::options() {
+  using C = IndirectIndexingConfig;
+  static const std::vector<TaskOption<C>> opts = {
+      {"--max-shift", "shifts in [-max, +max]", &C::max_shift},
+      {"--alphabet", "distinct symbols", &C::alphabet},
+      {"--allow-zero-shift", "allow shift 0 (the paper does not say; excluded by default)", &C::allow_zero_shift},
+      {"--pair-draw", "(source, shift) drawn jointly, shift-first or source-first", &C::pair_draw},
+  };
+  return opts;
+}
+
+Example IndirectIndexingConfig::draw(Pcg32& rng) const {
+  IndirectIndexingExample e = draw_indirect_indexing(rng, *this);
+  return {std::move(e.tokens), e.str_len, e.shift};
+}
+Dataset IndirectIndexingConfig::generate(Pcg32& rng, Split, uint64_t count, SplitStats* stats) const {
+  return draw_examples(*this, rng, count, stats);
 }
 
 }  // namespace popebench

@@ -11,10 +11,21 @@
 
 #include "common/rng.hpp"
 #include "generators/dataset.hpp"
+#include "generators/task_option.hpp"
 
 namespace popebench {
 
+// The task's registration: generators/task_list.hpp says what each member below is for.
 struct IndirectIndexingConfig {
+  static constexpr const char* kName = "indirect-indexing";
+  static constexpr const char* kHelp =
+      "a string of distinct letters, a source letter and a signed shift: answer the letter at the source's position "
+      "plus the shift (the paper's diagnostic: content and position together)";
+  static constexpr const char* kLength = "string length";
+  static constexpr const char* kOffsetName = "shift";
+  static constexpr bool kTextFormat = true;  // the paper's text form is a dataset format (to_text, parse_text)
+  static constexpr bool kDistinctSymbols = true;  // a string uses each symbol at most once
+
   int min_len = 20;     // string length range, inclusive
   int max_len = 40;
   int max_shift = 15;   // shift drawn from [-max_shift, +max_shift]
@@ -26,10 +37,14 @@ struct IndirectIndexingConfig {
   // inside; "source-first" draws the source uniformly, then a shift that keeps it inside.
   std::string pair_draw = "joint";
 
+  static const std::vector<TaskOption<IndirectIndexingConfig>>& options();
   // Throws UserError naming the first bad parameter.
   void validate() const;
   int width() const;  // longest full sequence: max_len + 6 + digits(max_shift)
   int vocab_size() const;
+  double chance() const { return 1.0 / alphabet; }
+  Example draw(Pcg32& rng) const;
+  Dataset generate(Pcg32& rng, Split split, uint64_t count, SplitStats* stats) const;
 };
 void to_json(nlohmann::json& j, const IndirectIndexingConfig& c);
 void from_json(const nlohmann::json& j, IndirectIndexingConfig& c);

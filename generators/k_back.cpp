@@ -1,4 +1,5 @@
 #include "generators/k_back.hpp"
+#include "generators/example_draws.hpp"
 #include "common/json_int.hpp"
 
 #include <string>
@@ -49,6 +50,20 @@ Example draw_k_back(Pcg32& rng, const KBackConfig& c) {
   t.push_back(vocab::kComma);
   t.push_back(answer);
   return ex;
+}
+
+const std::vector<TaskOption<KBackConfig>>& KBackConfig::options() {
+  using C = KBackConfig;
+  static const std::vector<TaskOption<C>> opts = {
+      {"--max-k", "k in [1, max]", &C::max_k},
+      {"--alphabet", "symbols, drawn with replacement", &C::alphabet},
+  };
+  return opts;
+}
+
+Example KBackConfig::draw(Pcg32& rng) const { return draw_k_back(rng, *this); }
+Dataset KBackConfig::generate(Pcg32& rng, Split, uint64_t count, SplitStats* stats) const {
+  return draw_examples(*this, rng, count, stats);
 }
 
 }  // namespace popebench

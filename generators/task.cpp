@@ -1,84 +1,87 @@
 #include "generators/task.hpp"
 
-#include <type_traits>
-#include "common/json_int.hpp"
-
 #include "common/error.hpp"
-#include "generators/vocab.hpp"
+#include "common/json_int.hpp"
 
 namespace popebench {
 
-const char* split_name(Split s) {
-  switch (s) {
-    case Split::kTrain: return "train";
-    case Split::kVal: return "val";
-    case Split::kTest: return "test";
-  }
-  return "?";
+std::string task_names() {
+  std::string names;
+  for_each_task_kind([&](const auto& t) { names += (names.empty() ? "" : ", ") + std::string(t.kName); });
+  return names;
 }
 
-const char* task_names() { return "indirect-indexing, associative-recall, k-back, text"; }
-
 const std::vector<TaskKindInfo>& task_kinds() {
-  static const std::vector<TaskKindInfo> kinds = {
-      {"indirect-indexing", "a string of distinct letters, a source letter and a signed shift: answer the letter at the "
-                            "source's position plus the shift (the paper's diagnostic: content and position together)"},
-      {"associative-recall", "key-value pairs, then a key: answer its value (content alone)"},
-      {"k-back", "a string, then a marker with k: answer the symbol k positions before the marker (position alone)"},
-      {"text", "byte-level language modelling on a corpus of documents (default: the Linux kernel's documentation, "
-               "Debian's linux-doc-6.1): windows of --max-len bytes, every next byte predicted (train with --loss all)"},
-  };
+  static const std::vector<TaskKindInfo> kinds = [] {
+    std::vector<TaskKindInfo> k;
+    for_each_task_kind([&](const auto& t) { k.push_back({t.kName, t.kHelp}); });
+    return k;
+  }();
   return kinds;
 }
 
-namespace {
-// Calls f with the selected task's config (one switch for every per-task question).
-template <typename Cfg, typename F>
-auto with_task(Cfg& c, F&& f) {
-  if (c.name == "indirect-indexing") return f(c.indirect_indexing);
-  if (c.name == "associative-recall") return f(c.associative_recall);
-  if (c.name == "k-back") return f(c.k_back);
-  if (c.name == "text") return f(c.text);
-  throw UserError("unknown task '" + c.name + "' (known: " + task_names() + ")");
+std::string TaskConfig::name() const {
+  return std::visit([](const auto& t) { return std::string(t.kName); }, params);
 }
-}  // namespace
+
+void TaskConfig::select(const std::string& name) {
+  bool found = false;
+  for_each_task_kind([&](auto t) {
+    if (!found && name == t.kName) {
+      params = std::move(t);
+      found = true;
+    }
+  });
+  if (!found) throw UserError("unknown task '" + name + "' (known: " + task_names() + ")");
+}
 
 void TaskConfig::validate() const {
-  with_task(*this, [](const auto& t) { t.validate(); });
+  std::visit([](const auto& t) { t.validate(); }, params);
 }
 int TaskConfig::width() const {
-  return with_task(*this, [](const auto& t) { return t.width(); });
+  return std::visit([](const auto& t) { return t.width(); }, params);
 }
 int TaskConfig::vocab_size() const {
-  return with_task(*this, [](const auto& t) { return t.vocab_size(); });
+  return std::visit([](const auto& t) { return t.vocab_size(); }, params);
 }
 uint64_t TaskConfig::count(Split s) const {
   return s == Split::kTrain ? n_train : s == Split::kVal ? n_val : n_test;
 }
 int TaskConfig::min_len() const {
-  return with_task(*this, [](const auto& t) { return t.min_len; });
+  return std::visit([](const auto& t) { return t.min_len; }, params);
 }
 int TaskConfig::max_len() const {
-  return with_task(*this, [](const auto& t) { return t.max_len; });
+  return std::visit([](const auto& t) { return t.max_len; }, params);
 }
 void TaskConfig::set_length_range(int lo, int hi) {
-  with_task(*this, [&](auto& t) {
+  std::visit([&](auto& t) {
     t.min_len = lo;
     t.max_len = hi;
-  });
+  }, params);
 }
 double TaskConfig::chance() const {
-  if (name == "associative-recall") return 1.0 / associative_recall.values;
-  return 1.0 / with_task(*this, [](const auto& t) { return t.alphabet; });
+  return std::visit([](const auto& t) { return t.chance(); }, params);
+}
+bool TaskConfig::language_model() const {
+  return std::visit([](const auto& t) {
+    if constexpr (requires { std::decay_t<decltype(t)>::kLanguageModel; }) return bool(std::decay_t<decltype(t)>::kLanguageModel);
+    return false;
+  }, params);
+}
+bool TaskConfig::has_text_format() const {
+  return std::visit([](const auto& t) {
+    if constexpr (requires { std::decay_t<decltype(t)>::kTextFormat; }) return bool(std::decay_t<decltype(t)>::kTextFormat);
+    return false;
+  }, params);
 }
 
 void to_json(nlohmann::json& j, const TaskConfig& c) {
-  nlohmann::json params = with_task(c, [](const auto& t) { return nlohmann::json(t); });
-  j = {{"name", c.name}, {"params", params}, {"n_train", c.n_train}, {"n_val", c.n_val}, {"n_test", c.n_test}};
+  nlohmann::json params = std::visit([](const auto& t) { return nlohmann::json(t); }, c.params);
+  j = {{"name", c.name()}, {"params", params}, {"n_train", c.n_train}, {"n_val", c.n_val}, {"n_test", c.n_test}};
 }
 void from_json(const nlohmann::json& j, TaskConfig& c) {
-  c.name = j.at("name");
-  with_task(c, [&](auto& t) { t = j.at("params"); });
+  c.select(j.at("name").get<std::string>());
+  std::visit([&](auto& t) { t = j.at("params"); }, c.params);
   c.n_train = json_int<uint64_t>(j, "n_train");
   c.n_val = json_int<uint64_t>(j, "n_val");
   c.n_test = json_int<uint64_t>(j, "n_test");
@@ -92,56 +95,22 @@ void to_json(nlohmann::json& j, const SplitStats& s) {
   if (!s.source.is_null()) j["source"] = s.source;
 }
 
-namespace {
-Example draw(Pcg32& rng, const IndirectIndexingConfig& c) {
-  IndirectIndexingExample e = draw_indirect_indexing(rng, c);
-  return {std::move(e.tokens), e.str_len, e.shift};
-}
-Example draw(Pcg32& rng, const AssociativeRecallConfig& c) { return draw_associative_recall(rng, c); }
-Example draw(Pcg32& rng, const KBackConfig& c) { return draw_k_back(rng, c); }
-const char* offset_name(const IndirectIndexingConfig&) { return "shift"; }
-const char* offset_name(const AssociativeRecallConfig&) { return "query_pair"; }
-const char* offset_name(const KBackConfig&) { return "k"; }
-
-// The independent-example tasks: `count` draws, each right-padded to the split's width.
-template <typename Cfg>
-void generate_examples(Dataset& d, Pcg32& rng, const Cfg& t, size_t count, SplitStats* stats) {
-  if (stats) stats->offset_name = offset_name(t);
-  for (size_t i = 0; i < count; ++i) {
-    Example ex = draw(rng, t);
-    std::copy(ex.tokens.begin(), ex.tokens.end(), d.tokens.begin() + i * d.width);
-    d.lengths[i] = static_cast<uint16_t>(ex.tokens.size());
-    if (stats) {
-      stats->length_hist[ex.length]++;
-      stats->offset_hist[ex.offset]++;
-    }
-  }
-}
-}  // namespace
-
 Dataset generate_split(const TaskConfig& c, uint64_t seed, Split s, SplitStats* stats) {
   c.validate();
   static const Stream kSplitStreams[] = {Stream::kTrain, Stream::kVal, Stream::kTest};
   Pcg32 rng = make_stream(seed, kSplitStreams[static_cast<int>(s)]);
-  // Text cuts records from a corpus instead of drawing independent examples.
-  if (c.name == "text") {
-    require_text_windows(c.text, c.n_train, c.n_val, c.n_test);
-    return generate_text_split(c.text, rng, static_cast<int>(s), c.count(s), stats);
-  }
-  Dataset d;
-  d.width = c.width();
-  d.vocab_size = c.vocab_size();
-  const size_t count = c.count(s);
-  d.tokens.assign(count * d.width, vocab::kPad);
-  d.lengths.resize(count);
-  with_task(c, [&](const auto& t) {
-    if constexpr (!std::is_same_v<std::decay_t<decltype(t)>, TextConfig>) generate_examples(d, rng, t, count, stats);
-  });
-  return d;
+  return std::visit([&](const auto& t) {
+    if constexpr (requires { t.check_split_sizes(c.n_train, c.n_val, c.n_test); })
+      t.check_split_sizes(c.n_train, c.n_val, c.n_test);
+    return t.generate(rng, s, c.count(s), stats);
+  }, c.params);
 }
 
 nlohmann::json task_corpus_json(const TaskConfig& c) {
-  return c.name == "text" ? text_corpus_json(c.text.corpus) : nlohmann::json();
+  return std::visit([](const auto& t) {
+    if constexpr (requires { t.corpus_json(); }) return t.corpus_json();
+    return nlohmann::json();
+  }, c.params);
 }
 
 nlohmann::json generated_data_source(const TaskConfig& c, uint64_t seed) {

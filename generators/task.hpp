@@ -1,25 +1,20 @@
-// A task = a generator with its parameters and split sizes. The one place that knows which tasks
-// exist: the CLI, the trainer and the dataset files go through it.
+// A task = the selected generator with its parameters and split sizes. The CLI, the trainer and
+// the dataset files go through it; which tasks exist is generators/task_list.hpp's.
 #pragma once
-#include <vector>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "generators/associative_recall.hpp"
 #include "generators/dataset.hpp"
-#include "generators/indirect_indexing.hpp"
-#include "generators/k_back.hpp"
-#include "generators/text.hpp"
+#include "generators/task_list.hpp"
 
 namespace popebench {
 
-enum class Split { kTrain = 0, kVal = 1, kTest = 2 };
-const char* split_name(Split s);
-
 // Names of the tasks, comma-separated, for messages and option checks.
-const char* task_names();
+std::string task_names();
 // Every task with one line on what it asks (`popebench list`; docs/tasks.md says more).
 struct TaskKindInfo {
   const char* name;
@@ -28,14 +23,23 @@ struct TaskKindInfo {
 const std::vector<TaskKindInfo>& task_kinds();
 
 struct TaskConfig {
-  std::string name = "indirect-indexing";  // one of task_kinds()
-  // The parameters of each task; only the one `name` selects is used and serialised.
-  IndirectIndexingConfig indirect_indexing;
-  AssociativeRecallConfig associative_recall;
-  KBackConfig k_back;
-  TextConfig text;
+  TaskParams params;  // the selected task and its parameters (default: the registry's first)
   // Records per split (SPEC §1); for text, n_val and n_test count the bytes of text scored.
   uint64_t n_train = 1000000, n_val = 10000, n_test = 10000;
+
+  std::string name() const;
+  // Selects a task by name with its default parameters (UserError for an unknown name).
+  void select(const std::string& name);
+  template <typename T>
+  bool is() const { return std::holds_alternative<T>(params); }
+  // The selected task's parameters; asking for another task's is a programming error.
+  template <typename T>
+  T& as() {
+    if (!is<T>()) throw std::logic_error(std::string("the task is ") + name() + ", not " + T::kName);
+    return std::get<T>(params);
+  }
+  template <typename T>
+  const T& as() const { return const_cast<TaskConfig*>(this)->as<T>(); }
 
   void validate() const;  // throws UserError
   int width() const;
@@ -47,6 +51,10 @@ struct TaskConfig {
   void set_length_range(int lo, int hi);
   // Chance accuracy of a model that knows the answer's type but not which one.
   double chance() const;
+  // Scored on every next token, in bits per byte (the text task), rather than on its answer.
+  bool language_model() const;
+  // The paper's text form is a dataset format for this task (Indirect Indexing).
+  bool has_text_format() const;
 };
 void to_json(nlohmann::json& j, const TaskConfig& c);
 void from_json(const nlohmann::json& j, TaskConfig& c);

@@ -230,4 +230,19 @@ Dataset generate_text_split(const TextConfig& c, Pcg32& rng, int split, uint64_t
   return d;
 }
 
+const std::vector<TaskOption<TextConfig>>& TextConfig::options() {
+  static const std::vector<TaskOption<TextConfig>> opts = {
+      {"--corpus", "the folder of .rst / .rst.gz documents (Debian's linux-doc-6.1 installs the default)", &TextConfig::corpus},
+  };
+  return opts;
+}
+
+void TextConfig::check_split_sizes(uint64_t n_train, uint64_t n_val, uint64_t n_test) const {
+  require_text_windows(*this, n_train, n_val, n_test);
+}
+Dataset TextConfig::generate(Pcg32& rng, Split split, uint64_t count, SplitStats* stats) const {
+  return generate_text_split(*this, rng, static_cast<int>(split), count, stats);
+}
+nlohmann::json TextConfig::corpus_json() const { return text_corpus_json(corpus); }
+
 }  // namespace popebench

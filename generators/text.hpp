@@ -31,10 +31,19 @@
 
 #include "common/rng.hpp"
 #include "generators/dataset.hpp"
+#include "generators/task_option.hpp"
 
 namespace popebench {
 
+// The task's registration: generators/task_list.hpp says what each member below is for.
 struct TextConfig {
+  static constexpr const char* kName = "text";
+  static constexpr const char* kHelp =
+      "byte-level language modelling on a corpus of documents (default: the Linux kernel's documentation, Debian's "
+      "linux-doc-6.1): windows of --max-len bytes, every next byte predicted (train with --loss all)";
+  static constexpr const char* kLength = "window in bytes";
+  static constexpr bool kLanguageModel = true;  // scored on every next token: bits per byte
+
   std::string corpus = "/usr/share/doc/linux-doc-6.1/Documentation";
   int min_len = 256;  // window length in bytes (tokens the model reads), inclusive range
   int max_len = 256;
@@ -42,9 +51,15 @@ struct TextConfig {
   int test_percent = 5;
   static constexpr int alphabet = 256;  // bytes
 
+  static const std::vector<TaskOption<TextConfig>>& options();
   void validate() const;  // throws UserError naming the first bad parameter (the corpus is read by load)
   int width() const { return max_len + 1; }
   int vocab_size() const;
+  double chance() const { return 1.0 / alphabet; }
+  // UserError unless every split asked for holds a window (require_text_windows below).
+  void check_split_sizes(uint64_t n_train, uint64_t n_val, uint64_t n_test) const;
+  Dataset generate(Pcg32& rng, Split split, uint64_t count, SplitStats* stats) const;
+  nlohmann::json corpus_json() const;  // the folder, its documents, bytes and digest (text_corpus_json)
 };
 void to_json(nlohmann::json& j, const TextConfig& c);
 void from_json(const nlohmann::json& j, TextConfig& c);

@@ -204,12 +204,12 @@ std::string extrapolation_heading(const nlohmann::json& doc) {
       std::snprintf(buf, sizeof buf,
                     "%s, trained on windows of %d bytes, tested zero-shot on windows up to %dx as long (the same %s bytes "
                     "of test text each); %s seed%s per PE; bits per byte (lower is better), mean ± sample std over seeds.\n\n",
-                    t.name.c_str(), t.max_len(), longest, ex.c_str(), seeds.c_str(), seeds == "1" ? "" : "s");
+                    t.name().c_str(), t.max_len(), longest, ex.c_str(), seeds.c_str(), seeds == "1" ? "" : "s");
     else
       std::snprintf(buf, sizeof buf,
                     "%s, trained on lengths %d-%d, tested zero-shot on buckets up to %dx as long (%s examples each); "
                     "%s seed%s per PE; chance %.1f %%; test accuracy %%, mean ± sample std over seeds.\n\n",
-                    t.name.c_str(), t.min_len(), t.max_len(), longest, ex.c_str(), seeds.c_str(), seeds == "1" ? "" : "s",
+                    t.name().c_str(), t.min_len(), t.max_len(), longest, ex.c_str(), seeds.c_str(), seeds == "1" ? "" : "s",
                     100 * t.chance());
     return buf;
   } catch (const nlohmann::json::exception&) {

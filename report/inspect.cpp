@@ -111,10 +111,11 @@ nlohmann::json pope_delta_json(const RunConfig& cfg, const std::vector<float>& p
 
 nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& params, const Dataset& d,
                              const InspectOptions& o, std::vector<PredictionRow>* predictions) {
-  if (cfg.task.name != "indirect-indexing") throw UserError("inspect reads Indirect Indexing models only (the run's task is " + cfg.task.name + ")");
+  if (!cfg.task.is<IndirectIndexingConfig>())
+    throw UserError("inspect reads Indirect Indexing models only (the run's task is " + cfg.task.name() + ")");
   Transformer<float> model(cfg.model, cfg.pe);
   if (params.size() != model.layout().total) throw UserError("the parameters do not match the model");
-  const int L = cfg.model.n_layer, H = cfg.model.n_head, V = cfg.model.vocab_size, max_shift = cfg.task.indirect_indexing.max_shift;
+  const int L = cfg.model.n_layer, H = cfg.model.n_head, V = cfg.model.vocab_size, max_shift = cfg.task.as<IndirectIndexingConfig>().max_shift;
   const size_t n = o.examples ? std::min(o.examples, d.size()) : d.size();
   const int row = cfg.input_len();
   // Attention mass from the answer position, summed over examples: (L, H, kinds).

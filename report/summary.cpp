@@ -69,8 +69,9 @@ TaskConfig readable_task(const nlohmann::json& task, const std::string& what) {
 
 bool is_paper_task(const TaskConfig& t) {
   const IndirectIndexingConfig paper;  // its defaults are the paper's task (docs/spec.md §1)
-  const IndirectIndexingConfig& c = t.indirect_indexing;
-  return t.name == "indirect-indexing" && c.min_len == paper.min_len && c.max_len == paper.max_len &&
+  if (!t.is<IndirectIndexingConfig>()) return false;
+  const IndirectIndexingConfig& c = t.as<IndirectIndexingConfig>();
+  return c.min_len == paper.min_len && c.max_len == paper.max_len &&
          c.max_shift == paper.max_shift && c.alphabet == paper.alphabet && c.allow_zero_shift == paper.allow_zero_shift;
 }
 
@@ -154,7 +155,7 @@ std::string summary_markdown(const nlohmann::json& s) {
     for (const auto& r : s["rows"]) seeds_per_pe.insert(r["n"].get<uint64_t>());
     const std::string seeds = one_or_other(seeds_per_pe);
     std::snprintf(buf, sizeof buf, "%s, trained on lengths %d-%d; %s seed%s per PE; chance %.2f %%; test accuracy on %llu examples.\n\n",
-                  t.name.c_str(), t.min_len(), t.max_len(), seeds.c_str(), seeds == "1" ? "" : "s",
+                  t.name().c_str(), t.min_len(), t.max_len(), seeds.c_str(), seeds == "1" ? "" : "s",
                   100 * s["chance"].get<double>(), static_cast<unsigned long long>(t.n_test));
     out += buf;
   }

@@ -102,6 +102,15 @@ expect_error "applies to k-back only" generate --out "$tmp/a" --max-k 3
 expect_error "applies to indirect-indexing only" generate --task k-back --out "$tmp/a" --max-shift 3
 expect_error "text format exists for indirect-indexing only" generate --task k-back --out "$tmp/a" --format text
 expect_error "reaches before the shortest string" generate --task k-back --out "$tmp/a" --max-k 30
+# The tasks' own options come from their declarations (generators/task_option.hpp): one flag for
+# the tasks that share it, its help naming each task with the default its config starts from.
+help=$("$bin" generate --help | tr -s ' \n' ' ')
+for want in "k-back: k in [1, max] (default 15)" \
+            "indirect-indexing: distinct symbols (default 52); associative-recall: distinct key symbols (default 52); k-back: symbols, drawn with replacement (default 52)" \
+            "associative-recall: pairs 10" "text: window in bytes 256"; do
+  [[ "$help" == *"$want"* ]] || { echo "FAIL: generate --help lacks '$want'"; fails=$((fails+1)); }
+done
+[[ $(grep -o -- '--alphabet' <<< "$help" | wc -l) -eq 1 ]] || { echo "FAIL: --alphabet is not one option"; fails=$((fails+1)); }
 
 # extrapolate: a tiny CPU run end to end, then the refusals
 expect_ok extrapolate --preset quick --task k-back --min-len 4 --max-len 6 --max-k 2 --steps 3 --warmup 1 --eval-every 0 \
@@ -466,7 +475,7 @@ import csv; rows = list(csv.DictReader(open('$tmp/fb.csv'))); assert rows[0]['or
 expect_error "is not a folder" generate --task text --corpus "$tmp/no_corpus" --out "$tmp/tx0"
 [[ ! -e "$tmp/tx0/manifest.json" ]] || { echo "FAIL: a refused text corpus left a manifest"; fails=$((fails+1)); }
 expect_error "--corpus applies to text only" generate --task k-back --corpus "$tmp" --out "$tmp/tx1"
-expect_error "--alphabet does not apply to text" generate --task text --alphabet 30 --out "$tmp/tx1"
+expect_error "--alphabet applies to indirect-indexing, associative-recall and k-back only (the task is text)" generate --task text --alphabet 30 --out "$tmp/tx1"
 mkdir -p "$tmp/corpus/a" "$tmp/corpus/b"
 # 200 documents: at the default 5 % shares each evaluation split gets ~10 of them
 for i in $(seq 1 200); do

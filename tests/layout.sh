@@ -60,8 +60,39 @@ else:
 covered = {n.split("/")[0] for n in named}
 for top in sorted(tops - covered):
     bad.append(f"{top}/ is not in README's Layout table")
+# The task registry (generators/task_list.hpp): no product file outside generators/ names a task,
+# by its config type or its --task name, so that a new task is its own files and one line there.
+# Indirect Indexing's own analyses (inspect, the paper's Table 1 for reproduce and the summary)
+# are the exception: they read that task's parameters. "text" is left to the type name, as the
+# word also names a dataset format.
+task_list = open(os.path.join(src, "generators/task_list.hpp")).read()
+task_types = re.search(r"using TaskParams = std::variant<([^>]*)>", task_list).group(1).replace(" ", "").split(",")
+task_words = {t: [t] for t in task_types}
+for root, _, files in os.walk(os.path.join(src, "generators")):
+    for f in files:
+        text = open(os.path.join(root, f)).read()
+        for t in task_types:
+            m = re.search(r"struct " + t + r" \{.*?kName = \"([^\"]+)\"", text, re.S)
+            if m and m.group(1) != "text":
+                task_words[t].append('"' + m.group(1) + '"')
+task_allowed = {"report/inspect.cpp", "report/summary.cpp", "cli/cmd_inspect.cpp", "cli/cmd_reproduce.cpp"}
+for folder in rank:
+    if folder == "generators":
+        continue
+    for root, _, files in os.walk(os.path.join(src, folder)):
+        for f in files:
+            path = os.path.relpath(os.path.join(root, f), src)
+            if not f.endswith((".hpp", ".cpp", ".cu", ".cuh")) or path in task_allowed:
+                continue
+            text = open(os.path.join(src, path)).read()
+            for t, words in task_words.items():
+                for w in words:
+                    if w in text:
+                        bad.append(f"{path} names the task {w} (only generators/ and the registry may: docs/adding.md)")
+if len(task_types) < 2 or any(len(w) < 2 for t, w in task_words.items() if t != "TextConfig"):
+    bad.append(f"layout.sh did not find the tasks' names in generators/ ({task_words})")
 if bad:
     print("\n".join("FAIL: " + b for b in bad))
     sys.exit(1)
-print(f"layout: the README's {len(named)} folders exist and cover the tree; {sum(len(d) for d in units.values())} includes between {len(units)} units, none upward, no pair")
+print(f"layout: the README's {len(named)} folders exist and cover the tree; {sum(len(d) for d in units.values())} includes between {len(units)} units, none upward, no pair; {len(task_types)} tasks named only in generators/")
 PY

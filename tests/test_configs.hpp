@@ -13,7 +13,7 @@ struct SmallTask {
 
 inline RunConfig small_run_config(const std::string& pe, SmallTask t, int d_model, int n_head, uint64_t n_train) {
   RunConfig c;
-  auto& ii = c.task.indirect_indexing;
+  auto& ii = c.task.as<IndirectIndexingConfig>();
   ii.min_len = t.min_len;
   ii.max_len = t.max_len;
   ii.max_shift = t.max_shift;

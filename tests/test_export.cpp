@@ -127,7 +127,7 @@ TEST_CASE("export: CSV fields are quoted only when they must be", "[export]") {
 
 TEST_CASE("export --extrapolation: a row per evaluated run and length bucket, the task's leaves as columns", "[export]") {
   TaskConfig task;
-  task.name = "k-back";
+  task.select("k-back");
   const nlohmann::json doc = {
       {"schema", "popebench.extrapolation"}, {"schema_version", 1}, {"task", task},
       {"buckets", {{{"factor", 1}, {"min_len", 4}, {"max_len", 6}, {"examples", 20}},

@@ -86,7 +86,7 @@ TEST_CASE("shift and length frequencies match the re-draw rule", "[generator]") 
   const double n = 400000;
   // Lengths: uniform over 21 values. Shifts: P(k) = mean over L of (L-|k|)/sum_k'(L-|k'|),
   // e.g. P(+-1) = 0.0451, P(+-15) = 0.0168. Tolerance: 5 binomial standard deviations.
-  auto expected = expected_shift_distribution(task.indirect_indexing);
+  auto expected = expected_shift_distribution(task.as<IndirectIndexingConfig>());
   REQUIRE(expected.size() == 30);
   double total = 0;
   for (auto [k, p] : expected) {
@@ -109,11 +109,11 @@ TEST_CASE("shift and length frequencies match the re-draw rule", "[generator]") 
 
 TEST_CASE("zero shift appears when allowed", "[generator]") {
   TaskConfig task;
-  task.indirect_indexing.allow_zero_shift = true;
+  task.as<IndirectIndexingConfig>().allow_zero_shift = true;
   task.n_train = 20000;
   SplitStats st;
   generate_split(task, 1, Split::kTrain, &st);
-  auto expected = expected_shift_distribution(task.indirect_indexing);
+  auto expected = expected_shift_distribution(task.as<IndirectIndexingConfig>());
   double p = expected.at(0), sd = std::sqrt(20000 * p * (1 - p));
   CHECK(std::abs(st.offset_hist[0] - 20000 * p) < 5 * sd);
 }

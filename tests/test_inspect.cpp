@@ -127,6 +127,6 @@ TEST_CASE("inspect's accuracy is the evaluation's, and attention shares sum to o
     CHECK(r["pope_delta"][0]["histogram_8_bins"].size() == 8);
   }
   RunConfig k = test::small_run_config("rope", {5, 9, 3, 12}, 16, 2, 64);
-  k.task.name = "k-back";
+  k.task.select("k-back");
   CHECK_THROWS_WITH(inspect_model(k, {}, Dataset{}, InspectOptions{}), Catch::Contains("Indirect Indexing models only"));
 }

@@ -14,10 +14,10 @@ using namespace popebench::test;
 namespace {
 TaskConfig tiny_task() {
   TaskConfig t;
-  t.indirect_indexing.min_len = 5;
-  t.indirect_indexing.max_len = 9;
-  t.indirect_indexing.max_shift = 3;
-  t.indirect_indexing.alphabet = 12;
+  t.as<IndirectIndexingConfig>().min_len = 5;
+  t.as<IndirectIndexingConfig>().max_len = 9;
+  t.as<IndirectIndexingConfig>().max_shift = 3;
+  t.as<IndirectIndexingConfig>().alphabet = 12;
   t.n_train = 64;
   return t;
 }

@@ -414,7 +414,7 @@ TEST_CASE("extrapolation table: mean and sample std per bucket over seeds, none 
   CHECK(md.find("| pope | 90.0 | 30.0 |") != std::string::npos);
   // The line above the table says what it is of.
   TaskConfig task;
-  task.name = "k-back";
+  task.select("k-back");
   const nlohmann::json doc = {{"task", task}, {"chance", task.chance()}, {"table", t},
                               {"buckets", {{{"factor", 1}, {"examples", 500}}, {{"factor", 2}, {"examples", 500}}}}};
   const std::string head = extrapolation_heading(doc);

@@ -231,15 +231,15 @@ TEST_CASE("pe-lr-mult scales the PE parameters' step only", "[screen][optim]") {
 TEST_CASE("pair-draw: each rule's shifts follow its own distribution, every target inside", "[screen][generator]") {
   for (std::string rule : {"joint", "shift-first", "source-first"}) {
     TaskConfig task;
-    task.indirect_indexing.min_len = 6;
-    task.indirect_indexing.max_len = 12;
-    task.indirect_indexing.max_shift = 5;
-    task.indirect_indexing.alphabet = 20;
-    task.indirect_indexing.pair_draw = rule;
+    task.as<IndirectIndexingConfig>().min_len = 6;
+    task.as<IndirectIndexingConfig>().max_len = 12;
+    task.as<IndirectIndexingConfig>().max_shift = 5;
+    task.as<IndirectIndexingConfig>().alphabet = 20;
+    task.as<IndirectIndexingConfig>().pair_draw = rule;
     task.n_train = 200000;
     SplitStats st;
     Dataset d = generate_split(task, 9, Split::kTrain, &st);
-    auto expected = expected_shift_distribution(task.indirect_indexing);
+    auto expected = expected_shift_distribution(task.as<IndirectIndexingConfig>());
     REQUIRE(expected.size() == 10);
     const double n = double(task.n_train);
     double total = 0;
@@ -270,7 +270,7 @@ TEST_CASE("pair-draw: each rule's shifts follow its own distribution, every targ
   // The default rule is the one every committed dataset was made with: unchanged bytes.
   TaskConfig a, b;
   a.n_train = b.n_train = 500;
-  b.indirect_indexing.pair_draw = "joint";
+  b.as<IndirectIndexingConfig>().pair_draw = "joint";
   CHECK(generate_split(a, 4, Split::kTrain).tokens == generate_split(b, 4, Split::kTrain).tokens);
   IndirectIndexingConfig bad;
   bad.pair_draw = "target-first";
@@ -294,7 +294,7 @@ TEST_CASE("configs written before the screen's options read back with their defa
   d.input.pad = "left";
   d.optim.weight_decay_on = "all-2d";
   d.optim.pe_lr_mult = 0.5;
-  d.task.indirect_indexing.pair_draw = "shift-first";
+  d.task.as<IndirectIndexingConfig>().pair_draw = "shift-first";
   nlohmann::json dj = d;
   RunConfig back = dj;
   CHECK(nlohmann::json(back) == dj);

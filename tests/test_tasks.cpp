@@ -15,7 +15,7 @@ using namespace popebench;
 namespace {
 TaskConfig task_named(const std::string& name, uint64_t n) {
   TaskConfig t;
-  t.name = name;
+  t.select(name);
   t.n_train = n;
   t.n_val = t.n_test = 100;
   return t;
@@ -35,7 +35,7 @@ void check_uniform(const Map& hist, int lo, int hi, uint64_t n) {
 
 TEST_CASE("associative recall: every example is pairs, a query key, and that key's value", "[generator][tasks]") {
   TaskConfig t = task_named("associative-recall", 30000);
-  const auto& c = t.associative_recall;
+  const auto& c = t.as<AssociativeRecallConfig>();
   SplitStats st;
   Dataset d = generate_split(t, 7, Split::kTrain, &st);
   REQUIRE(d.width == 2 * c.max_len + 4);
@@ -70,7 +70,7 @@ TEST_CASE("associative recall: every example is pairs, a query key, and that key
 
 TEST_CASE("k-back: the answer is the symbol k before the marker", "[generator][tasks]") {
   TaskConfig t = task_named("k-back", 30000);
-  const auto& c = t.k_back;
+  const auto& c = t.as<KBackConfig>();
   SplitStats st;
   Dataset d = generate_split(t, 8, Split::kTrain, &st);
   REQUIRE(d.width == c.max_len + 5);  // string, ',', up to two digits, ',', answer
@@ -102,7 +102,7 @@ TEST_CASE("k-back: the answer is the symbol k before the marker", "[generator][t
 
 TEST_CASE("Indirect Indexing with a 512-symbol alphabet makes 400-symbol strings of unique symbols", "[generator][tasks]") {
   TaskConfig t = task_named("indirect-indexing", 300);
-  auto& c = t.indirect_indexing;
+  auto& c = t.as<IndirectIndexingConfig>();
   c.alphabet = 512;
   c.min_len = 361;
   c.max_len = 400;
@@ -151,13 +151,12 @@ TEST_CASE("task configs round-trip through JSON and bad parameters are refused",
     return std::string();
   };
   TaskConfig t = task_named("k-back", 10);
-  t.k_back.max_k = 25;
+  t.as<KBackConfig>().max_k = 25;
   CHECK_THAT(msg(t), Catch::Contains("reaches before the shortest string"));
   t = task_named("associative-recall", 10);
-  t.associative_recall.alphabet = 15;
+  t.as<AssociativeRecallConfig>().alphabet = 15;
   CHECK_THAT(msg(t), Catch::Contains("keys are drawn without replacement"));
-  t.associative_recall.alphabet = 4090;
+  t.as<AssociativeRecallConfig>().alphabet = 4090;
   CHECK_THAT(msg(t), Catch::Contains("exceeds the vocabulary"));
-  t = task_named("copy", 10);
-  CHECK_THAT(msg(t), Catch::Contains("unknown task 'copy'"));
+  CHECK_THROWS_WITH(TaskConfig().select("copy"), Catch::Contains("unknown task 'copy'"));
 }

@@ -93,8 +93,8 @@ TEST_CASE("text: the corpus is every .rst and .rst.gz below the folder, by name"
 TEST_CASE("text: a run's data names its corpus by digest, the same for a copy elsewhere", "[text]") {
   TempDir a, b;
   TaskConfig t;
-  t.name = "text";
-  t.text = write_corpus(a.path);
+  t.select("text");
+  t.as<TextConfig>() = write_corpus(a.path);
   const nlohmann::json src = generated_data_source(t, 3);
   REQUIRE(src.at("kind") == "generated");
   REQUIRE(src.at("seed") == 3);
@@ -133,14 +133,14 @@ TEST_CASE("text: documents split by their bytes, the same text always in the sam
 TEST_CASE("text: training windows come from training documents only", "[text]") {
   TempDir tmp;
   TaskConfig t;
-  t.name = "text";
-  t.text = write_corpus(tmp.path);
+  t.select("text");
+  t.as<TextConfig>() = write_corpus(tmp.path);
   t.n_train = 500;
-  const TextCorpus& corpus = load_text_corpus(t.text.corpus);
-  const std::string train = text_split_stream(corpus, t.text, 0);
+  const TextCorpus& corpus = load_text_corpus(t.as<TextConfig>().corpus);
+  const std::string train = text_split_stream(corpus, t.as<TextConfig>(), 0);
   std::set<std::string> test_ids;  // "Document N " of every evaluation document
   for (size_t i = 0; i < corpus.docs.size(); ++i)
-    if (text_split_of(corpus.docs[i], t.text) != 0) test_ids.insert(corpus.docs[i].substr(0, corpus.docs[i].find(" says")));
+    if (text_split_of(corpus.docs[i], t.as<TextConfig>()) != 0) test_ids.insert(corpus.docs[i].substr(0, corpus.docs[i].find(" says")));
   REQUIRE(!test_ids.empty());
   SplitStats stats;
   const Dataset d = generate_split(t, 3, Split::kTrain, &stats);
@@ -162,10 +162,10 @@ TEST_CASE("text: training windows come from training documents only", "[text]") 
 TEST_CASE("text: evaluation windows tile the split's first n bytes without overlap", "[text]") {
   TempDir tmp;
   TaskConfig t;
-  t.name = "text";
-  t.text = write_corpus(tmp.path);
-  const TextCorpus& corpus = load_text_corpus(t.text.corpus);
-  const std::string test = text_split_stream(corpus, t.text, 2);
+  t.select("text");
+  t.as<TextConfig>() = write_corpus(tmp.path);
+  const TextCorpus& corpus = load_text_corpus(t.as<TextConfig>().corpus);
+  const std::string test = text_split_stream(corpus, t.as<TextConfig>(), 2);
   for (int L : {64, 128, 640}) {
     t.set_length_range(L, L);
     t.n_test = 5000;
@@ -193,8 +193,8 @@ TEST_CASE("text: bad corpora and windows are refused in one line", "[text]") {
   TextConfig c;
   auto refused = [&](const std::string& fragment) {
     TaskConfig t;
-    t.name = "text";
-    t.text = c;
+    t.select("text");
+    t.as<TextConfig>() = c;
     t.n_train = 10;
     try {
       generate_split(t, 0, Split::kTrain);
@@ -235,8 +235,8 @@ TEST_CASE("text: bad corpora and windows are refused in one line", "[text]") {
 TEST_CASE("text: evaluation reports bits per byte over every prediction of every window", "[text][train]") {
   TempDir tmp;
   RunConfig c;
-  c.task.name = "text";
-  c.task.text = write_corpus(tmp.path);
+  c.task.select("text");
+  c.task.as<TextConfig>() = write_corpus(tmp.path);
   c.task.set_length_range(24, 24);
   c.task.n_test = 400;
   c.model.n_layer = 2;

@@ -290,7 +290,7 @@ TEST_CASE("a complete run is skipped only when its whole config matches", "[trai
   CHECK(read_file(dir + "/r.json") == before);
   // Same PE, seed, model and optimizer but another task: must train again, not be taken as done.
   auto other = o;
-  other.cfg.task.indirect_indexing.max_shift = 1;
+  other.cfg.task.as<IndirectIndexingConfig>().max_shift = 1;
   other.cfg.size_model_for_task();
   std::filesystem::remove(dir + "/r.json.ckpt");
   auto retrained = train(other);

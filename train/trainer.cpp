@@ -75,7 +75,7 @@ EvalResult evaluate(Backend& be, const RunConfig& cfg, const Dataset& d, size_t 
   double loss_sum = 0;
   size_t hits = 0;
   std::vector<int32_t> correct;
-  const bool language_model = cfg.task.name == "text";  // bits per byte over every prediction
+  const bool language_model = cfg.task.language_model();  // bits per byte over every prediction
   TokenLoss every;
   for (size_t i = 0; i < n; i += eval_batch) {
     std::vector<size_t> idx;
