@@ -46,3 +46,21 @@ GATE_TESTS_S=400 POPEBENCH=.devbin/popebench bash $S/gated_call.sh - pope 480 $O
 J $((585 - SECONDS))   # call 1
 J 300                  # call 2: delivered the files
 # Landed with: bash $S/ingest_half.sh FILES_DIR stage2 stage2_depth_4_pope_100k
+
+# --- Session of 2026-12-06, 13:59-14:17 UTC, two consecutive device calls on one `nvidia-h100-x1`
+# machine (NVIDIA H100 80GB HBM3, driver 580.159.04), the binary built on the development machine
+# at ebad585 (same flags) and carried in .devbin/ with libgomp. Call 1 gated the binary while the
+# job trained: every GPU test passed (12976 assertions in 34 test cases, the flash-attention
+# cases and the whole-model bf16-attention variants among them) and abs_pos_learned's PoPE half
+# rerun to 2,000 steps repeated the committed runs bit for bit (both seeds).
+# budget_200k and depth_4_budget_200k (PLAN.md, change of 2026-12-06: 200,000-step schedules,
+# stop at 80,000), PoPE seeds 0-1, the four runs at once; to 80,000 steps in 1033 s including
+# the inspects (~92 steps/s for the 8-layer runs, ~132 for the 4-layer ones, with the gate's
+# tests beside them for the first 363 s); log sweep_stage2_200k_cells_pope.log.
+J() { PLAN=$S/stage2.json CONCURRENT=4 STOP_AT=80000 ALONG=1 MIN_BUDGET_S=0 POPEBENCH=.devbin/popebench \
+  bash $S/cells_across_calls.sh b200 "$1" $OUT/job budget_200k,depth_4_budget_200k 1500 pope; }
+J 1
+GATE_TESTS_S=400 POPEBENCH=.devbin/popebench bash $S/gated_call.sh - pope 480 $OUT/gate gate eq
+J $((585 - SECONDS))   # call 1
+J 570                  # call 2: delivered the files
+# Landed with: bash $S/ingest_half.sh FILES_DIR stage2 stage2_200k_cells_pope
