@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/rng.hpp"
+#include "bench/attention_bench.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/event_timer.hpp"
 #include "kernels/cuda/kernels.hpp"

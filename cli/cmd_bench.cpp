@@ -11,10 +11,9 @@
 #include "kernels/device.hpp"
 #include "backend/backend.hpp"
 #include "train/trainer.hpp"
-
-namespace popebench {
-nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind pe, int warmup, int iters);
-}
+#ifdef POPEBENCH_HAVE_CUDA_BACKEND
+#include "bench/attention_bench.hpp"
+#endif
 
 namespace popebench::cli {
 
