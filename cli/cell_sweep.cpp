@@ -120,7 +120,7 @@ int run_cell_sweep(const std::vector<SweepCell>& cells, const std::string& out, 
     if (!cells[ci].summarise || runs.size() != cells[ci].planned_runs) continue;
     auto summary = summarise_runs(runs, cells[ci].title);
     for (const auto& [k, v] : cells[ci].summary_extra.items()) summary[k] = v;
-    summary["command"] = g_command_line;
+    summary["command"] = sw.command;
     summary["runs"] = files;
     const std::string dir = cell_dir(cells[ci], out);
     write_file_atomic(dir + "/summary.json", summary.dump(2) + "\n");

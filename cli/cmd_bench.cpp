@@ -50,14 +50,14 @@ Runner register_bench(CLI::App& app) {
   cmd->add_option_function<std::string>("--stream-runs", run_counts(&st->stream_runs, "--stream-runs"),
                   "Also time R runs trained alone at once, each on its own CUDA stream (sweep --concurrent R --batch-runs 1), "
                   "for each R listed: what --batch-runs R is compared with");
-  return [st]() -> int {  // explicit: in a CPU-only build the body is a throw alone
+  return [st](const std::string& command) -> int {  // explicit: in a CPU-only build the body is a throw alone
 #ifndef POPEBENCH_HAVE_CUDA_BACKEND
     throw UserError("bench needs a build with the CUDA backend and a GPU");
 #else
     DeviceInfo dev = query_device();
     if (dev.cuda_devices == 0) throw UserError("bench needs a GPU (" + dev.error + ")");
     nlohmann::json out = {{"schema", "popebench.bench"}, {"schema_version", 1},
-                          {"environment", environment_json(dev.name, 1, g_command_line)},
+                          {"environment", environment_json(dev.name, 1, command)},
                           {"iters", st->iters}, {"warmup", st->warmup}, {"gpu_matmul", st->matmul},
                           {"gpu_attention", st->attention}, {"complete", false}};
     // The JSON is rewritten (atomically) after every measurement, "complete" false until the last:

@@ -46,7 +46,7 @@ Runner register_eval(CLI::App& app) {
       ->check(integer_in(1, 1000000));
   cmd->add_option("--rope-variants", st->variants, "With --factors, for RoPE checkpoints: also pi, ntk, yarn (rope only) (or none)")
       ->default_val(st->variants)->check(non_empty());
-  return [st]() {
+  return [st](const std::string& command) {
     OpenedCheckpoint opened = open_checkpoint(st->checkpoint, st->out, st->threads);
     Checkpoint& ck = opened.ck;
     RunConfig& cfg = opened.cfg;
@@ -85,7 +85,7 @@ Runner register_eval(CLI::App& app) {
                           {"step", ck.step}, {"config", ck.config}, {"gpu_attention", cfg.train.gpu_attention},
                           {"data", data.source},
                           {"val", val}, {"test", test},
-                          {"environment", environment_json(be->device_name(), omp_get_max_threads(), g_command_line, be->device_index())}};
+                          {"environment", environment_json(be->device_name(), omp_get_max_threads(), command, be->device_index())}};
     std::string table;
     if (!buckets.empty()) {
       nlohmann::json rows = nlohmann::json::array();

@@ -67,7 +67,7 @@ Runner register_export(CLI::App& app) {
   cmd->add_flag("--extrapolation", st->extrapolation,
                 "Export extrapolation tables (extrapolation.json of extrapolate or merge) instead of runs: a row per "
                 "evaluated run and length bucket");
-  return [st]() {
+  return [st](const std::string&) {
     namespace fs = std::filesystem;
     check_output_path(st->out, "--out");
     if (int(st->curves) + int(st->extrapolation) + int(st->steps) > 1)

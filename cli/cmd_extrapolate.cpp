@@ -41,7 +41,8 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
   add_sweep_options(*cmd, st->sweep, st->run, "extrapolation", preset,
                     "extrapolation (small model, minutes on a GPU), quick or paper");
   add_batch_runs_option(*cmd, st->sweep);
-  return [st]() {
+  return [st](const std::string& command) {
+    st->sweep.command = command;
     std::vector<uint64_t> seeds = sweep_seeds(st->sweep);
     if (!st->factors.empty()) st->ex.factors = parse_int_list(st->factors, "--factors");
     st->ex.rope_variants = st->variants == "none" ? std::vector<std::string>{} : parse_distinct_list(st->variants, "--rope-variants");
@@ -142,10 +143,10 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
                                          : "test bits per byte per bucket, mean and sample std over seeds"},
                           {"table", table},
                           {"rows", all},
-                          {"command", g_command_line},
+                          {"command", command},
                           {"popebench_version", kPopebenchVersion},
                           {"git_commit", git_commit()},
-                          {"environment", environment_json(device, st->run.threads, g_command_line)}};
+                          {"environment", environment_json(device, st->run.threads, command)}};
     if (nlohmann::json corpus = task_corpus_json(base.task); !corpus.is_null()) out["corpus"] = corpus;
     write_file_atomic(st->out + "/extrapolation.json", out.dump(2) + "\n");
     const std::string md = extrapolation_heading(out) + extrapolation_markdown(table);

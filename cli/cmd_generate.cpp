@@ -23,7 +23,7 @@ Runner register_generate(CLI::App& app) {
       ->default_val(0)->check(integer_in(0, LLONG_MAX));
   cmd->add_option("--format", st->format, "binary (compact, for training) or text (one example per line)")
       ->default_val("binary")->check(CLI::IsMember({"binary", "text"}));
-  return [st]() {
+  return [st](const std::string&) {
     apply_task_options(st->task, st->opt.task);
     st->opt.storage = st->format == "text" ? DatasetStorage::kText : DatasetStorage::kBinary;
     auto t0 = std::chrono::steady_clock::now();

@@ -37,7 +37,7 @@ Runner register_inspect(CLI::App& app) {
                   "source position, shift, target, prediction, correct, class)")
       ->check(non_empty());
   cmd->add_option("--threads", st->threads, "CPU threads (0: all cores)")->default_val(0)->check(integer_in(0, 1024));
-  return [st]() {
+  return [st](const std::string& command) {
     OpenedCheckpoint opened = open_checkpoint(st->checkpoint, st->out, st->threads, {{st->predictions, "--predictions"}});
     Checkpoint& ck = opened.ck;
     RunConfig& cfg = opened.cfg;
@@ -64,7 +64,7 @@ Runner register_inspect(CLI::App& app) {
                           {"result", indirect_indexing
                                          ? inspect_model(cfg, ck.params, d, st->o, st->predictions.empty() ? nullptr : &rows)
                                          : inspect_frequencies(cfg, ck.params, d, st->o)},
-                          {"environment", environment_json("cpu", omp_get_max_threads(), g_command_line)}};
+                          {"environment", environment_json("cpu", omp_get_max_threads(), command)}};
     if (!st->predictions.empty()) {
       const auto parent = std::filesystem::path(st->predictions).parent_path();
       if (!parent.empty()) make_dirs(parent.string());

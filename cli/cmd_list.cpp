@@ -14,7 +14,7 @@ Runner register_list(CLI::App& app) {
   auto as_json = std::make_shared<bool>(false);
   auto* cmd = app.add_subcommand("list", "List the presets, positional embeddings and tasks, one line each");
   cmd->add_flag("--json", *as_json, "As one JSON object (presets with their seeds and options)");
-  return [as_json]() -> int {
+  return [as_json](const std::string&) -> int {
     nlohmann::json out = {{"presets", nlohmann::json::array()}, {"positional_embeddings", nlohmann::json::array()},
                           {"tasks", nlohmann::json::array()}};
     for (const auto& [name, text] : shipped_presets()) {

@@ -36,7 +36,7 @@ void refuse_over_inputs(const std::string& out, const std::vector<std::string>& 
   refuse_outputs_over_inputs({{out, "--out"}, {markdown_path(out), "the Markdown table"}}, inputs);
 }
 
-int merge_extrapolation_dirs(const std::vector<std::string>& dirs, const std::string& out) {
+int merge_extrapolation_dirs(const std::vector<std::string>& dirs, const std::string& out, const std::string& command) {
   namespace fs = std::filesystem;
   if (out.empty()) throw UserError("--out is needed to merge extrapolation folders (e.g. DIR/extrapolation.json)");
   std::vector<ExtrapolationInput> inputs;
@@ -51,7 +51,7 @@ int merge_extrapolation_dirs(const std::vector<std::string>& dirs, const std::st
   const std::string out_dir = fs::path(out).parent_path().empty() ? "." : fs::path(out).parent_path().string();
   nlohmann::json merged = merge_extrapolations(inputs, out_dir);  // refusals before anything is made
   make_dirs(out_dir);
-  merged["command"] = g_command_line;
+  merged["command"] = command;
   merged["popebench_version"] = kPopebenchVersion;
   merged["git_commit"] = git_commit();
   write_file_atomic(out, merged.dump(2) + "\n");
@@ -74,10 +74,10 @@ Runner register_merge(CLI::App& app) {
   cmd->add_option("--out", st->out,
                   "Summary JSON to write (default: DIR/summary.json for one directory; needed for extrapolation folders)")->check(non_empty());
   cmd->add_option("--title", st->title, "Table title")->default_val(st->title);
-  return [st]() {
+  return [st](const std::string& command) {
     namespace fs = std::filesystem;
     if (!st->out.empty()) check_output_path(st->out, "--out");
-    if (std::any_of(st->inputs.begin(), st->inputs.end(), is_extrapolation_dir)) return merge_extrapolation_dirs(st->inputs, st->out);
+    if (std::any_of(st->inputs.begin(), st->inputs.end(), is_extrapolation_dir)) return merge_extrapolation_dirs(st->inputs, st->out, command);
     std::vector<std::string> files;
     for (const auto& in : st->inputs) {
       if (fs::is_directory(in)) {
@@ -109,7 +109,7 @@ Runner register_merge(CLI::App& app) {
     }
     if (runs.empty()) throw UserError("no complete run JSON among the inputs");
     auto summary = summarise_runs(runs, st->title, used);
-    summary["command"] = g_command_line;
+    summary["command"] = command;
     summary["runs"] = names;
     std::string out = st->out;
     if (out.empty()) {

@@ -29,7 +29,8 @@ Runner register_reproduce(CLI::App& app, const std::string& preset, bool on_cpu)
   add_sweep_options(*cmd, st->sweep, st->run, quick_for_cpu ? "quick" : "paper", preset,
                     "paper (the paper's recipe, docs/spec.md, 100k steps; the default with a GPU) or quick (minutes on a CPU; the default without)");
   add_batch_runs_option(*cmd, st->sweep);
-  return [st, quick_for_cpu]() {
+  return [st, quick_for_cpu](const std::string& command) {
+    st->sweep.command = command;
     if (quick_for_cpu && st->sweep.preset == "quick")
       std::fprintf(stderr,
                    "popebench: training on the CPU, so the quick preset (minutes); the paper's experiment is --preset paper "

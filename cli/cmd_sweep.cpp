@@ -95,7 +95,8 @@ Runner register_sweep(CLI::App& app) {
   cmd->add_option("--keep-checkpoints", st->keep_every,
                   "Every run also keeps its checkpoint of every N-th step as RUN.json.ckpt.stepN (over the cells' own)")
       ->default_val(0)->check(integer_in(0, int64_t(1) << 40));
-  return [st]() {
+  return [st](const std::string& command) {
+    st->sweep.command = command;
     std::string preset, plan_name;
     std::vector<Cell> cells = read_plan(st->plan, preset, plan_name);
     if (!st->only.empty()) {

@@ -37,7 +37,7 @@ Runner register_train(CLI::App& app, const std::string& preset) {
   cmd->add_flag("--resume", st->resume, "Continue from the checkpoint if it exists (the config must match)");
   cmd->add_option("--stop-at", st->stop_at, "Stop after this step with a checkpoint (continue with --resume)")
       ->check(integer_in(0, int64_t(1) << 40));
-  return [st, cmd]() {
+  return [st, cmd](const std::string& command) {
     if (!st->preset_error.empty()) throw UserError(st->preset_error);
     finish_run_options(st->run);
     // Which PE a run trains is the one choice with no neutral default: asked for, not assumed.
@@ -54,7 +54,7 @@ Runner register_train(CLI::App& app, const std::string& preset) {
     o.log_every = st->run.log_every;
     o.keep_every = st->run.keep_every;
     o.step_log_every = st->run.step_log_every;
-    o.command = g_command_line;
+    o.command = command;
     if (!st->preset.empty()) o.origin = {{"preset", st->preset}};
     o.stop_at = st->stop_at;
     if (st->run.print_config) {

@@ -9,7 +9,9 @@
 
 namespace popebench::cli {
 
-using Runner = std::function<int()>;
+// What a parsed subcommand runs. `command` is the command line as typed (cli/main.cpp), which
+// every file the command writes records for its provenance.
+using Runner = std::function<int(const std::string& command)>;
 Runner register_generate(CLI::App& app);
 Runner register_train(CLI::App& app, const std::string& preset = "");
 Runner register_eval(CLI::App& app);

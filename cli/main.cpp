@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   }
   add(cli::register_reproduce(app, cli::prescan_option(argc, argv, "--preset"), reproduce_on_cpu));
   add(cli::register_extrapolate(app, cli::prescan_option(argc, argv, "--preset")));
-  cli::g_command_line = cli::command_line(argc, argv);
+  const std::string command = cli::command_line(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   }
   try {
     for (auto& [sub, run] : runners)
-      if (sub->parsed()) return run();
+      if (sub->parsed()) return run(command);
   } catch (const UserError& e) {
     std::fprintf(stderr, "popebench: error: %s\n", e.what());
     return 2;

@@ -25,7 +25,6 @@
 
 namespace popebench::cli {
 
-std::string g_command_line;
 
 CLI::Validator integer_in(long long lo, long long hi) {
   return CLI::Validator(
@@ -279,7 +278,7 @@ TrainOptions sweep_run_options(const SweepOptions& sw, const RunOptions& r, cons
   o.log_every = r.log_every;
   o.keep_every = r.keep_every;
   o.step_log_every = r.step_log_every;
-  o.command = g_command_line;
+  o.command = sw.command;
   o.label = label;
   o.deadline = deadline;
   o.resume_hint = "rerun the same command to continue";

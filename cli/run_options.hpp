@@ -35,7 +35,6 @@ void finish_run_options(RunOptions& r);
 std::string command_line(int argc, char** argv);
 // Value of `--name V` or `--name=V` in argv, or "" (presets must be known before parsing).
 std::string prescan_option(int argc, char** argv, const std::string& name);
-extern std::string g_command_line;
 // What every sweep command (reproduce, extrapolate) shares: the preset, the seeds, how many runs
 // at once, and a time limit.
 struct SweepOptions {
@@ -51,6 +50,7 @@ struct SweepOptions {
   int batch_runs = 0;
   double time_limit = 0;
   int64_t stop_at = 0;  // > 0: every run checkpoints and stops after this step (e.g. a pre-registered early stop)
+  std::string command;  // the command line (the Runner's), recorded by every run and summary the sweep writes
 };
 // The run options that `args` give, parsed as `train` parses its command line, over `base`
 // (a preset's args over the defaults, a plan cell's over its preset), finished and validated.

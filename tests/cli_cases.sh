@@ -93,6 +93,14 @@ expect_error "unknown batch sampling" train --pe rope --sampling bootstrap --out
 # --pe all runs the paper's baselines too; each gets its paper value in the summary
 expect_ok reproduce indirect-indexing --preset quick --pe all --seeds 0 --steps 2 --warmup 1 --eval-every 0 --n-val 16 --n-test 16 --device cpu --out "$tmp/all"
 [[ $(ls "$tmp/all"/*_seed0.json | wc -l) -eq 6 ]] && grep -q '"alibi-half"' "$tmp/all/summary.json" || { echo "FAIL: --pe all did not run the six PEs"; fails=$((fails+1)); }
+# The summary and every run record the command line as typed (their provenance).
+python3 - "$tmp/all" <<'PY' || { echo "FAIL: the sweep's files do not record its command line"; fails=$((fails+1)); }
+import glob, json, sys
+want = "reproduce indirect-indexing --preset quick --pe all --seeds 0"
+assert want in json.load(open(sys.argv[1] + "/summary.json"))["command"]
+for f in glob.glob(sys.argv[1] + "/*_seed0.json"):
+    assert want in json.load(open(f))["environment"]["command"], f
+PY
 
 # the other tasks, and options that belong to one task only
 expect_ok generate --task k-back --out "$tmp/kb" --n-train 50 --n-val 5 --n-test 5
