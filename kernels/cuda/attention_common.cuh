@@ -8,6 +8,8 @@
 #include <string>
 #include <utility>
 
+#include <cuda_bf16.h>
+
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/kernels.hpp"
 
@@ -44,18 +46,24 @@ __device__ __forceinline__ void table_angle(const float2* row, int c, float* sn,
   *cs = v.x, *sn = v.y;
 }
 
-// One warp writes the PE-transformed row (times mul) of x (D floats, global) at position pos.
+// Stores v in a row of fp32 (the CUDA-core kernels) or bf16 (the tensor-core ones: rounded to
+// nearest even, as __float2bfloat16_rn).
+__device__ __forceinline__ void store_elem(float* dst, int i, float v) { dst[i] = v; }
+__device__ __forceinline__ void store_elem(__nv_bfloat16* dst, int i, float v) { dst[i] = __float2bfloat16_rn(v); }
+
+// One warp writes the PE-transformed row (times mul) of x (D floats, global) at position pos,
+// into dst (fp32 or bf16: the same fp32 values, rounded once at the store).
 // RoPE rotates the first n_rot channels (half-split pairs c, c + n_rot/2) and passes the rest
 // through: n_rot = D for rope, D/2 for rope-half (as kernels/cpu/rope.hpp). angles: this row's
 // angle table row (for RoPE, n_rot/2 pairs; for PoPE, D), or nullptr.
-template <int D, PEKind PE, bool KEY>
+template <int D, PEKind PE, bool KEY, typename Dst>
 __device__ void load_transformed(const float* x, int pos, const double* theta, const float* delta_h, int n_rot,
-                                 float mul, float* dst, int lane, const float2* angles = nullptr) {
+                                 float mul, Dst* dst, int lane, const float2* angles = nullptr) {
   // A lane per channel (RoPE: per rotated pair), writing both of its outputs from one angle: each
   // angle's double-precision reduction and sincos (and PoPE's softplus) once, not once per output
   // as a lane-per-output loop would; the expressions per output are unchanged.
   if constexpr (PE == PEKind::kNone) {
-    for (int e = lane; e < D; e += 32) dst[e] = x[e] * mul;
+    for (int e = lane; e < D; e += 32) store_elem(dst, e, x[e] * mul);
   } else if constexpr (PE == PEKind::kRope) {
     const int half = n_rot / 2;
     for (int c = lane; c < half; c += 32) {
@@ -64,10 +72,10 @@ __device__ void load_transformed(const float* x, int pos, const double* theta, c
         table_angle(angles, c, &sn, &cs);
       else
         angle_sincos(pos, theta[c], 0.0, &sn, &cs);
-      dst[c] = (x[c] * cs - x[c + half] * sn) * mul;
-      dst[c + half] = (x[c] * sn + x[c + half] * cs) * mul;
+      store_elem(dst, c, (x[c] * cs - x[c + half] * sn) * mul);
+      store_elem(dst, c + half, (x[c] * sn + x[c + half] * cs) * mul);
     }
-    for (int e = n_rot + lane; e < D; e += 32) dst[e] = x[e] * mul;
+    for (int e = n_rot + lane; e < D; e += 32) store_elem(dst, e, x[e] * mul);
   } else {
     for (int c = lane; c < D; c += 32) {
       float sn, cs;
@@ -76,8 +84,8 @@ __device__ void load_transformed(const float* x, int pos, const double* theta, c
       else
         angle_sincos(pos, theta[c], KEY ? clamp_delta(delta_h[c]) : 0.0, &sn, &cs);
       const float mu = softplusf(x[c]);
-      dst[c] = (mu * cs) * mul;
-      dst[D + c] = (mu * sn) * mul;
+      store_elem(dst, c, (mu * cs) * mul);
+      store_elem(dst, D + c, (mu * sn) * mul);
     }
   }
 }

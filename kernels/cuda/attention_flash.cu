@@ -6,19 +6,20 @@
 // double reduced mod 2 pi), then rounded to bf16. PoPE's 2D-wide queries and keys exist only in
 // shared memory. ALiBi's bias, masked left pads and learned temperatures as the fp32 kernels.
 //
-// Products: nvcuda::wmma m16n16k16, bf16 operands, fp32 accumulation. Each warp owns 16 query
-// rows: S = Q K^T (16 x 64) is stored to shared memory, where the warp's lanes apply the mask and
-// the online softmax (2 columns per lane), write P in bf16, rescale the fp32 output rows and add
-// P V through the accumulator fragments. A first version for correctness at long T: S, P and O
-// go through shared memory rather than staying in registers (raw mma.sync's fragment layout would
-// keep them there; the benchmark says what that is worth before it is done).
+// Forward products: mma.sync m16n8k16 (kernels/cuda/mma_bf16.cuh), bf16 operands loaded with
+// ldmatrix, fp32 accumulation, in FlashAttention-2's layout: each warp owns 16 query rows; its
+// scores S (16 x 64) stay in registers, where the mask, the bias and the online softmax apply
+// (a row's max and sum over the 4 lanes that hold it), and become, rounded to bf16, the A
+// operand of O += P V; O (16 x D, fp32) stays in registers to the end. The first version (wmma,
+// S, P and O through shared memory) ran at 1.5-2 % of the bf16 peak (bench/log/031); entry 032
+// says what this one is predicted to do.
 //
 // The backward in FlashAttention-2's form, deterministic (no atomics: every gradient element is
-// written by one warp): one kernel per block of 64 keys for dK, dV and PoPE's per-key delta terms
-// (query tiles of 32 streamed past them), one per block of 64 queries for dQ and the
-// log-temperature terms (key tiles of 64). Both recompute P from the same bf16 operands the
-// forward used (queries rounded after their scaling) and the forward's lse; dS is rounded to bf16
-// for its products, as FlashAttention-2 does.
+// written by one warp), still on wmma tiles in shared memory: one kernel per block of 64 keys for
+// dK, dV and PoPE's per-key delta terms (query tiles of 32 streamed past them), one per block of
+// 64 queries for dQ and the log-temperature terms (key tiles of 64). Both recompute P from the
+// same bf16 operands the forward used (queries rounded after their scaling) and the forward's
+// lse; dS is rounded to bf16 for its products, as FlashAttention-2 does.
 #include <mma.h>
 
 #include <type_traits>
@@ -26,6 +27,7 @@
 #include <cuda_bf16.h>
 
 #include "kernels/cuda/attention_common.cuh"
+#include "kernels/cuda/mma_bf16.cuh"
 
 namespace popebench::cuda::attn {
 
@@ -40,61 +42,49 @@ constexpr int kBlockQ = kRows * kWarps;     // 64 query rows per block
 constexpr int kTileK = 64;                  // keys per tile
 constexpr int kThreads = 32 * kWarps;
 
-// Shared-memory layout. wmma wants tile pointers 32-byte aligned and leading dimensions a
-// multiple of 8 (bf16) or 4 (fp32) elements; the pads (8 bf16 = 16 bytes, 4 floats) keep that
-// and shift successive rows across banks. Every section starts at a multiple of 128 bytes.
-template <int D, PEKind PE>
-struct FlashSmem {
-  static constexpr int DQ = Dims<D, PE>::DQ;
-  static constexpr int LQ = DQ + 8, LV = D + 8, LP = kTileK + 8;  // bf16 row strides
-  static constexpr int LS = kTileK + 4, LO = D + 4;                // fp32 row strides
-  static constexpr size_t up(size_t bytes) { return (bytes + 127) / 128 * 128; }
-  static constexpr size_t kQ = 0;
-  static constexpr size_t kK = kQ + up(sizeof(bf16) * kBlockQ * LQ);
-  static constexpr size_t kV = kK + up(sizeof(bf16) * kTileK * LQ);
-  static constexpr size_t kS = kV + up(sizeof(bf16) * kTileK * LV);
-  static constexpr size_t kP = kS + up(sizeof(float) * kBlockQ * LS);
-  static constexpr size_t kO = kP + up(sizeof(bf16) * kBlockQ * LP);
-  static constexpr size_t kStats = kO + up(sizeof(float) * kBlockQ * LO);
-  static constexpr size_t kStage = kStats + up(sizeof(float) * 3 * kBlockQ);
-  static constexpr size_t bytes = kStage + up(sizeof(float) * kWarps * DQ);
+// Rows of bf16 in shared memory are padded by 8 elements (16 bytes): wmma wants leading
+// dimensions that are multiples of 8 and 32-byte aligned tiles, ldmatrix 16-byte aligned rows, and
+// the pad puts the 8 rows one ldmatrix reads (or a wmma tile's rows) in different banks.
+constexpr size_t smem_up(size_t bytes) { return (bytes + 127) / 128 * 128; }
 
-  bf16 *Q, *K, *V, *P;   // (64, LQ) queries, (64, LQ) keys, (64, LV) values, (64, LP) probabilities
-  float *S, *O;          // (64, LS) scores, (64, LO) unnormalised outputs
-  float *m, *l, *corr;   // (64) running max, running sum, this tile's rescale of each row
-  float* stage;          // (4, DQ) one fp32 row per warp, transformed before its rounding to bf16
-  __device__ explicit FlashSmem(unsigned char* base)
+// Shared memory of the forward: the block's 64 queries (transformed and scaled), one tile of 64
+// keys (transformed) and their values, all bf16.
+template <int D, PEKind PE>
+struct FlashFwdSmem {
+  static constexpr int DQ = Dims<D, PE>::DQ;
+  static constexpr int LQ = DQ + 8, LV = D + 8;  // row strides
+  static constexpr size_t kQ = 0;
+  static constexpr size_t kK = kQ + smem_up(sizeof(bf16) * kBlockQ * LQ);
+  static constexpr size_t kV = kK + smem_up(sizeof(bf16) * kTileK * LQ);
+  static constexpr size_t bytes = kV + smem_up(sizeof(bf16) * kTileK * LV);
+
+  bf16 *Q, *K, *V;  // (64, LQ) queries, (64, LQ) keys, (64, LV) values
+  __device__ explicit FlashFwdSmem(unsigned char* base)
       : Q(reinterpret_cast<bf16*>(base + kQ)), K(reinterpret_cast<bf16*>(base + kK)),
-        V(reinterpret_cast<bf16*>(base + kV)), P(reinterpret_cast<bf16*>(base + kP)),
-        S(reinterpret_cast<float*>(base + kS)), O(reinterpret_cast<float*>(base + kO)),
-        m(reinterpret_cast<float*>(base + kStats)), l(m + kBlockQ), corr(l + kBlockQ),
-        stage(reinterpret_cast<float*>(base + kStage)) {}
+        V(reinterpret_cast<bf16*>(base + kV)) {}
 };
 
 // One warp writes the bf16 row dst (DQ wide): the PE-transformed x at position pos (times mul),
-// through the warp's fp32 stage; x == nullptr writes zeros (rows past T, read with weight 0).
+// each value rounded once from fp32; x == nullptr writes zeros (rows past T, read with weight 0).
 template <int D, PEKind PE, bool KEY>
 __device__ void load_row_bf16(const float* x, int pos, const AttentionArgs& a, const float* delta_h, float mul,
-                              float* stage, bf16* dst, int lane) {
+                              bf16* dst, int lane) {
   constexpr int DQ = Dims<D, PE>::DQ;
   if (!x) {
     for (int c = lane; c < DQ; c += 32) dst[c] = __float2bfloat16_rn(0.f);
     return;
   }
-  load_transformed<D, PE, KEY>(x, pos, a.theta, delta_h, a.n_rot, mul, stage, lane);
-  __syncwarp();
-  for (int c = lane; c < DQ; c += 32) dst[c] = __float2bfloat16_rn(stage[c]);
-  __syncwarp();
+  load_transformed<D, PE, KEY>(x, pos, a.theta, delta_h, a.n_rot, mul, dst, lane);
 }
 
 // One warp loads key s of row b, head h into its tile rows: the PE-transformed key (PoPE with the
 // phase delta_h) and the value, both in bf16; s past T gives zero rows (read with weight 0).
 template <int D, PEKind PE>
 __device__ void load_key_row_bf16(const AttentionArgs& a, const float* qkv, int b, int h, int s, const float* delta_h,
-                                  float* stage, bf16* Krow, bf16* Vrow, int lane) {
+                                  bf16* Krow, bf16* Vrow, int lane) {
   const int C = a.H * D;
   const float* krow = s < a.T ? Ptrs{a.T, a.H, C}.q(qkv, b, s, h, D) + C : nullptr;
-  load_row_bf16<D, PE, true>(krow, s, a, delta_h, 1.f, stage, Krow, lane);
+  load_row_bf16<D, PE, true>(krow, s, a, delta_h, 1.f, Krow, lane);
   for (int c = lane; c < D; c += 32) Vrow[c] = __float2bfloat16_rn(krow ? krow[C + c] : 0.f);
 }
 
@@ -130,91 +120,127 @@ __device__ __forceinline__ void warp_mma(float* c, int ldc, const bf16* a, int l
 template <int D, PEKind PE>
 __global__ void __launch_bounds__(kThreads) attention_fwd_flash_kernel(AttentionArgs a, const float* qkv, float* out,
                                                                       float* lse) {
-  using Sm = FlashSmem<D, PE>;
+  using Sm = FlashFwdSmem<D, PE>;
   constexpr int DQ = Sm::DQ;
+  constexpr int NS = kTileK / 8, NO = D / 8;  // the n-tiles (8 columns each) of S and of O
   extern __shared__ __align__(128) unsigned char smem_raw[];
   const Sm sm(smem_raw);
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int g = lane >> 2, c2 = 2 * (lane & 3);  // the accumulator rows (g, g + 8) and columns (c2, c2 + 1) of a lane
   const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kBlockQ, T = a.T, C = a.H * D;
   const float slope = a.slopes ? a.slopes[h] : 0.f;
   const Ptrs Pt{T, a.H, C};
   const int r0 = w * kRows;  // this warp's first row in the block
-  float* stage = sm.stage + w * DQ;
 
   // Queries, transformed and scaled (the score's multiplier folded in, as the fp32 kernels do).
   const float mul = head_scale(a, b, h);
   for (int r = r0; r < r0 + kRows; ++r) {
     const int t = q0 + r;
-    load_row_bf16<D, PE, false>(t < T ? Pt.q(qkv, b, t, h, D) : nullptr, t, a, nullptr, mul, stage, sm.Q + r * Sm::LQ, lane);
+    load_row_bf16<D, PE, false>(t < T ? Pt.q(qkv, b, t, h, D) : nullptr, t, a, nullptr, mul, sm.Q + r * Sm::LQ, lane);
   }
-  for (int i = lane; i < kRows * D; i += 32) sm.O[(r0 + i / D) * Sm::LO + i % D] = 0.f;
-  if (lane < kRows) {
-    sm.m[r0 + lane] = -INFINITY;
-    sm.l[r0 + lane] = 0.f;
-  }
+  // This lane's two rows: [0] row g of the warp's 16, [1] row g + 8.
+  const int t_row[2] = {q0 + r0 + g, q0 + r0 + g + 8};
+  int first[2];
+  for (int i = 0; i < 2; ++i) first[i] = t_row[i] < T ? first_key(a, b, t_row[i]) : 0;
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};  // running max and sum
+  mma::Acc o[NO];                                           // O: (16, D) as NO tiles of (16, 8)
+
   const float* delta_h = head_delta(a, b, h, D);
   const int last_key = min(q0 + kBlockQ, T) - 1;
   const int warp_last_row = min(q0 + r0 + kRows, T) - 1;  // < q0 + r0 when the warp has no row
   for (int k0 = 0; k0 <= last_key; k0 += kTileK) {
     __syncthreads();  // the previous tile's K and V are read by every warp until here
     for (int j = r0; j < r0 + kRows; ++j)  // 16 of the tile's 64 keys per warp
-      load_key_row_bf16<D, PE>(a, qkv, b, h, k0 + j, delta_h, stage, sm.K + j * Sm::LQ, sm.V + j * Sm::LV, lane);
+      load_key_row_bf16<D, PE>(a, qkv, b, h, k0 + j, delta_h, sm.K + j * Sm::LQ, sm.V + j * Sm::LV, lane);
     __syncthreads();
     // Warp-uniform: a warp with no row left, or whose rows all precede the tile, adds nothing.
     if (warp_last_row < q0 + r0 || k0 > warp_last_row) continue;
 
-    // S = Q K^T for the warp's 16 rows and the tile's 64 keys.
-    warp_mma<DQ, kTileK, true, false>(sm.S + r0 * Sm::LS, Sm::LS, sm.Q + r0 * Sm::LQ, Sm::LQ, sm.K, Sm::LQ);
-    __syncwarp();
-
-    // Mask, ALiBi and the online softmax, a row at a time, each lane two of the 64 columns.
-    for (int r = r0; r < r0 + kRows; ++r) {
-      const int t = q0 + r;
-      float p0 = 0.f, p1 = 0.f, corr = 1.f;
-      if (t < T) {
-        const int lo = first_key(a, b, t);
-        const int s0 = k0 + lane, s1 = s0 + 32;
-        const bool v0 = s0 <= t && s0 >= lo, v1 = s1 <= t && s1 >= lo;  // s <= t < T
-        const float x0 = v0 ? sm.S[r * Sm::LS + lane] - slope * float(t - s0) : -INFINITY;
-        const float x1 = v1 ? sm.S[r * Sm::LS + lane + 32] - slope * float(t - s1) : -INFINITY;
-        const float m_old = sm.m[r], mn = fmaxf(m_old, warp_max(fmaxf(x0, x1)));
-        // A row none of whose keys has come yet (its pads' tile) keeps max -inf and adds nothing.
-        if (mn != -INFINITY) {
-          p0 = v0 ? __expf(x0 - mn) : 0.f;
-          p1 = v1 ? __expf(x1 - mn) : 0.f;
-          corr = __expf(m_old - mn);  // 0 while m_old is -inf: the sum and output are still 0
-        }
-        const float sum = warp_sum(p0 + p1);
-        if (lane == 0) {
-          sm.l[r] = sm.l[r] * corr + sum;
-          sm.m[r] = mn;
-          sm.corr[r] = corr;
-        }
-      } else if (lane == 0) {
-        sm.corr[r] = 1.f;
+    // S = Q K^T for the warp's 16 rows and the tile's 64 keys, in registers.
+    mma::Acc s[NS];
+#pragma unroll
+    for (int kk = 0; kk < DQ; kk += 16) {
+      const mma::FragA qa = mma::load_a(sm.Q, Sm::LQ, r0, kk, lane);
+#pragma unroll
+      for (int n = 0; n < NS; n += 2) {
+        uint32_t kb[4];
+        mma::load_b_rows(kb, sm.K, Sm::LQ, 8 * n, kk, lane);
+        mma::mma_bf16(s[n], qa, kb[0], kb[1]);
+        mma::mma_bf16(s[n + 1], qa, kb[2], kb[3]);
       }
-      sm.P[r * Sm::LP + lane] = __float2bfloat16_rn(p0);
-      sm.P[r * Sm::LP + lane + 32] = __float2bfloat16_rn(p1);
     }
-    __syncwarp();
-    for (int i = lane; i < kRows * D; i += 32) {
-      const int r = r0 + i / D;
-      sm.O[r * Sm::LO + i % D] *= sm.corr[r];
-    }
-    __syncwarp();
 
-    // O += P V, through the accumulator fragments.
-    warp_mma<kTileK, D, false, true>(sm.O + r0 * Sm::LO, Sm::LO, sm.P + r0 * Sm::LP, Sm::LP, sm.V, Sm::LV);
-    __syncwarp();
+    // Mask, ALiBi and the online softmax; each row's 64 scores are held by 4 lanes (16 each).
+    float corr[2];
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const int t = t_row[i];
+      float mx = -INFINITY;
+#pragma unroll
+      for (int n = 0; n < NS; ++n)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int key = k0 + 8 * n + c2 + e;
+          float& x = s[n].v[2 * i + e];
+          x = t < T && key <= t && key >= first[i] ? x - slope * float(t - key) : -INFINITY;
+          mx = fmaxf(mx, x);
+        }
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+      const float mn = fmaxf(m[i], mx);
+      float sum = 0.f;
+      corr[i] = 1.f;
+      // A row none of whose keys has come yet (its pads' tile) keeps max -inf and adds nothing.
+      if (mn != -INFINITY) {
+        corr[i] = __expf(m[i] - mn);  // 0 while m is -inf: the sum and output are still 0
+#pragma unroll
+        for (int n = 0; n < NS; ++n)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            float& x = s[n].v[2 * i + e];
+            x = x == -INFINITY ? 0.f : __expf(x - mn);
+            sum += x;
+          }
+      } else {
+#pragma unroll
+        for (int n = 0; n < NS; ++n) s[n].v[2 * i] = s[n].v[2 * i + 1] = 0.f;
+      }
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+      l[i] = l[i] * corr[i] + sum;
+      m[i] = mn;
+    }
+#pragma unroll
+    for (int n = 0; n < NO; ++n) {
+      o[n].v[0] *= corr[0], o[n].v[1] *= corr[0];
+      o[n].v[2] *= corr[1], o[n].v[3] *= corr[1];
+    }
+
+    // O += P V: P (16 x 64, rounded to bf16) straight from S's registers.
+#pragma unroll
+    for (int kk = 0; kk < NS / 2; ++kk) {
+      const mma::FragA pa = mma::pack_a_from_acc(s[2 * kk], s[2 * kk + 1]);
+#pragma unroll
+      for (int n = 0; n < NO; n += 2) {
+        uint32_t vb[4];
+        mma::load_b_cols(vb, sm.V, Sm::LV, 16 * kk, 8 * n, lane);
+        mma::mma_bf16(o[n], pa, vb[0], vb[1]);
+        mma::mma_bf16(o[n + 1], pa, vb[2], vb[3]);
+      }
+    }
   }
 
-  for (int r = r0; r < r0 + kRows; ++r) {
-    const int t = q0 + r;
-    if (t >= T) break;
-    const float inv = 1.f / sm.l[r];
+  for (int i = 0; i < 2; ++i) {
+    const int t = t_row[i];
+    if (t >= T) continue;
+    const float inv = 1.f / l[i];
     float* orow = out + (size_t(b) * T + t) * C + h * D;
-    for (int c = lane; c < D; c += 32) orow[c] = sm.O[r * Sm::LO + c] * inv;
-    if (lane == 0) lse[(size_t(b) * a.H + h) * T + t] = sm.m[r] + logf(sm.l[r]);
+#pragma unroll
+    for (int n = 0; n < NO; ++n) {
+      orow[8 * n + c2] = o[n].v[2 * i] * inv;
+      orow[8 * n + c2 + 1] = o[n].v[2 * i + 1] * inv;
+    }
+    if ((lane & 3) == 0) lse[(size_t(b) * a.H + h) * T + t] = m[i] + logf(l[i]);
   }
 }
 
@@ -230,43 +256,40 @@ struct FlashBwdKVSmem {
   static constexpr int DQ = Dims<D, PE>::DQ;
   static constexpr int LQ = DQ + 8, LV = D + 8, LB = kBwdQ + 8;  // bf16 row strides
   static constexpr int LS = kBwdQ + 4, LK = DQ + 4, LO = D + 4;   // fp32 row strides
-  static constexpr size_t up(size_t bytes) { return (bytes + 127) / 128 * 128; }
   static constexpr size_t kK = 0;
-  static constexpr size_t kV = kK + up(sizeof(bf16) * kTileK * LQ);
-  static constexpr size_t kQ = kV + up(sizeof(bf16) * kTileK * LV);
-  static constexpr size_t kdO = kQ + up(sizeof(bf16) * kBwdQ * LQ);
-  static constexpr size_t kST = kdO + up(sizeof(bf16) * kBwdQ * LV);
-  static constexpr size_t kdPT = kST + up(sizeof(float) * kTileK * LS);
-  static constexpr size_t kPT = kdPT + up(sizeof(float) * kTileK * LS);
-  static constexpr size_t kdST = kPT + up(sizeof(bf16) * kTileK * LB);
-  static constexpr size_t kdK = kdST + up(sizeof(bf16) * kTileK * LB);
-  static constexpr size_t kdV = kdK + up(sizeof(float) * kTileK * LK);
-  static constexpr size_t kStats = kdV + up(sizeof(float) * kTileK * LO);
-  static constexpr size_t kStage = kStats + up(sizeof(float) * 2 * kBwdQ);
-  static constexpr size_t bytes = kStage + up(sizeof(float) * kWarps * DQ);
+  static constexpr size_t kV = kK + smem_up(sizeof(bf16) * kTileK * LQ);
+  static constexpr size_t kQ = kV + smem_up(sizeof(bf16) * kTileK * LV);
+  static constexpr size_t kdO = kQ + smem_up(sizeof(bf16) * kBwdQ * LQ);
+  static constexpr size_t kST = kdO + smem_up(sizeof(bf16) * kBwdQ * LV);
+  static constexpr size_t kdPT = kST + smem_up(sizeof(float) * kTileK * LS);
+  static constexpr size_t kPT = kdPT + smem_up(sizeof(float) * kTileK * LS);
+  static constexpr size_t kdST = kPT + smem_up(sizeof(bf16) * kTileK * LB);
+  static constexpr size_t kdK = kdST + smem_up(sizeof(bf16) * kTileK * LB);
+  static constexpr size_t kdV = kdK + smem_up(sizeof(float) * kTileK * LK);
+  static constexpr size_t kStats = kdV + smem_up(sizeof(float) * kTileK * LO);
+  static constexpr size_t bytes = kStats + smem_up(sizeof(float) * 2 * kBwdQ);
 
   bf16 *K, *V, *Q, *dO, *PT, *dST;  // (64, LQ), (64, LV), (32, LQ), (32, LV), (64, LB), (64, LB)
   float *ST, *dPT, *dK, *dV;         // (64, LS), (64, LS), (64, LK), (64, LO)
   float *L, *Di;                     // (32) the query tile's lse and rowsum(dO o O)
-  float* stage;                      // (4, DQ)
   __device__ explicit FlashBwdKVSmem(unsigned char* base)
       : K(reinterpret_cast<bf16*>(base + kK)), V(reinterpret_cast<bf16*>(base + kV)),
         Q(reinterpret_cast<bf16*>(base + kQ)), dO(reinterpret_cast<bf16*>(base + kdO)),
         PT(reinterpret_cast<bf16*>(base + kPT)), dST(reinterpret_cast<bf16*>(base + kdST)),
         ST(reinterpret_cast<float*>(base + kST)), dPT(reinterpret_cast<float*>(base + kdPT)),
         dK(reinterpret_cast<float*>(base + kdK)), dV(reinterpret_cast<float*>(base + kdV)),
-        L(reinterpret_cast<float*>(base + kStats)), Di(L + kBwdQ), stage(reinterpret_cast<float*>(base + kStage)) {}
+        L(reinterpret_cast<float*>(base + kStats)), Di(L + kBwdQ) {}
 };
 
 // One warp loads query row t of the backward's query side into row r: the scaled query (as the
 // forward rounded it), dO in bf16, and (lane 0) lse and Di = dO . O; rows past T are zeros.
 template <int D, PEKind PE>
 __device__ void load_query_row_bwd(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
-                                   const float* lse, int b, int h, int t, float mul, float* stage, bf16* Qrow,
+                                   const float* lse, int b, int h, int t, float mul, bf16* Qrow,
                                    bf16* dOrow, float* L, float* Di, int lane) {
   const int T = a.T, C = a.H * D;
   const Ptrs Pt{T, a.H, C};
-  load_row_bf16<D, PE, false>(t < T ? Pt.q(qkv, b, t, h, D) : nullptr, t, a, nullptr, mul, stage, Qrow, lane);
+  load_row_bf16<D, PE, false>(t < T ? Pt.q(qkv, b, t, h, D) : nullptr, t, a, nullptr, mul, Qrow, lane);
   float di = 0.f;
   for (int c = lane; c < D; c += 32) {
     const float g = t < T ? dout[(size_t(b) * T + t) * C + h * D + c] : 0.f;
@@ -294,17 +317,16 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_flash_dkdv_kernel(Atte
   const float slope = a.slopes ? a.slopes[h] : 0.f, mul = head_scale(a, b, h);
   const Ptrs Pt{T, a.H, C};
   const int j0 = w * kRows;  // this warp's first key row in the block
-  float* stage = sm.stage + w * DQ;
   const float* delta_h = head_delta(a, b, h, D);
   for (int j = j0; j < j0 + kRows; ++j)
-    load_key_row_bf16<D, PE>(a, qkv, b, h, k0 + j, delta_h, stage, sm.K + j * Sm::LQ, sm.V + j * Sm::LV, lane);
+    load_key_row_bf16<D, PE>(a, qkv, b, h, k0 + j, delta_h, sm.K + j * Sm::LQ, sm.V + j * Sm::LV, lane);
   for (int i = lane; i < kRows * DQ; i += 32) sm.dK[(j0 + i / DQ) * Sm::LK + i % DQ] = 0.f;
   for (int i = lane; i < kRows * D; i += 32) sm.dV[(j0 + i / D) * Sm::LO + i % D] = 0.f;
   const int warp_first_key = k0 + j0;
   for (int q0 = k0; q0 < T; q0 += kBwdQ) {
     __syncthreads();  // the previous query tile is read by every warp until here
     for (int r = w * (kBwdQ / kWarps); r < (w + 1) * (kBwdQ / kWarps); ++r)
-      load_query_row_bwd<D, PE>(a, qkv, out, dout, lse, b, h, q0 + r, mul, stage, sm.Q + r * Sm::LQ,
+      load_query_row_bwd<D, PE>(a, qkv, out, dout, lse, b, h, q0 + r, mul, sm.Q + r * Sm::LQ,
                                 sm.dO + r * Sm::LV, sm.L + r, sm.Di + r, lane);
     __syncthreads();
     // Warp-uniform: no key of the warp, or every query of the tile before the warp's first key.
@@ -353,18 +375,17 @@ struct FlashBwdQSmem {
   static constexpr int DQ = Dims<D, PE>::DQ;
   static constexpr int LQ = DQ + 8, LV = D + 8, LP = kTileK + 8;  // bf16 row strides
   static constexpr int LS = kTileK + 4, LK = DQ + 4;               // fp32 row strides
-  static constexpr size_t up(size_t bytes) { return (bytes + 127) / 128 * 128; }
   static constexpr size_t kQ = 0;
-  static constexpr size_t kdO = kQ + up(sizeof(bf16) * kBlockQ * LQ);
-  static constexpr size_t kK = kdO + up(sizeof(bf16) * kBlockQ * LV);
-  static constexpr size_t kV = kK + up(sizeof(bf16) * kTileK * LQ);
-  static constexpr size_t kS = kV + up(sizeof(bf16) * kTileK * LV);
-  static constexpr size_t kdP = kS + up(sizeof(float) * kBlockQ * LS);
-  static constexpr size_t kdS = kdP + up(sizeof(float) * kBlockQ * LS);
-  static constexpr size_t kdQ = kdS + up(sizeof(bf16) * kBlockQ * LP);
-  static constexpr size_t kStats = kdQ + up(sizeof(float) * kBlockQ * LK);
-  static constexpr size_t kStage = kStats + up(sizeof(float) * 2 * kBlockQ);
-  static constexpr size_t bytes = kStage + up(sizeof(float) * 2 * kWarps * DQ);
+  static constexpr size_t kdO = kQ + smem_up(sizeof(bf16) * kBlockQ * LQ);
+  static constexpr size_t kK = kdO + smem_up(sizeof(bf16) * kBlockQ * LV);
+  static constexpr size_t kV = kK + smem_up(sizeof(bf16) * kTileK * LQ);
+  static constexpr size_t kS = kV + smem_up(sizeof(bf16) * kTileK * LV);
+  static constexpr size_t kdP = kS + smem_up(sizeof(float) * kBlockQ * LS);
+  static constexpr size_t kdS = kdP + smem_up(sizeof(float) * kBlockQ * LS);
+  static constexpr size_t kdQ = kdS + smem_up(sizeof(bf16) * kBlockQ * LP);
+  static constexpr size_t kStats = kdQ + smem_up(sizeof(float) * kBlockQ * LK);
+  static constexpr size_t kStage = kStats + smem_up(sizeof(float) * 2 * kBlockQ);
+  static constexpr size_t bytes = kStage + smem_up(sizeof(float) * 2 * kWarps * DQ);
 
   bf16 *Q, *dO, *K, *V, *dS;  // (64, LQ), (64, LV), (64, LQ), (64, LV), (64, LP)
   float *S, *dP, *dQ;         // (64, LS), (64, LS), (64, LK)
@@ -394,7 +415,7 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_flash_dq_kernel(Attent
   const int r0 = w * kRows;
   float* stage = sm.stage + w * 2 * DQ;
   for (int r = r0; r < r0 + kRows; ++r)
-    load_query_row_bwd<D, PE>(a, qkv, out, dout, lse, b, h, q0 + r, mul, stage, sm.Q + r * Sm::LQ, sm.dO + r * Sm::LV,
+    load_query_row_bwd<D, PE>(a, qkv, out, dout, lse, b, h, q0 + r, mul, sm.Q + r * Sm::LQ, sm.dO + r * Sm::LV,
                               sm.L + r, sm.Di + r, lane);
   for (int i = lane; i < kRows * DQ; i += 32) sm.dQ[(r0 + i / DQ) * Sm::LK + i % DQ] = 0.f;
   const float* delta_h = head_delta(a, b, h, D);
@@ -403,7 +424,7 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_flash_dq_kernel(Attent
   for (int k0 = 0; k0 <= last_key; k0 += kTileK) {
     __syncthreads();
     for (int j = r0; j < r0 + kRows; ++j)
-      load_key_row_bf16<D, PE>(a, qkv, b, h, k0 + j, delta_h, stage, sm.K + j * Sm::LQ, sm.V + j * Sm::LV, lane);
+      load_key_row_bf16<D, PE>(a, qkv, b, h, k0 + j, delta_h, sm.K + j * Sm::LQ, sm.V + j * Sm::LV, lane);
     __syncthreads();
     if (warp_last_row < q0 + r0 || k0 > warp_last_row) continue;
     // S = Q K^T and dP = dO V^T for the warp's 16 queries and the tile's 64 keys.
@@ -482,7 +503,7 @@ void dispatch_bwd_flash(const AttentionArgs& a, const float* qkv, const float* o
 template <int D, PEKind PE>
 void launch_fwd_flash(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
   static DeviceOnce once;
-  constexpr size_t bytes = FlashSmem<D, PE>::bytes;
+  constexpr size_t bytes = FlashFwdSmem<D, PE>::bytes;
   once.run([&] {
     CUDA_CHECK(cudaFuncSetAttribute(attention_fwd_flash_kernel<D, PE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     int(bytes)));
