@@ -12,17 +12,16 @@
 // (a row's max and sum over the 4 lanes that hold it), and become, rounded to bf16, the A
 // operand of O += P V; O (16 x D, fp32) stays in registers to the end. The first version (wmma,
 // S, P and O through shared memory) ran at 1.5-2 % of the bf16 peak (bench/log/031); entry 032
-// says what this one is predicted to do.
+// says what this one, forward and backward, is predicted to do.
 //
-// The backward in FlashAttention-2's form, deterministic (no atomics: every gradient element is
-// written by one warp), still on wmma tiles in shared memory: one kernel per block of 64 keys for
-// dK, dV and PoPE's per-key delta terms (query tiles of 32 streamed past them), one per block of
-// 64 queries for dQ and the log-temperature terms (key tiles of 64). Both recompute P from the
-// same bf16 operands the forward used (queries rounded after their scaling) and the forward's
-// lse; dS is rounded to bf16 for its products, as FlashAttention-2 does.
-#include <mma.h>
-
-#include <type_traits>
+// The backward in FlashAttention-2's form, on the same register tiles, deterministic (no
+// atomics: every gradient element is written by one warp): one kernel per block of 64 keys for
+// dK, dV and PoPE's per-key delta terms (query tiles of 32 streamed past them; S^T, dP^T and the
+// dK', dV accumulators in registers), one per block of 64 queries for dQ and the log-temperature
+// terms (key tiles of 64; S, dP and dQ in registers). Both recompute P from the same bf16 operands
+// the forward used (queries rounded after their scaling) and the forward's lse; P and dS are
+// rounded to bf16 for their products, as FlashAttention-2 does. The PE's backward then runs on
+// fp32 rows of dK' and dQ in shared memory (attention_common.cuh's pe_backward_row).
 
 #include <cuda_bf16.h>
 
@@ -33,18 +32,16 @@ namespace popebench::cuda::attn {
 
 namespace {
 
-namespace wmma = nvcuda::wmma;
 using bf16 = __nv_bfloat16;
 
-constexpr int kRows = 16;                   // query rows per warp: one wmma tile
+constexpr int kRows = 16;                   // query rows per warp: one mma tile's M
 constexpr int kWarps = 4;
 constexpr int kBlockQ = kRows * kWarps;     // 64 query rows per block
 constexpr int kTileK = 64;                  // keys per tile
 constexpr int kThreads = 32 * kWarps;
 
-// Rows of bf16 in shared memory are padded by 8 elements (16 bytes): wmma wants leading
-// dimensions that are multiples of 8 and 32-byte aligned tiles, ldmatrix 16-byte aligned rows, and
-// the pad puts the 8 rows one ldmatrix reads (or a wmma tile's rows) in different banks.
+// Rows of bf16 in shared memory are padded by 8 elements (16 bytes): ldmatrix wants 16-byte
+// aligned rows, and the pad puts the 8 rows one ldmatrix reads in different banks.
 constexpr size_t smem_up(size_t bytes) { return (bytes + 127) / 128 * 128; }
 
 // Shared memory of the forward: the block's 64 queries (transformed and scaled), one tile of 64
@@ -88,33 +85,52 @@ __device__ void load_key_row_bf16(const AttentionArgs& a, const float* qkv, int 
   for (int c = lane; c < D; c += 32) Vrow[c] = __float2bfloat16_rn(krow ? krow[C + c] : 0.f);
 }
 
-// C (16 x 16, fp32, shared memory, row-major, ldc) = A B, or += A B (Accumulate): A (16 x K, bf16,
-// row-major, lda) and B (K x 16, bf16) stored row-major (B[k][n] at b[k ldb + n]) or, with
-// TransposedB, as the rows of B^T (B[k][n] at b[n ldb + k]: K^T or V^T read from the rows of K or V).
-template <int K, bool TransposedB, bool Accumulate>
-__device__ __forceinline__ void tile_mma(float* c, int ldc, const bf16* a, int lda, const bf16* b, int ldb) {
-  using LayoutB = std::conditional_t<TransposedB, wmma::col_major, wmma::row_major>;
-  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-  if constexpr (Accumulate)
-    wmma::load_matrix_sync(acc, c, ldc, wmma::mem_row_major);
-  else
-    wmma::fill_fragment(acc, 0.f);
-#pragma unroll 4
-  for (int kk = 0; kk < K / 16; ++kk) {
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> fa;
-    wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, LayoutB> fb;
-    wmma::load_matrix_sync(fa, a + kk * 16, lda);
-    wmma::load_matrix_sync(fb, TransposedB ? b + kk * 16 : b + kk * 16 * ldb, ldb);
-    wmma::mma_sync(acc, fa, fb, acc);
-  }
-  wmma::store_matrix_sync(c, acc, ldc, wmma::mem_row_major);
-}
-// One warp's C (16 x N) = A (16 x K) B (K x N), or += it: tile_mma over N's 16-column blocks.
-template <int K, int N, bool TransposedB, bool Accumulate>
-__device__ __forceinline__ void warp_mma(float* c, int ldc, const bf16* a, int lda, const bf16* b, int ldb) {
+// Stores a warp's (16, 8 NT) accumulator tiles as fp32 rows r0..r0+15 of dst (row stride ld).
+template <int NT>
+__device__ __forceinline__ void store_acc_rows(const mma::Acc (&acc)[NT], float* dst, int ld, int r0, int lane) {
+  const int g = lane >> 2, c2 = 2 * (lane & 3);
 #pragma unroll
-  for (int n = 0; n < N / 16; ++n)
-    tile_mma<K, TransposedB, Accumulate>(c + n * 16, ldc, a, lda, TransposedB ? b + n * 16 * ldb : b + n * 16, ldb);
+  for (int n = 0; n < NT; ++n) {
+    dst[(r0 + g) * ld + 8 * n + c2] = acc[n].v[0];
+    dst[(r0 + g) * ld + 8 * n + c2 + 1] = acc[n].v[1];
+    dst[(r0 + g + 8) * ld + 8 * n + c2] = acc[n].v[2];
+    dst[(r0 + g + 8) * ld + 8 * n + c2 + 1] = acc[n].v[3];
+  }
+}
+
+// C (16 x 8 NT) += A B with A (16 x 16 KB, bf16, shared memory, rows r0.., ld lda) and B[k][n] =
+// X[n][k] (X row-major in shared memory, a row per n: keys, queries), mma.sync in registers.
+template <int KB, int NT>
+__device__ __forceinline__ void mma_rows_xt(mma::Acc (&c)[NT], const bf16* A, int lda, int r0, const bf16* X, int ldx,
+                                            int lane) {
+#pragma unroll
+  for (int kb = 0; kb < KB; ++kb) {
+    const mma::FragA fa = mma::load_a(A, lda, r0, 16 * kb, lane);
+#pragma unroll
+    for (int n = 0; n < NT; n += 2) {
+      uint32_t fb[4];
+      mma::load_b_rows(fb, X, ldx, 8 * n, 16 * kb, lane);
+      mma::mma_bf16(c[n], fa, fb[0], fb[1]);
+      mma::mma_bf16(c[n + 1], fa, fb[2], fb[3]);
+    }
+  }
+}
+// C (16 x 8 NT) += P X with P (16 x 16 KB) in accumulator registers (rounded to bf16 here) and X
+// row-major in shared memory with a row per k (values, dO, queries, keys).
+template <int KB, int NT>
+__device__ __forceinline__ void mma_acc_x(mma::Acc (&c)[NT], const mma::Acc (&p)[2 * KB], const bf16* X, int ldx,
+                                          int lane) {
+#pragma unroll
+  for (int kb = 0; kb < KB; ++kb) {
+    const mma::FragA fa = mma::pack_a_from_acc(p[2 * kb], p[2 * kb + 1]);
+#pragma unroll
+    for (int n = 0; n < NT; n += 2) {
+      uint32_t fb[4];
+      mma::load_b_cols(fb, X, ldx, 16 * kb, 8 * n, lane);
+      mma::mma_bf16(c[n], fa, fb[0], fb[1]);
+      mma::mma_bf16(c[n + 1], fa, fb[2], fb[3]);
+    }
+  }
 }
 
 template <int D, PEKind PE>
@@ -158,17 +174,7 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_flash_kernel(Attention
 
     // S = Q K^T for the warp's 16 rows and the tile's 64 keys, in registers.
     mma::Acc s[NS];
-#pragma unroll
-    for (int kk = 0; kk < DQ; kk += 16) {
-      const mma::FragA qa = mma::load_a(sm.Q, Sm::LQ, r0, kk, lane);
-#pragma unroll
-      for (int n = 0; n < NS; n += 2) {
-        uint32_t kb[4];
-        mma::load_b_rows(kb, sm.K, Sm::LQ, 8 * n, kk, lane);
-        mma::mma_bf16(s[n], qa, kb[0], kb[1]);
-        mma::mma_bf16(s[n + 1], qa, kb[2], kb[3]);
-      }
-    }
+    mma_rows_xt<DQ / 16, NS>(s, sm.Q, Sm::LQ, r0, sm.K, Sm::LQ, lane);
 
     // Mask, ALiBi and the online softmax; each row's 64 scores are held by 4 lanes (16 each).
     float corr[2];
@@ -217,17 +223,7 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_flash_kernel(Attention
     }
 
     // O += P V: P (16 x 64, rounded to bf16) straight from S's registers.
-#pragma unroll
-    for (int kk = 0; kk < NS / 2; ++kk) {
-      const mma::FragA pa = mma::pack_a_from_acc(s[2 * kk], s[2 * kk + 1]);
-#pragma unroll
-      for (int n = 0; n < NO; n += 2) {
-        uint32_t vb[4];
-        mma::load_b_cols(vb, sm.V, Sm::LV, 16 * kk, 8 * n, lane);
-        mma::mma_bf16(o[n], pa, vb[0], vb[1]);
-        mma::mma_bf16(o[n + 1], pa, vb[2], vb[3]);
-      }
-    }
+    mma_acc_x<NS / 2, NO>(o, s, sm.V, Sm::LV, lane);
   }
 
   for (int i = 0; i < 2; ++i) {
@@ -249,36 +245,30 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_flash_kernel(Attention
 constexpr int kBwdQ = 32;  // query rows per tile in the dK, dV kernel (64 would not fit PoPE at D 128)
 
 // Shared memory of the dK, dV kernel: the block's 64 keys (16 a warp) and values, one query tile
-// of 32 (scaled queries and dO in bf16, lse and Di), per warp the 16 x 32 blocks of S^T and dP^T
-// (fp32) and of P^T and dS^T (bf16), and the fp32 accumulators of dK' and dV.
+// of 32 (scaled queries and dO in bf16), the tile's lse and Di; once the loop is done, the fp32
+// rows of dK' (the gradient of the transformed keys) for the PE's backward, over the tiles.
 template <int D, PEKind PE>
 struct FlashBwdKVSmem {
   static constexpr int DQ = Dims<D, PE>::DQ;
-  static constexpr int LQ = DQ + 8, LV = D + 8, LB = kBwdQ + 8;  // bf16 row strides
-  static constexpr int LS = kBwdQ + 4, LK = DQ + 4, LO = D + 4;   // fp32 row strides
+  static constexpr int LQ = DQ + 8, LV = D + 8;  // bf16 row strides
+  static constexpr int LK = DQ + 4;              // fp32 row stride
   static constexpr size_t kK = 0;
   static constexpr size_t kV = kK + smem_up(sizeof(bf16) * kTileK * LQ);
   static constexpr size_t kQ = kV + smem_up(sizeof(bf16) * kTileK * LV);
   static constexpr size_t kdO = kQ + smem_up(sizeof(bf16) * kBwdQ * LQ);
-  static constexpr size_t kST = kdO + smem_up(sizeof(bf16) * kBwdQ * LV);
-  static constexpr size_t kdPT = kST + smem_up(sizeof(float) * kTileK * LS);
-  static constexpr size_t kPT = kdPT + smem_up(sizeof(float) * kTileK * LS);
-  static constexpr size_t kdST = kPT + smem_up(sizeof(bf16) * kTileK * LB);
-  static constexpr size_t kdK = kdST + smem_up(sizeof(bf16) * kTileK * LB);
-  static constexpr size_t kdV = kdK + smem_up(sizeof(float) * kTileK * LK);
-  static constexpr size_t kStats = kdV + smem_up(sizeof(float) * kTileK * LO);
+  static constexpr size_t kTilesEnd = kdO + smem_up(sizeof(bf16) * kBwdQ * LV);
+  static constexpr size_t kdK = 0;  // after the loop, over the tiles
+  static constexpr size_t kdKEnd = smem_up(sizeof(float) * kTileK * LK);
+  static constexpr size_t kStats = kTilesEnd > kdKEnd ? kTilesEnd : kdKEnd;
   static constexpr size_t bytes = kStats + smem_up(sizeof(float) * 2 * kBwdQ);
 
-  bf16 *K, *V, *Q, *dO, *PT, *dST;  // (64, LQ), (64, LV), (32, LQ), (32, LV), (64, LB), (64, LB)
-  float *ST, *dPT, *dK, *dV;         // (64, LS), (64, LS), (64, LK), (64, LO)
-  float *L, *Di;                     // (32) the query tile's lse and rowsum(dO o O)
+  bf16 *K, *V, *Q, *dO;  // (64, LQ), (64, LV), (32, LQ), (32, LV)
+  float* dK;             // (64, LK), once the loop is done
+  float *L, *Di;         // (32) the query tile's lse and rowsum(dO o O)
   __device__ explicit FlashBwdKVSmem(unsigned char* base)
       : K(reinterpret_cast<bf16*>(base + kK)), V(reinterpret_cast<bf16*>(base + kV)),
         Q(reinterpret_cast<bf16*>(base + kQ)), dO(reinterpret_cast<bf16*>(base + kdO)),
-        PT(reinterpret_cast<bf16*>(base + kPT)), dST(reinterpret_cast<bf16*>(base + kdST)),
-        ST(reinterpret_cast<float*>(base + kST)), dPT(reinterpret_cast<float*>(base + kdPT)),
-        dK(reinterpret_cast<float*>(base + kdK)), dV(reinterpret_cast<float*>(base + kdV)),
-        L(reinterpret_cast<float*>(base + kStats)), Di(L + kBwdQ) {}
+        dK(reinterpret_cast<float*>(base + kdK)), L(reinterpret_cast<float*>(base + kStats)), Di(L + kBwdQ) {}
 };
 
 // One warp loads query row t of the backward's query side into row r: the scaled query (as the
@@ -309,10 +299,11 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_flash_dkdv_kernel(Atte
                                                                            const float* lse, float* dqkv,
                                                                            float* ddelta_part) {
   using Sm = FlashBwdKVSmem<D, PE>;
-  constexpr int DQ = Sm::DQ;
+  constexpr int DQ = Sm::DQ, NQ = kBwdQ / 8;  // NQ: n-tiles of S^T (8 queries each)
   extern __shared__ __align__(128) unsigned char smem_raw[];
   const Sm sm(smem_raw);
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int g = lane >> 2, c2 = 2 * (lane & 3);
   const int b = blockIdx.z, h = blockIdx.y, k0 = blockIdx.x * kTileK, T = a.T, C = a.H * D;
   const float slope = a.slopes ? a.slopes[h] : 0.f, mul = head_scale(a, b, h);
   const Ptrs Pt{T, a.H, C};
@@ -320,8 +311,8 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_flash_dkdv_kernel(Atte
   const float* delta_h = head_delta(a, b, h, D);
   for (int j = j0; j < j0 + kRows; ++j)
     load_key_row_bf16<D, PE>(a, qkv, b, h, k0 + j, delta_h, sm.K + j * Sm::LQ, sm.V + j * Sm::LV, lane);
-  for (int i = lane; i < kRows * DQ; i += 32) sm.dK[(j0 + i / DQ) * Sm::LK + i % DQ] = 0.f;
-  for (int i = lane; i < kRows * D; i += 32) sm.dV[(j0 + i / D) * Sm::LO + i % D] = 0.f;
+  const int key[2] = {k0 + j0 + g, k0 + j0 + g + 8};  // this lane's two keys (accumulator rows)
+  mma::Acc dk[DQ / 8], dv[D / 8];                     // dK' (16, DQ) and dV (16, D) of the warp's keys
   const int warp_first_key = k0 + j0;
   for (int q0 = k0; q0 < T; q0 += kBwdQ) {
     __syncthreads();  // the previous query tile is read by every warp until here
@@ -332,71 +323,77 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_flash_dkdv_kernel(Atte
     // Warp-uniform: no key of the warp, or every query of the tile before the warp's first key.
     if (warp_first_key >= T || q0 + kBwdQ - 1 < warp_first_key) continue;
     // S^T = K Q^T and dP^T = V dO^T: the warp's 16 keys against the tile's 32 queries.
-    warp_mma<DQ, kBwdQ, true, false>(sm.ST + j0 * Sm::LS, Sm::LS, sm.K + j0 * Sm::LQ, Sm::LQ, sm.Q, Sm::LQ);
-    warp_mma<D, kBwdQ, true, false>(sm.dPT + j0 * Sm::LS, Sm::LS, sm.V + j0 * Sm::LV, Sm::LV, sm.dO, Sm::LV);
-    __syncwarp();
-    // P^T and dS^T: each lane one query (column) of the tile, for each of the warp's 16 keys.
-    {
-      const int t = q0 + lane;
-      const int lo = t < T ? first_key(a, b, t) : 0;
-      for (int j = j0; j < j0 + kRows; ++j) {
-        const int s = k0 + j;
+    mma::Acc st[NQ], dpt[NQ];
+    mma_rows_xt<DQ / 16, NQ>(st, sm.K, Sm::LQ, j0, sm.Q, Sm::LQ, lane);
+    mma_rows_xt<D / 16, NQ>(dpt, sm.V, Sm::LV, j0, sm.dO, Sm::LV, lane);
+    // P^T (into st) and dS^T (into dpt), element by element.
+#pragma unroll
+    for (int n = 0; n < NQ; ++n)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int s = key[e >> 1], col = 8 * n + c2 + (e & 1), t = q0 + col;
         float p = 0.f, ds = 0.f;
-        if (t < T && s <= t && s >= lo) {
-          p = __expf(sm.ST[j * Sm::LS + lane] - slope * float(t - s) - sm.L[lane]);
-          ds = p * (sm.dPT[j * Sm::LS + lane] - sm.Di[lane]);
+        if (t < T && s <= t && s >= first_key(a, b, t)) {
+          p = __expf(st[n].v[e] - slope * float(t - s) - sm.L[col]);
+          ds = p * (dpt[n].v[e] - sm.Di[col]);
         }
-        sm.PT[j * Sm::LB + lane] = __float2bfloat16_rn(p);
-        sm.dST[j * Sm::LB + lane] = __float2bfloat16_rn(ds);
+        st[n].v[e] = p;
+        dpt[n].v[e] = ds;
       }
-    }
-    __syncwarp();
     // dV += P^T dO and dK' += dS^T Q (the scaled queries: S = Q k', so dS/dk' = Q).
-    warp_mma<kBwdQ, D, false, true>(sm.dV + j0 * Sm::LO, Sm::LO, sm.PT + j0 * Sm::LB, Sm::LB, sm.dO, Sm::LV);
-    warp_mma<kBwdQ, DQ, false, true>(sm.dK + j0 * Sm::LK, Sm::LK, sm.dST + j0 * Sm::LB, Sm::LB, sm.Q, Sm::LQ);
-    __syncwarp();
+    mma_acc_x<NQ / 2, D / 8>(dv, st, sm.dO, Sm::LV, lane);
+    mma_acc_x<NQ / 2, DQ / 8>(dk, dpt, sm.Q, Sm::LQ, lane);
   }
-  // dV as it is; dK' through the PE's backward (and PoPE's per-key delta terms).
+  // dV as it is; dK' through the PE's backward (and PoPE's per-key delta terms), from fp32 rows
+  // in shared memory that reuse the tiles once every warp is past them.
+  __syncthreads();
+  store_acc_rows(dk, sm.dK, Sm::LK, j0, lane);
+  for (int i = 0; i < 2; ++i) {
+    if (key[i] >= T) continue;
+    float* vrow = dqkv + (size_t(b) * T + key[i]) * 3 * C + 2 * C + h * D;
+#pragma unroll
+    for (int n = 0; n < D / 8; ++n) {
+      vrow[8 * n + c2] = dv[n].v[2 * i];
+      vrow[8 * n + c2 + 1] = dv[n].v[2 * i + 1];
+    }
+  }
+  __syncwarp();
   for (int j = j0; j < j0 + kRows; ++j) {
     const int s = k0 + j;
     if (s >= T) break;
     float* base = dqkv + (size_t(b) * T + s) * 3 * C + h * D;
-    for (int c = lane; c < D; c += 32) base[2 * C + c] = sm.dV[j * Sm::LO + c];
     pe_backward_row<D, PE, true>(sm.dK + j * Sm::LK, Pt.q(qkv, b, s, h, D) + C, s, a.theta, delta_h, a.n_rot, base + C,
                                  ddelta_part ? ddelta_part + ((size_t(b) * T + s) * a.H + h) * D : nullptr, lane);
   }
 }
 
-// Shared memory of the dQ kernel: the block's 64 queries (scaled, and dO, in bf16; lse and Di), one
-// key tile of 64 (keys and values in bf16), per warp the 16 x 64 blocks of S and dP (fp32) and dS
-// (bf16), the fp32 accumulator of dQ, and two fp32 rows a warp for the PE's backward.
+// Shared memory of the dQ kernel: the block's 64 queries (scaled, and dO, in bf16; lse and Di),
+// one key tile of 64 (keys and values in bf16); once the loop is done, the fp32 rows of dQ over
+// the tiles, and one fp32 row a warp for the transformed query of the temperature's term.
 template <int D, PEKind PE>
 struct FlashBwdQSmem {
   static constexpr int DQ = Dims<D, PE>::DQ;
-  static constexpr int LQ = DQ + 8, LV = D + 8, LP = kTileK + 8;  // bf16 row strides
-  static constexpr int LS = kTileK + 4, LK = DQ + 4;               // fp32 row strides
+  static constexpr int LQ = DQ + 8, LV = D + 8;  // bf16 row strides
+  static constexpr int LK = DQ + 4;              // fp32 row stride
   static constexpr size_t kQ = 0;
   static constexpr size_t kdO = kQ + smem_up(sizeof(bf16) * kBlockQ * LQ);
   static constexpr size_t kK = kdO + smem_up(sizeof(bf16) * kBlockQ * LV);
   static constexpr size_t kV = kK + smem_up(sizeof(bf16) * kTileK * LQ);
-  static constexpr size_t kS = kV + smem_up(sizeof(bf16) * kTileK * LV);
-  static constexpr size_t kdP = kS + smem_up(sizeof(float) * kBlockQ * LS);
-  static constexpr size_t kdS = kdP + smem_up(sizeof(float) * kBlockQ * LS);
-  static constexpr size_t kdQ = kdS + smem_up(sizeof(bf16) * kBlockQ * LP);
-  static constexpr size_t kStats = kdQ + smem_up(sizeof(float) * kBlockQ * LK);
-  static constexpr size_t kStage = kStats + smem_up(sizeof(float) * 2 * kBlockQ);
-  static constexpr size_t bytes = kStage + smem_up(sizeof(float) * 2 * kWarps * DQ);
+  static constexpr size_t kTilesEnd = kV + smem_up(sizeof(bf16) * kTileK * LV);
+  static constexpr size_t kdQ = 0;  // after the loop, over the tiles
+  static constexpr size_t kdQEnd = smem_up(sizeof(float) * kBlockQ * LK);
+  static constexpr size_t kQt = kTilesEnd > kdQEnd ? kTilesEnd : kdQEnd;
+  static constexpr size_t kStats = kQt + smem_up(sizeof(float) * kWarps * DQ);
+  static constexpr size_t bytes = kStats + smem_up(sizeof(float) * 2 * kBlockQ);
 
-  bf16 *Q, *dO, *K, *V, *dS;  // (64, LQ), (64, LV), (64, LQ), (64, LV), (64, LP)
-  float *S, *dP, *dQ;         // (64, LS), (64, LS), (64, LK)
-  float *L, *Di;              // (64)
-  float* stage;               // (4, 2, DQ)
+  bf16 *Q, *dO, *K, *V;  // (64, LQ), (64, LV), (64, LQ), (64, LV)
+  float *dQ, *qt;        // (64, LK) once the loop is done; (4, DQ)
+  float *L, *Di;         // (64)
   __device__ explicit FlashBwdQSmem(unsigned char* base)
       : Q(reinterpret_cast<bf16*>(base + kQ)), dO(reinterpret_cast<bf16*>(base + kdO)),
         K(reinterpret_cast<bf16*>(base + kK)), V(reinterpret_cast<bf16*>(base + kV)),
-        dS(reinterpret_cast<bf16*>(base + kdS)), S(reinterpret_cast<float*>(base + kS)),
-        dP(reinterpret_cast<float*>(base + kdP)), dQ(reinterpret_cast<float*>(base + kdQ)),
-        L(reinterpret_cast<float*>(base + kStats)), Di(L + kBlockQ), stage(reinterpret_cast<float*>(base + kStage)) {}
+        dQ(reinterpret_cast<float*>(base + kdQ)), qt(reinterpret_cast<float*>(base + kQt)),
+        L(reinterpret_cast<float*>(base + kStats)), Di(L + kBlockQ) {}
 };
 
 template <int D, PEKind PE>
@@ -405,19 +402,25 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_flash_dq_kernel(Attent
                                                                          const float* lse, float* dqkv,
                                                                          float* dtemp_part) {
   using Sm = FlashBwdQSmem<D, PE>;
-  constexpr int DQ = Sm::DQ;
+  constexpr int DQ = Sm::DQ, NS = kTileK / 8;  // NS: n-tiles of S (8 keys each)
   extern __shared__ __align__(128) unsigned char smem_raw[];
   const Sm sm(smem_raw);
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int g = lane >> 2, c2 = 2 * (lane & 3);
   const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kBlockQ, T = a.T, C = a.H * D;
   const float slope = a.slopes ? a.slopes[h] : 0.f, mul = head_scale(a, b, h);
   const Ptrs Pt{T, a.H, C};
   const int r0 = w * kRows;
-  float* stage = sm.stage + w * 2 * DQ;
   for (int r = r0; r < r0 + kRows; ++r)
     load_query_row_bwd<D, PE>(a, qkv, out, dout, lse, b, h, q0 + r, mul, sm.Q + r * Sm::LQ, sm.dO + r * Sm::LV,
                               sm.L + r, sm.Di + r, lane);
-  for (int i = lane; i < kRows * DQ; i += 32) sm.dQ[(r0 + i / DQ) * Sm::LK + i % DQ] = 0.f;
+  __syncwarp();
+  // This lane's two rows: [0] row g of the warp's 16, [1] row g + 8, with their lse and Di.
+  const int t_row[2] = {q0 + r0 + g, q0 + r0 + g + 8};
+  const float L_row[2] = {sm.L[r0 + g], sm.L[r0 + g + 8]}, Di_row[2] = {sm.Di[r0 + g], sm.Di[r0 + g + 8]};
+  int first[2];
+  for (int i = 0; i < 2; ++i) first[i] = t_row[i] < T ? first_key(a, b, t_row[i]) : 0;
+  mma::Acc dq[DQ / 8];  // dQ (16, DQ) of the warp's (scaled) queries
   const float* delta_h = head_delta(a, b, h, D);
   const int last_key = min(q0 + kBlockQ, T) - 1;
   const int warp_last_row = min(q0 + r0 + kRows, T) - 1;
@@ -428,43 +431,46 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_flash_dq_kernel(Attent
     __syncthreads();
     if (warp_last_row < q0 + r0 || k0 > warp_last_row) continue;
     // S = Q K^T and dP = dO V^T for the warp's 16 queries and the tile's 64 keys.
-    warp_mma<DQ, kTileK, true, false>(sm.S + r0 * Sm::LS, Sm::LS, sm.Q + r0 * Sm::LQ, Sm::LQ, sm.K, Sm::LQ);
-    warp_mma<D, kTileK, true, false>(sm.dP + r0 * Sm::LS, Sm::LS, sm.dO + r0 * Sm::LV, Sm::LV, sm.V, Sm::LV);
-    __syncwarp();
-    for (int r = r0; r < r0 + kRows; ++r) {  // dS, a row at a time, each lane two of the 64 columns
-      const int t = q0 + r;
-      const int lo = t < T ? first_key(a, b, t) : 0;
+    mma::Acc s[NS], dp[NS];
+    mma_rows_xt<DQ / 16, NS>(s, sm.Q, Sm::LQ, r0, sm.K, Sm::LQ, lane);
+    mma_rows_xt<D / 16, NS>(dp, sm.dO, Sm::LV, r0, sm.V, Sm::LV, lane);
+    // dS = P o (dP - Di), into dp.
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const int c = lane + 32 * half, s = k0 + c;
+    for (int n = 0; n < NS; ++n)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int i = e >> 1, t = t_row[i], key = k0 + 8 * n + c2 + (e & 1);
         float ds = 0.f;
-        if (t < T && s <= t && s >= lo) {
-          const float p = __expf(sm.S[r * Sm::LS + c] - slope * float(t - s) - sm.L[r]);
-          ds = p * (sm.dP[r * Sm::LS + c] - sm.Di[r]);
+        if (t < T && key <= t && key >= first[i]) {
+          const float p = __expf(s[n].v[e] - slope * float(t - key) - L_row[i]);
+          ds = p * (dp[n].v[e] - Di_row[i]);
         }
-        sm.dS[r * Sm::LP + c] = __float2bfloat16_rn(ds);
+        dp[n].v[e] = ds;
       }
-    }
-    __syncwarp();
     // dQ (of the scaled queries) += dS K.
-    warp_mma<kTileK, DQ, false, true>(sm.dQ + r0 * Sm::LK, Sm::LK, sm.dS + r0 * Sm::LP, Sm::LP, sm.K, Sm::LQ);
-    __syncwarp();
+    mma_acc_x<NS / 2, DQ / 8>(dq, dp, sm.K, Sm::LQ, lane);
   }
   // dq' = dQ x the scale (the queries were scaled), through the PE's backward; the log-temperature
-  // term dq' . q' against the fp32 transformed query (unscaled), as the fp32 kernels take it.
-  float* g = stage;
-  float* qt = stage + DQ;
+  // term dq' . q' against the fp32 transformed query (unscaled), as the fp32 kernels take it. The
+  // rows of dQ reuse the tiles once every warp is past them.
+  __syncthreads();
+#pragma unroll
+  for (int n = 0; n < DQ / 8; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) dq[n].v[e] *= mul;
+  store_acc_rows(dq, sm.dQ, Sm::LK, r0, lane);
+  __syncwarp();
+  float* qt = sm.qt + w * DQ;
   for (int r = r0; r < r0 + kRows; ++r) {
     const int t = q0 + r;
     if (t >= T) break;
-    for (int c = lane; c < DQ; c += 32) g[c] = sm.dQ[r * Sm::LK + c] * mul;
-    __syncwarp();
-    pe_backward_row<D, PE, false>(g, Pt.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot,
+    const float* grow = sm.dQ + r * Sm::LK;
+    pe_backward_row<D, PE, false>(grow, Pt.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot,
                                   dqkv + (size_t(b) * T + t) * 3 * C + h * D, nullptr, lane);
     if (dtemp_part) {
       load_transformed<D, PE, false>(Pt.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot, 1.f, qt, lane);
       __syncwarp();
-      temp_grad_row<DQ>(g, qt, dtemp_part + (size_t(b) * T + t) * a.H + h, lane);
+      temp_grad_row<DQ>(grow, qt, dtemp_part + (size_t(b) * T + t) * a.H + h, lane);
     }
     __syncwarp();
   }
