@@ -96,25 +96,20 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
                         c.model.attn_temp = "learned";
                         c.train.loss = "all";
                       }});
-  // --gpu-attention tf32: attention's products on TF32 tensor cores (the whole model then meets
-  // the tf32 tolerances even with fp32 matrix products).
-  for (std::string pe : {"pope", "rope", "alibi"})
-    variants.push_back({pe, "none", 0, "gpu-attention tf32", [](RunConfig& c) { c.train.gpu_attention = "tf32"; }});
-  variants.push_back({"pope", "none", 0, "gpu-attention tf32, pad left masked, attn-temp learned", [](RunConfig& c) {
-                        c.train.gpu_attention = "tf32";
-                        c.input.pad = "left";
-                        c.input.pad_attention = "masked";
-                        c.model.attn_temp = "learned";
-                      }});
-  // --gpu-attention bf16: the flash kernels (bf16 operands, as bf16 matrix products round them).
-  for (std::string pe : {"pope", "rope", "rope-half", "alibi"})
-    variants.push_back({pe, "none", 0, "gpu-attention bf16", [](RunConfig& c) { c.train.gpu_attention = "bf16"; }});
-  variants.push_back({"pope", "none", 0, "gpu-attention bf16, pad left masked, attn-temp learned", [](RunConfig& c) {
-                        c.train.gpu_attention = "bf16";
-                        c.input.pad = "left";
-                        c.input.pad_attention = "masked";
-                        c.model.attn_temp = "learned";
-                      }});
+  // --gpu-attention tf32 (attention's products on TF32 tensor cores: the whole model then meets
+  // the tf32 tolerances even with fp32 matrix products) and bf16 (the flash kernels, whose bf16
+  // operands round as bf16 matrix products do).
+  for (std::string mode : {"tf32", "bf16"}) {
+    for (std::string pe : {"pope", "rope", "rope-half", "alibi"})
+      variants.push_back({pe, "none", 0, "gpu-attention " + mode, [mode](RunConfig& c) { c.train.gpu_attention = mode; }});
+    variants.push_back({"pope", "none", 0, "gpu-attention " + mode + ", pad left masked, attn-temp learned",
+                        [mode](RunConfig& c) {
+                          c.train.gpu_attention = mode;
+                          c.input.pad = "left";
+                          c.input.pad_attention = "masked";
+                          c.model.attn_temp = "learned";
+                        }});
+  }
   // Head dims 32 and 64 (2 heads of d_model 64, 128) and 16 (4 heads of 64: the short kernels'
   // one-float-per-thread widths and the tiled kernels' half-idle lanes).
   const std::pair<int, int> shapes[] = {{64, 2}, {128, 2}, {64, 4}};  // (d_model, heads)

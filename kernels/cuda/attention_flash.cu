@@ -98,39 +98,40 @@ __device__ __forceinline__ void store_acc_rows(const mma::Acc (&acc)[NT], float*
   }
 }
 
-// C (16 x 8 NT) += A B with A (16 x 16 KB, bf16, shared memory, rows r0.., ld lda) and B[k][n] =
-// X[n][k] (X row-major in shared memory, a row per n: keys, queries), mma.sync in registers.
+// C (16 x 8 NT) += A X over the 16 k of A's fragment fa, from X (bf16, row-major in shared
+// memory, row stride ldx): with KRows, a row of X per k (B = X[k0.., :]: values, dO, queries, keys
+// as the right operand of P V, dS K ...); without, a row of X per n (B = X[:, k0..]^T: keys or
+// queries as the right operand of Q K^T ...).
+template <bool KRows, int NT>
+__device__ __forceinline__ void mma_times_x(mma::Acc (&c)[NT], const mma::FragA& fa, const bf16* X, int ldx, int k0,
+                                            int lane) {
+#pragma unroll
+  for (int n = 0; n < NT; n += 2) {
+    uint32_t fb[4];
+    if constexpr (KRows)
+      mma::load_b_cols(fb, X, ldx, k0, 8 * n, lane);
+    else
+      mma::load_b_rows(fb, X, ldx, 8 * n, k0, lane);
+    mma::mma_bf16(c[n], fa, fb[0], fb[1]);
+    mma::mma_bf16(c[n + 1], fa, fb[2], fb[3]);
+  }
+}
+// C (16 x 8 NT) += A X^T with A (16 x 16 KB, bf16, shared memory, rows r0.., stride lda) and X a
+// row per n: S = Q K^T, S^T = K Q^T, dP = dO V^T, dP^T = V dO^T.
 template <int KB, int NT>
 __device__ __forceinline__ void mma_rows_xt(mma::Acc (&c)[NT], const bf16* A, int lda, int r0, const bf16* X, int ldx,
                                             int lane) {
 #pragma unroll
-  for (int kb = 0; kb < KB; ++kb) {
-    const mma::FragA fa = mma::load_a(A, lda, r0, 16 * kb, lane);
-#pragma unroll
-    for (int n = 0; n < NT; n += 2) {
-      uint32_t fb[4];
-      mma::load_b_rows(fb, X, ldx, 8 * n, 16 * kb, lane);
-      mma::mma_bf16(c[n], fa, fb[0], fb[1]);
-      mma::mma_bf16(c[n + 1], fa, fb[2], fb[3]);
-    }
-  }
+  for (int kb = 0; kb < KB; ++kb) mma_times_x<false>(c, mma::load_a(A, lda, r0, 16 * kb, lane), X, ldx, 16 * kb, lane);
 }
-// C (16 x 8 NT) += P X with P (16 x 16 KB) in accumulator registers (rounded to bf16 here) and X
-// row-major in shared memory with a row per k (values, dO, queries, keys).
+// C (16 x 8 NT) += P X with P (16 x 16 KB) in accumulator registers (rounded to bf16 here) and X a
+// row per k: O = P V, dV = P^T dO, dK' = dS^T Q, dQ = dS K.
 template <int KB, int NT>
 __device__ __forceinline__ void mma_acc_x(mma::Acc (&c)[NT], const mma::Acc (&p)[2 * KB], const bf16* X, int ldx,
                                           int lane) {
 #pragma unroll
-  for (int kb = 0; kb < KB; ++kb) {
-    const mma::FragA fa = mma::pack_a_from_acc(p[2 * kb], p[2 * kb + 1]);
-#pragma unroll
-    for (int n = 0; n < NT; n += 2) {
-      uint32_t fb[4];
-      mma::load_b_cols(fb, X, ldx, 16 * kb, 8 * n, lane);
-      mma::mma_bf16(c[n], fa, fb[0], fb[1]);
-      mma::mma_bf16(c[n + 1], fa, fb[2], fb[3]);
-    }
-  }
+  for (int kb = 0; kb < KB; ++kb)
+    mma_times_x<true>(c, mma::pack_a_from_acc(p[2 * kb], p[2 * kb + 1]), X, ldx, 16 * kb, lane);
 }
 
 template <int D, PEKind PE>
