@@ -43,17 +43,20 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   // table holds parameters (PoPE) the forward's time includes filling it and the backward reads
   // the table the forward left; otherwise (RoPE) it is filled once here and every call reads it
   // (AttentionArgs::angle_table_filled, attention_fill_angles). None where no table is computed.
-  const size_t angle_floats = cuda::attention_angle_floats(T, D, H, pe, D, 1);
+  // The flash kernels' table (the query angles alone) is sized on its own.
+  const size_t angle_floats = cuda::attention_angle_floats(T, D, H, pe, D, 1),
+               flash_angle_floats = cuda::attention_angle_floats(T, D, H, pe, D, 1, true);
   float* angles = nullptr;
-  if (angle_floats > 0) CUDA_CHECK(cudaMalloc(&angles, angle_floats * 4));
+  if (std::max(angle_floats, flash_angle_floats) > 0)
+    CUDA_CHECK(cudaMalloc(&angles, std::max(angle_floats, flash_angle_floats) * 4));
   cuda::AttentionArgs a{B, T, H, D, pe, theta, delta, float(1.0 / std::sqrt(double(D))), D, nullptr};
   auto time = [&](const std::function<void()>& f) { return cuda::median_event_ms(nullptr, warmup, iters, f); };
   auto fwd_bwd = [&](bool tf32, bool table, bool flash = false) {
     a.tf32_products = tf32;
     a.bf16_flash = flash;
     a.angle_scratch = table ? angles : nullptr;
-    a.angle_scratch_floats = table ? angle_floats : 0;
-    const bool once = table && !cuda::attention_angles_hold_params(pe);
+    a.angle_scratch_floats = table ? (flash ? flash_angle_floats : angle_floats) : 0;
+    const bool once = table && !cuda::attention_angles_hold_params(pe, flash);
     if (once) cuda::attention_fill_angles(a, nullptr);
     a.angle_table_filled = once;
     double f = time([&] { cuda::attention_fwd(a, qkv, out, lse, nullptr); });
@@ -67,8 +70,9 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   // The same products on TF32 tensor cores (--gpu-attention tf32), where that form exists.
   const bool has_tf32 = cuda::attention_has_tf32_form(T, D);
   const auto [fwd_tf32, bwd_tf32] = has_tf32 ? fwd_bwd(true, true) : std::make_pair(0.0, 0.0);
-  // The flash kernels on bf16 tensor cores (AttentionArgs::bf16_flash, attention_flash.cu).
-  const auto [fwd_flash, bwd_flash] = fwd_bwd(false, false, true);
+  // The flash kernels on bf16 tensor cores (AttentionArgs::bf16_flash, attention_flash.cu), with
+  // the angle table as the model gives it (filled once: it holds no parameter).
+  const auto [fwd_flash, bwd_flash] = fwd_bwd(false, flash_angle_floats > 0, true);
   a.bf16_flash = false;
   for (void* p : {(void*)qkv, (void*)out, (void*)dout, (void*)lse, (void*)dqkv, (void*)ddp, (void*)delta, (void*)theta,
                   (void*)angles})

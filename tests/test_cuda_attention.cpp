@@ -264,6 +264,11 @@ TEST_CASE("the attention angle table's size, and too small a scratch refused", "
   CHECK(cuda::attention_angle_floats(48, 128, 8, cuda::PEKind::kPope, 128, 4) == 0); // D 128: tiled
   CHECK(cuda::attention_angle_floats(48, 64, 8, cuda::PEKind::kRope, 32, 4) == 2 * 48 * 16);
   CHECK(cuda::attention_angle_floats(48, 64, 8, cuda::PEKind::kPope, 64, 4) == 2 * (48 * 64 + 4 * 8 * 48 * 64));
+  // The flash kernels' table: the query angles at any T, PoPE's keys turned by delta in the kernel.
+  CHECK(cuda::attention_angle_floats(4100, 128, 8, cuda::PEKind::kPope, 128, 4, true) == 2 * 4100 * 128);
+  CHECK(cuda::attention_angle_floats(4100, 64, 8, cuda::PEKind::kRope, 32, 4, true) == 2 * 4100 * 16);
+  CHECK(cuda::attention_angle_floats(4100, 64, 8, cuda::PEKind::kNone, 64, 4, true) == 0);
+  CHECK_FALSE(cuda::attention_angles_hold_params(cuda::PEKind::kPope, true));
   DevBuf<double> th(pope_thetas(64, 10000));
   DevBuf<float> delta(size_t(8) * 64), scratch(16);
   cuda::AttentionArgs a{2, 48, 8, 64, cuda::PEKind::kPope, th.p, delta.p, 0.125f, 64};

@@ -214,6 +214,22 @@ void check_flash(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0, boo
   CHECK(count_differing_bits(g2.download(), dqkv) == 0);
   if (pope) CHECK(count_differing_bits(ddp2.download(), d_ddp.download()) == 0);
   if (temp) CHECK(count_differing_bits(dtp2.download(), d_dtp.download()) == 0);
+  // With the angle table (the query angles, filled by the forward as the model's first call
+  // fills it), the same bits as without: the table holds what the kernels compute.
+  const size_t table_floats = cuda::attention_angle_floats(T, D, H, pe, n_rot, 1, true);
+  if (table_floats > 0) {
+    DevBuf<float> table(table_floats);
+    a.angle_scratch = table.p;
+    a.angle_scratch_floats = table_floats;
+    run(o2, l2, g2, ddp2, dtp2);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    a.angle_scratch = nullptr;
+    a.angle_scratch_floats = 0;
+    INFO("with the angle table");
+    CHECK(count_differing_bits(o2.download(), out) == 0);
+    CHECK(count_differing_bits(g2.download(), dqkv) == 0);
+    if (pope) CHECK(count_differing_bits(ddp2.download(), d_ddp.download()) == 0);
+  }
 }
 }  // namespace
 

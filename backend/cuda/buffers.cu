@@ -92,13 +92,15 @@ CudaBackend::CudaBackend(const RunConfig& cfg, int runs)
   // The attention calls' angle tables (AttentionArgs::angle_scratch), each sized for the largest
   // call: every run of the batch (an evaluation is one run). None where no table is computed.
   // PoPE's holds delta: one a layer, filled by the layer's forward and read by its backward (221 KB
-  // a run and layer at the paper's shape). RoPE's holds no parameter: one for every layer, filled
-  // here once (below, when theta is on the device) and only read from then on.
-  angle_floats_ = cuda::attention_angle_floats(T_, D_, H_, pe_, n_rot_, R_);
-  const int angle_tables = cuda::attention_angles_hold_params(pe_) ? L_ : 1;
-  if (angle_floats_ > 0) angles_ = mem_.device<float>(size_t(angle_tables) * angle_floats_);
-  if (angles_ && !cuda::attention_angles_hold_params(pe_)) {
+  // a run and layer at the paper's shape). RoPE's, and the flash kernels' (--gpu-attention bf16:
+  // the query angles alone, T x n), hold no parameter: one for every layer, filled here once
+  // (below, when theta is on the device) and only read from then on.
+  angle_floats_ = cuda::attention_angle_floats(T_, D_, H_, pe_, n_rot_, R_, flash_attention_);
+  const bool per_layer = cuda::attention_angles_hold_params(pe_, flash_attention_);
+  if (angle_floats_ > 0) angles_ = mem_.device<float>(size_t(per_layer ? L_ : 1) * angle_floats_);
+  if (angles_ && !per_layer) {
     cuda::AttentionArgs a{1, T_, H_, D_, pe_, theta_, nullptr, attn_scale_, n_rot_};
+    a.bf16_flash = flash_attention_;
     a.angle_scratch = angles_;
     a.angle_scratch_floats = angle_floats_;
     cuda::attention_fill_angles(a, stream_);

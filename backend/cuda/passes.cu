@@ -18,7 +18,7 @@ cuda::AttentionArgs CudaBackend::attn_args(const Span& sp, int l, bool angles_fi
   // PoPE: layer l's own angle table, filled by its forward and read as it is by its backward (the
   // key angles carry the layer's delta, which changes only at the optimizer step). RoPE: the one
   // table the constructor filled (buffers.cu), only read.
-  const bool per_layer = cuda::attention_angles_hold_params(pe_);
+  const bool per_layer = cuda::attention_angles_hold_params(pe_, flash_attention_);
   a.angle_scratch = angles_ ? angles_ + (per_layer ? size_t(l) * angle_floats_ : 0) : nullptr;
   a.angle_scratch_floats = angle_floats_;
   a.angle_table_filled = angles_filled || !per_layer;

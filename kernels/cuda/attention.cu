@@ -407,15 +407,15 @@ namespace {
 // The floats of a's angle table, checked against its scratch (0: no scratch or no table).
 size_t checked_angle_floats(const AttentionArgs& a) {
   if (!a.angle_scratch) return 0;
-  const size_t need = attention_angle_floats(a.T, a.D, a.H, a.pe, a.n_rot, a.runs.count(a.B));
+  const size_t need = attention_angle_floats(a.T, a.D, a.H, a.pe, a.n_rot, a.runs.count(a.B), a.bf16_flash);
   if (need > a.angle_scratch_floats)
     throw CudaError("attention: the angle scratch holds " + std::to_string(a.angle_scratch_floats) +
                     " floats, the table of this call needs " + std::to_string(need));
   return need;
 }
-// Where the whole-sequence kernels run with an angle scratch, fills it with the call's angle
-// table (attention_angles.cu), which they then read, unless the caller says it already holds it
-// (AttentionArgs::angle_table_filled); refuses a scratch too small for it either way.
+// Where the whole-sequence or flash kernels run with an angle scratch, fills it with the call's
+// angle table (attention_angles.cu), which they then read, unless the caller says it already holds
+// it (AttentionArgs::angle_table_filled); refuses a scratch too small for it either way.
 void prepare_angles(const AttentionArgs& a, cudaStream_t s) {
   const size_t need = checked_angle_floats(a);
   if (need > 0 && !a.angle_table_filled) attn::fill_angle_table(a, need, s);
@@ -429,7 +429,10 @@ void attention_fill_angles(const AttentionArgs& a, cudaStream_t s) {
 
 void attention_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
   check_args(a);
-  if (a.bf16_flash) return attn::attention_fwd_flash(a, qkv, out, lse, s);
+  if (a.bf16_flash) {
+    prepare_angles(a, s);
+    return attn::attention_fwd_flash(a, qkv, out, lse, s);
+  }
   if (attn::short_kernels_apply(a)) {
     prepare_angles(a, s);
     return a.tf32_products ? attn::attention_fwd_short_tf32(a, qkv, out, lse, s)
@@ -445,7 +448,10 @@ void attention_bwd(const AttentionArgs& a, const float* qkv, const float* out, c
                    float* dqkv, float* ddelta_part, cudaStream_t s, float* dtemp_part) {
   check_args(a);
   if (a.log_temp && !dtemp_part) throw CudaError("attention backward: a learned temperature needs dtemp_part");
-  if (a.bf16_flash) return attn::attention_bwd_flash(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
+  if (a.bf16_flash) {
+    prepare_angles(a, s);
+    return attn::attention_bwd_flash(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
+  }
   if (attn::short_kernels_apply(a)) {
     prepare_angles(a, s);
     return a.tf32_products ? attn::attention_bwd_short_tf32(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s)

@@ -1,6 +1,7 @@
 // The PE's angle table for the whole-sequence attention kernels (attention_short.cu and
-// attention_short_tf32.cu): each (position, channel) angle's cos and sin, computed once per
-// attention call instead of once per (batch row, head) block. In the model PoPE's once per layer
+// attention_short_tf32.cu) and the flash kernels (attention_flash.cu, the query rows alone): each
+// (position, channel) angle's cos and sin, computed once per attention call instead of once per
+// (batch row, head) block, and in the flash kernels once per tile a block loads. In the model PoPE's once per layer
 // and step, the backward reading the table its forward filled (AttentionArgs::angle_table_filled),
 // and RoPE's, which holds no parameter, once (attention_fill_angles).
 //
@@ -62,11 +63,11 @@ void fill_angle_table(const AttentionArgs& a, size_t table_floats, cudaStream_t 
 
 }  // namespace attn
 
-size_t attention_angle_floats(int T, int D, int H, PEKind pe, int n_rot, int runs) {
+size_t attention_angle_floats(int T, int D, int H, PEKind pe, int n_rot, int runs, bool flash) {
   AttentionArgs shape{1, T, H, D, pe, nullptr, nullptr, 1.f, n_rot};
-  if (pe == PEKind::kNone || T < 1 || !attn::short_kernels_apply(shape)) return 0;
+  if (pe == PEKind::kNone || T < 1 || (!flash && !attn::short_kernels_apply(shape))) return 0;
   const size_t n = pe == PEKind::kPope ? size_t(D) : size_t(n_rot / 2);
-  const size_t keys = pe == PEKind::kPope ? size_t(runs) * H * T * D : 0;
+  const size_t keys = pe == PEKind::kPope && !flash ? size_t(runs) * H * T * D : 0;
   return 2 * (size_t(T) * n + keys);
 }
 

@@ -1,10 +1,12 @@
 // Causal attention on bf16 tensor cores for long sequences (AttentionArgs::bf16_flash), forward:
 // FlashAttention-2's loop (a block owns 64 query rows, streams the keys in tiles of 64, keeps the
 // softmax's running max and sum per row in fp32 and never holds a T x T buffer), with the PE
-// applied to each tile as it is loaded, exactly as the fp32 kernels apply it (attention_common.cuh's
-// load_transformed: RoPE's rotation, PoPE's [mu cos, mu sin] with the key phase delta, angles in
-// double reduced mod 2 pi), then rounded to bf16. PoPE's 2D-wide queries and keys exist only in
-// shared memory. ALiBi's bias, masked left pads and learned temperatures as the fp32 kernels.
+// applied to each tile as it is loaded (attention_common.cuh's load_transformed: RoPE's rotation,
+// PoPE's [mu cos, mu sin]; each position's angles reduced mod 2 pi in double, once per call into
+// the angle table where the caller gives one, attention_angles.cu), then rounded to bf16. PoPE's
+// key phase delta turns the query angles inside the kernel (load_pope_key_bf16). PoPE's 2D-wide
+// queries and keys exist only in shared memory. ALiBi's bias, masked left pads and learned
+// temperatures as the fp32 kernels.
 //
 // Forward products: mma.sync m16n8k16 (kernels/cuda/mma_bf16.cuh), bf16 operands loaded with
 // ldmatrix, fp32 accumulation, in FlashAttention-2's layout: each warp owns 16 query rows; its
@@ -53,35 +55,80 @@ struct FlashFwdSmem {
   static constexpr size_t kQ = 0;
   static constexpr size_t kK = kQ + smem_up(sizeof(bf16) * kBlockQ * LQ);
   static constexpr size_t kV = kK + smem_up(sizeof(bf16) * kTileK * LQ);
-  static constexpr size_t bytes = kV + smem_up(sizeof(bf16) * kTileK * LV);
+  static constexpr size_t kDrot = kV + smem_up(sizeof(bf16) * kTileK * LV);
+  static constexpr size_t bytes = kDrot + smem_up(sizeof(float2) * D);
 
   bf16 *Q, *K, *V;  // (64, LQ) queries, (64, LQ) keys, (64, LV) values
+  float2* drot;     // (D) PoPE's (cos delta, sin delta) of the head
   __device__ explicit FlashFwdSmem(unsigned char* base)
       : Q(reinterpret_cast<bf16*>(base + kQ)), K(reinterpret_cast<bf16*>(base + kK)),
-        V(reinterpret_cast<bf16*>(base + kV)) {}
+        V(reinterpret_cast<bf16*>(base + kV)), drot(reinterpret_cast<float2*>(base + kDrot)) {}
 };
 
-// One warp writes the bf16 row dst (DQ wide): the PE-transformed x at position pos (times mul),
-// each value rounded once from fp32; x == nullptr writes zeros (rows past T, read with weight 0).
-template <int D, PEKind PE, bool KEY>
-__device__ void load_row_bf16(const float* x, int pos, const AttentionArgs& a, const float* delta_h, float mul,
-                              bf16* dst, int lane) {
+// One warp writes the bf16 row dst (DQ wide): the PE-transformed query x at position pos (times
+// mul; RoPE's and PoPE's angles from the call's table where there is one), each value rounded
+// once from fp32; x == nullptr writes zeros (rows past T, read with weight 0). RoPE's keys too,
+// whose angles are the queries'.
+template <int D, PEKind PE>
+__device__ void load_row_bf16(const float* x, int pos, const AttentionArgs& a, float mul, bf16* dst, int lane) {
   constexpr int DQ = Dims<D, PE>::DQ;
   if (!x) {
     for (int c = lane; c < DQ; c += 32) dst[c] = __float2bfloat16_rn(0.f);
     return;
   }
-  load_transformed<D, PE, KEY>(x, pos, a.theta, delta_h, a.n_rot, mul, dst, lane);
+  load_transformed<D, PE, false>(x, pos, a.theta, nullptr, a.n_rot, mul, dst, lane, query_angles(a, pos));
 }
 
-// One warp loads key s of row b, head h into its tile rows: the PE-transformed key (PoPE with the
-// phase delta_h) and the value, both in bf16; s past T gives zero rows (read with weight 0).
+// Each channel's (cos delta, sin delta) of head h's key phases, clamped to [-2 pi, 0] as every
+// kernel clamps them, into drot (D, shared memory), by the whole block; PoPE only.
+template <int D>
+__device__ void fill_delta_rotation(const float* delta_h, float2* drot) {
+  for (int c = threadIdx.x; c < D; c += blockDim.x) {
+    float sn, cs;
+    sincosf(float(clamp_delta(delta_h[c])), &sn, &cs);
+    drot[c] = make_float2(cs, sn);
+  }
+}
+
+// PoPE's key row x at position pos: [mu cos(a + delta), mu sin(a + delta)], mu = softplus(x),
+// a = pos theta_c, the query's angle turned by the key phase: cos(a + delta) = cos a cos delta -
+// sin a sin delta, sin(a + delta) = sin a cos delta + cos a sin delta, from the query angles (the
+// table's row, or angle_sincos with phase 0: the same bits) and the block's drot. Each angle is a
+// table read and four products instead of a double-precision reduction and sincosf per tile and
+// block; it differs from angle_sincos(pos, theta, delta) by a few fp32 ulps, far below the bf16
+// rounding that follows.
+template <int D>
+__device__ void load_pope_key_bf16(const float* x, int pos, const AttentionArgs& a, const float2* drot, bf16* dst,
+                                   int lane) {
+  if (!x) {
+    for (int c = lane; c < 2 * D; c += 32) dst[c] = __float2bfloat16_rn(0.f);
+    return;
+  }
+  const float2* row = query_angles(a, pos);
+  for (int c = lane; c < D; c += 32) {
+    float sn, cs;
+    if (row)
+      table_angle(row, c, &sn, &cs);
+    else
+      angle_sincos(pos, a.theta[c], 0.0, &sn, &cs);
+    const float2 d = drot[c];
+    const float ck = cs * d.x - sn * d.y, sk = sn * d.x + cs * d.y, mu = softplusf(x[c]);
+    dst[c] = __float2bfloat16_rn(mu * ck);
+    dst[D + c] = __float2bfloat16_rn(mu * sk);
+  }
+}
+
+// One warp loads key s of row b, head h into its tile rows: the PE-transformed key (PoPE turned by
+// the block's drot) and the value, both in bf16; s past T gives zero rows (read with weight 0).
 template <int D, PEKind PE>
-__device__ void load_key_row_bf16(const AttentionArgs& a, const float* qkv, int b, int h, int s, const float* delta_h,
+__device__ void load_key_row_bf16(const AttentionArgs& a, const float* qkv, int b, int h, int s, const float2* drot,
                                   bf16* Krow, bf16* Vrow, int lane) {
   const int C = a.H * D;
   const float* krow = s < a.T ? Ptrs{a.T, a.H, C}.q(qkv, b, s, h, D) + C : nullptr;
-  load_row_bf16<D, PE, true>(krow, s, a, delta_h, 1.f, Krow, lane);
+  if constexpr (PE == PEKind::kPope)
+    load_pope_key_bf16<D>(krow, s, a, drot, Krow, lane);
+  else
+    load_row_bf16<D, PE>(krow, s, a, 1.f, Krow, lane);
   for (int c = lane; c < D; c += 32) Vrow[c] = __float2bfloat16_rn(krow ? krow[C + c] : 0.f);
 }
 
@@ -153,7 +200,7 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_flash_kernel(Attention
   const float mul = head_scale(a, b, h);
   for (int r = r0; r < r0 + kRows; ++r) {
     const int t = q0 + r;
-    load_row_bf16<D, PE, false>(t < T ? Pt.q(qkv, b, t, h, D) : nullptr, t, a, nullptr, mul, sm.Q + r * Sm::LQ, lane);
+    load_row_bf16<D, PE>(t < T ? Pt.q(qkv, b, t, h, D) : nullptr, t, a, mul, sm.Q + r * Sm::LQ, lane);
   }
   // This lane's two rows: [0] row g of the warp's 16, [1] row g + 8.
   const int t_row[2] = {q0 + r0 + g, q0 + r0 + g + 8};
@@ -162,13 +209,13 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_flash_kernel(Attention
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};  // running max and sum
   mma::Acc o[NO];                                           // O: (16, D) as NO tiles of (16, 8)
 
-  const float* delta_h = head_delta(a, b, h, D);
+  if constexpr (PE == PEKind::kPope) fill_delta_rotation<D>(head_delta(a, b, h, D), sm.drot);
   const int last_key = min(q0 + kBlockQ, T) - 1;
   const int warp_last_row = min(q0 + r0 + kRows, T) - 1;  // < q0 + r0 when the warp has no row
   for (int k0 = 0; k0 <= last_key; k0 += kTileK) {
     __syncthreads();  // the previous tile's K and V are read by every warp until here
     for (int j = r0; j < r0 + kRows; ++j)  // 16 of the tile's 64 keys per warp
-      load_key_row_bf16<D, PE>(a, qkv, b, h, k0 + j, delta_h, sm.K + j * Sm::LQ, sm.V + j * Sm::LV, lane);
+      load_key_row_bf16<D, PE>(a, qkv, b, h, k0 + j, sm.drot, sm.K + j * Sm::LQ, sm.V + j * Sm::LV, lane);
     __syncthreads();
     // Warp-uniform: a warp with no row left, or whose rows all precede the tile, adds nothing.
     if (warp_last_row < q0 + r0 || k0 > warp_last_row) continue;
@@ -261,15 +308,18 @@ struct FlashBwdKVSmem {
   static constexpr size_t kdK = 0;  // after the loop, over the tiles
   static constexpr size_t kdKEnd = smem_up(sizeof(float) * kTileK * LK);
   static constexpr size_t kStats = kTilesEnd > kdKEnd ? kTilesEnd : kdKEnd;
-  static constexpr size_t bytes = kStats + smem_up(sizeof(float) * 2 * kBwdQ);
+  static constexpr size_t kDrot = kStats + smem_up(sizeof(float) * 2 * kBwdQ);
+  static constexpr size_t bytes = kDrot + smem_up(sizeof(float2) * D);
 
   bf16 *K, *V, *Q, *dO;  // (64, LQ), (64, LV), (32, LQ), (32, LV)
   float* dK;             // (64, LK), once the loop is done
   float *L, *Di;         // (32) the query tile's lse and rowsum(dO o O)
+  float2* drot;          // (D) PoPE's (cos delta, sin delta) of the head
   __device__ explicit FlashBwdKVSmem(unsigned char* base)
       : K(reinterpret_cast<bf16*>(base + kK)), V(reinterpret_cast<bf16*>(base + kV)),
         Q(reinterpret_cast<bf16*>(base + kQ)), dO(reinterpret_cast<bf16*>(base + kdO)),
-        dK(reinterpret_cast<float*>(base + kdK)), L(reinterpret_cast<float*>(base + kStats)), Di(L + kBwdQ) {}
+        dK(reinterpret_cast<float*>(base + kdK)), L(reinterpret_cast<float*>(base + kStats)), Di(L + kBwdQ),
+        drot(reinterpret_cast<float2*>(base + kDrot)) {}
 };
 
 // One warp loads query row t of the backward's query side into row r: the scaled query (as the
@@ -280,7 +330,7 @@ __device__ void load_query_row_bwd(const AttentionArgs& a, const float* qkv, con
                                    bf16* dOrow, float* L, float* Di, int lane) {
   const int T = a.T, C = a.H * D;
   const Ptrs Pt{T, a.H, C};
-  load_row_bf16<D, PE, false>(t < T ? Pt.q(qkv, b, t, h, D) : nullptr, t, a, nullptr, mul, Qrow, lane);
+  load_row_bf16<D, PE>(t < T ? Pt.q(qkv, b, t, h, D) : nullptr, t, a, mul, Qrow, lane);
   float di = 0.f;
   for (int c = lane; c < D; c += 32) {
     const float g = t < T ? dout[(size_t(b) * T + t) * C + h * D + c] : 0.f;
@@ -310,8 +360,12 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_flash_dkdv_kernel(Atte
   const Ptrs Pt{T, a.H, C};
   const int j0 = w * kRows;  // this warp's first key row in the block
   const float* delta_h = head_delta(a, b, h, D);
+  if constexpr (PE == PEKind::kPope) {
+    fill_delta_rotation<D>(delta_h, sm.drot);
+    __syncthreads();
+  }
   for (int j = j0; j < j0 + kRows; ++j)
-    load_key_row_bf16<D, PE>(a, qkv, b, h, k0 + j, delta_h, sm.K + j * Sm::LQ, sm.V + j * Sm::LV, lane);
+    load_key_row_bf16<D, PE>(a, qkv, b, h, k0 + j, sm.drot, sm.K + j * Sm::LQ, sm.V + j * Sm::LV, lane);
   const int key[2] = {k0 + j0 + g, k0 + j0 + g + 8};  // this lane's two keys (accumulator rows)
   mma::Acc dk[DQ / 8], dv[D / 8];                     // dK' (16, DQ) and dV (16, D) of the warp's keys
   const int warp_first_key = k0 + j0;
@@ -363,8 +417,10 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_flash_dkdv_kernel(Atte
     const int s = k0 + j;
     if (s >= T) break;
     float* base = dqkv + (size_t(b) * T + s) * 3 * C + h * D;
+    // The table holds query angles, which are RoPE's key angles too; PoPE's keys take their own.
     pe_backward_row<D, PE, true>(sm.dK + j * Sm::LK, Pt.q(qkv, b, s, h, D) + C, s, a.theta, delta_h, a.n_rot, base + C,
-                                 ddelta_part ? ddelta_part + ((size_t(b) * T + s) * a.H + h) * D : nullptr, lane);
+                                 ddelta_part ? ddelta_part + ((size_t(b) * T + s) * a.H + h) * D : nullptr, lane,
+                                 PE == PEKind::kPope ? nullptr : query_angles(a, s));
   }
 }
 
@@ -385,16 +441,18 @@ struct FlashBwdQSmem {
   static constexpr size_t kdQEnd = smem_up(sizeof(float) * kBlockQ * LK);
   static constexpr size_t kQt = kTilesEnd > kdQEnd ? kTilesEnd : kdQEnd;
   static constexpr size_t kStats = kQt + smem_up(sizeof(float) * kWarps * DQ);
-  static constexpr size_t bytes = kStats + smem_up(sizeof(float) * 2 * kBlockQ);
+  static constexpr size_t kDrot = kStats + smem_up(sizeof(float) * 2 * kBlockQ);
+  static constexpr size_t bytes = kDrot + smem_up(sizeof(float2) * D);
 
   bf16 *Q, *dO, *K, *V;  // (64, LQ), (64, LV), (64, LQ), (64, LV)
   float *dQ, *qt;        // (64, LK) once the loop is done; (4, DQ)
   float *L, *Di;         // (64)
+  float2* drot;          // (D) PoPE's (cos delta, sin delta) of the head
   __device__ explicit FlashBwdQSmem(unsigned char* base)
       : Q(reinterpret_cast<bf16*>(base + kQ)), dO(reinterpret_cast<bf16*>(base + kdO)),
         K(reinterpret_cast<bf16*>(base + kK)), V(reinterpret_cast<bf16*>(base + kV)),
         dQ(reinterpret_cast<float*>(base + kdQ)), qt(reinterpret_cast<float*>(base + kQt)),
-        L(reinterpret_cast<float*>(base + kStats)), Di(L + kBlockQ) {}
+        L(reinterpret_cast<float*>(base + kStats)), Di(L + kBlockQ), drot(reinterpret_cast<float2*>(base + kDrot)) {}
 };
 
 template <int D, PEKind PE>
@@ -422,13 +480,13 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_flash_dq_kernel(Attent
   int first[2];
   for (int i = 0; i < 2; ++i) first[i] = t_row[i] < T ? first_key(a, b, t_row[i]) : 0;
   mma::Acc dq[DQ / 8];  // dQ (16, DQ) of the warp's (scaled) queries
-  const float* delta_h = head_delta(a, b, h, D);
+  if constexpr (PE == PEKind::kPope) fill_delta_rotation<D>(head_delta(a, b, h, D), sm.drot);
   const int last_key = min(q0 + kBlockQ, T) - 1;
   const int warp_last_row = min(q0 + r0 + kRows, T) - 1;
   for (int k0 = 0; k0 <= last_key; k0 += kTileK) {
     __syncthreads();
     for (int j = r0; j < r0 + kRows; ++j)
-      load_key_row_bf16<D, PE>(a, qkv, b, h, k0 + j, delta_h, sm.K + j * Sm::LQ, sm.V + j * Sm::LV, lane);
+      load_key_row_bf16<D, PE>(a, qkv, b, h, k0 + j, sm.drot, sm.K + j * Sm::LQ, sm.V + j * Sm::LV, lane);
     __syncthreads();
     if (warp_last_row < q0 + r0 || k0 > warp_last_row) continue;
     // S = Q K^T and dP = dO V^T for the warp's 16 queries and the tile's 64 keys.
@@ -467,9 +525,10 @@ __global__ void __launch_bounds__(kThreads) attention_bwd_flash_dq_kernel(Attent
     if (t >= T) break;
     const float* grow = sm.dQ + r * Sm::LK;
     pe_backward_row<D, PE, false>(grow, Pt.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot,
-                                  dqkv + (size_t(b) * T + t) * 3 * C + h * D, nullptr, lane);
+                                  dqkv + (size_t(b) * T + t) * 3 * C + h * D, nullptr, lane, query_angles(a, t));
     if (dtemp_part) {
-      load_transformed<D, PE, false>(Pt.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot, 1.f, qt, lane);
+      load_transformed<D, PE, false>(Pt.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot, 1.f, qt, lane,
+                                     query_angles(a, t));
       __syncwarp();
       temp_grad_row<DQ>(grow, qt, dtemp_part + (size_t(b) * T + t) * a.H + h, lane);
     }

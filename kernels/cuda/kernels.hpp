@@ -169,10 +169,10 @@ struct AttentionArgs {
   bool bf16_flash = false;
   // Device scratch of angle_scratch_floats floats for the PE's angle table (attention_angles.cu;
   // attention_angle_floats says how many it needs), or nullptr. With it, where the whole-sequence
-  // kernels run (T <= 64), attention_fwd / attention_bwd first compute each position's cos and sin
-  // once per call, and every (batch row, head) block reads them instead of computing its own: the
-  // same function of the same inputs, so the same bits. Without it each block computes them (the
-  // tiled kernels always do). Too small a scratch is an error.
+  // kernels (T <= 64) or the flash kernels run, attention_fwd / attention_bwd first compute each
+  // position's cos and sin once per call, and every block reads them instead of computing its
+  // own: the same function of the same inputs, so the same bits. Without it each block computes
+  // them (the tiled fp32 kernels always do). Too small a scratch is an error.
   float* angle_scratch = nullptr;
   size_t angle_scratch_floats = 0;
   // The scratch already holds this call's table, so the call does not fill it again: the
@@ -182,14 +182,18 @@ struct AttentionArgs {
   bool angle_table_filled = false;
 };
 // Floats of angle scratch attention_fwd / attention_bwd use at this shape with `runs` runs of a
-// batch (AttentionArgs::runs): 0 where no table is computed (no PE, or T and D outside the
-// whole-sequence kernels). Queries' (T, n) (cos, sin) pairs, n = D for PoPE and n_rot / 2 for
-// RoPE, and for PoPE the keys' (runs, H, T, D), whose angles carry each run's per-head delta.
-size_t attention_angle_floats(int T, int D, int H, PEKind pe, int n_rot, int runs);
-// Whether the angle table holds a parameter (PoPE's keys carry delta) and so changes at every
-// optimizer step; otherwise (RoPE) it is a function of the shape and theta alone, which a caller
-// can fill once (attention_fill_angles) and pass with angle_table_filled from then on.
-inline bool attention_angles_hold_params(PEKind pe) { return pe == PEKind::kPope; }
+// batch (AttentionArgs::runs), for the whole-sequence kernels or, with flash, for the bf16 flash
+// kernels (AttentionArgs::bf16_flash): 0 where no table is computed (no PE, or, without flash, T
+// and D outside the whole-sequence kernels). Queries' (T, n) (cos, sin) pairs, n = D for PoPE
+// and n_rot / 2 for RoPE; for PoPE and the whole-sequence kernels the keys' (runs, H, T, D) too,
+// whose angles carry each run's per-head delta (the flash kernels turn the query rows by delta
+// themselves: attention_flash.cu).
+size_t attention_angle_floats(int T, int D, int H, PEKind pe, int n_rot, int runs, bool flash = false);
+// Whether the angle table holds a parameter (PoPE's keys carry delta, in the whole-sequence
+// kernels' table) and so changes at every optimizer step; otherwise (RoPE, and every PE's flash
+// table) it is a function of the shape and theta alone, which a caller can fill once
+// (attention_fill_angles) and pass with angle_table_filled from then on.
+inline bool attention_angles_hold_params(PEKind pe, bool flash = false) { return pe == PEKind::kPope && !flash; }
 // Fills a.angle_scratch with the table attention_fwd would fill for a (a no-op without a scratch
 // or where no table is computed); too small a scratch is an error.
 void attention_fill_angles(const AttentionArgs& a, cudaStream_t s);
