@@ -1,7 +1,8 @@
 // The bf16 tensor-core attention (AttentionArgs::bf16_flash, kernels/cuda/attention_flash.cu),
 // forward and backward, against the double CPU reference, on awkward T (1 to 4100, across its
-// 64-row, 32- and 64-key tiles), head dims 16, 32, 64 and 128, every PE kind, ALiBi, masked left
-// pads and learned temperatures.
+// 64-row, 32- and 64-key tiles; and the forward's last rows at T 16,500), head dims 16, 32, 64 and
+// 128, every PE kind, ALiBi, masked left pads, learned temperatures, with and without the angle
+// table.
 //
 // Tolerance (flash-attention's rule): the kernel's error against the double reference may be at
 // most twice the error of the same attention computed naively in bf16 against the same reference,
@@ -40,10 +41,10 @@ struct FlashRef {
   std::vector<double> dqkv, ddelta, dtemp;  // (B, T, 3, H, D), (H, D), (H): given dout
 };
 // The forward in double, and the backward given dout; bf16: with the naive bf16 rounding the
-// header describes.
+// header describes. rows_from > 0 (forward only): the query rows from there on, the rest left 0.
 FlashRef flash_reference(int B, int T, int H, int D, cuda::PEKind pe, int n_rot, const std::vector<double>& slopes,
                          const std::vector<double>& qkv, const std::vector<double>& delta, const AttnExtras& ex,
-                         bool bf16, const std::vector<double>* dout = nullptr) {
+                         bool bf16, const std::vector<double>* dout = nullptr, int rows_from = 0) {
   const int C = H * D;
   const size_t nh = size_t(B) * H * T;
   HeadsRef in = heads_through_pe(B, T, H, D, pe, n_rot, qkv, delta);
@@ -69,7 +70,7 @@ FlashRef flash_reference(int B, int T, int H, int D, cuda::PEKind pe, int n_rot,
   for (int b = 0; b < B; ++b)
     for (int h = 0; h < H; ++h) {
       const size_t bh = (size_t(b) * H + h) * T;
-      for (int t = 0; t < T; ++t) {
+      for (int t = rows_from; t < T; ++t) {
         const int ks = ex.key_start.empty() ? 0 : ex.key_start[b], lo = t < ks ? t : ks;
         for (int c = 0; c < DQ; ++c) qs[c] = qsc[(bh + t) * DQ + c];
         double mx = -std::numeric_limits<double>::infinity();
@@ -90,7 +91,7 @@ FlashRef flash_reference(int B, int T, int H, int D, cuda::PEKind pe, int n_rot,
         for (int c = 0; c < D; ++c) o[c] /= sum;
       }
     }
-  if (!dout) return r;
+  if (!dout || rows_from > 0) return r;
   // The backward (the naive bf16 form when bf16; the exact one otherwise).
   std::vector<double> dqp(nh * DQ, 0.0), dkp(nh * DQ, 0.0), dv(nh * D, 0.0), dob(D);
   r.dtemp.assign(H, 0.0);
@@ -276,4 +277,37 @@ TEST_CASE("flash attention at long T (1025, and PoPE at 4100)", "[cuda][attentio
   for (auto pe : {cuda::PEKind::kNone, cuda::PEKind::kRope, cuda::PEKind::kPope}) check_flash(1, 1025, 2, 64, pe);
   check_flash(1, 1025, 4, 64, cuda::PEKind::kNone, 0, true);  // ALiBi: most weights exp(-large) = 0
   check_flash(1, 4100, 1, 64, cuda::PEKind::kPope);           // angles past 4k positions keep PoPE's precision
+}
+
+// Positions past 16k (the angles of large positions are where a reduction in float would lose
+// PoPE's precision): the forward of the last 64 queries of T = 16,500, which attend every key,
+// against the double reference of those rows; the full reference at that T is ~10^11 operations.
+TEST_CASE("flash attention keeps RoPE's and PoPE's precision past 16k positions", "[cuda][attention][flash]") {
+  const int B = 1, T = 16500, H = 1, D = 64, from = T - 64;
+  for (auto pe : {cuda::PEKind::kRope, cuda::PEKind::kPope}) {
+    const bool pope = pe == cuda::PEKind::kPope;
+    const auto qkv = rnd(size_t(B) * T * 3 * H * D);
+    std::vector<double> delta(size_t(H) * D);
+    Pcg32 r(g_seed++, 3);
+    for (auto& d : delta) d = -6.28 * r.uniform01();
+    const FlashRef exact = flash_reference(B, T, H, D, pe, D, {}, qkv, delta, {}, false, nullptr, from);
+    const FlashRef naive = flash_reference(B, T, H, D, pe, D, {}, qkv, delta, {}, true, nullptr, from);
+    auto th = pope ? pope_thetas(D, 10000) : rope_thetas(D, 10000);
+    DevBuf<float> d_qkv(to_float(qkv)), d_delta(to_float(delta)), d_out(size_t(B) * T * H * D), d_lse(size_t(B) * H * T);
+    DevBuf<double> d_th(th);
+    cuda::AttentionArgs a{B, T, H, D, pe, d_th.p, pope ? d_delta.p : nullptr, float(1.0 / std::sqrt(double(D))), D};
+    a.bf16_flash = true;
+    cuda::attention_fwd(a, d_qkv.p, d_out.p, d_lse.p, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<float> out = d_out.download(), lse = d_lse.download();
+    auto tail = [&](const auto& v, size_t width) {  // the rows from `from` on (B = H = 1)
+      return std::vector<double>(v.begin() + size_t(from) * width, v.end());
+    };
+    const double got_out = rel_err(tail(out, D), tail(exact.out, D)), nai_out = rel_err(tail(naive.out, D), tail(exact.out, D));
+    const double got_lse = rel_err(tail(lse, 1), tail(exact.lse, 1)), nai_lse = rel_err(tail(naive.lse, 1), tail(exact.lse, 1));
+    INFO("pe=" << int(pe) << " out: kernel " << got_out << ", naive bf16 " << nai_out << "; lse: kernel " << got_lse
+               << ", naive bf16 " << nai_lse);
+    CHECK(got_out <= 2 * nai_out + 1e-6);
+    CHECK(got_lse <= 2 * nai_lse + 1e-6);
+  }
 }
