@@ -32,9 +32,10 @@ Runner register_bench(CLI::App& app) {
   cmd->add_option("--out", st->out, "Write the benchmark JSON here")->check(non_empty());
   cmd->add_option("--iters", st->iters, "Timed repetitions (median reported)")->default_val(50)->check(CLI::Range(1, 100000));
   cmd->add_option("--warmup", st->warmup, "Untimed repetitions first")->default_val(10)->check(CLI::Range(0, 100000));
-  cmd->add_option("--gpu-matmul", st->matmul, "bf16, tf32 or fp32")->default_val("bf16")->check(CLI::IsMember({"tf32", "bf16", "fp32"}));
-  cmd->add_option("--gpu-attention", st->attention, "the training step's attention products: fp32 (CUDA cores), tf32 (tensor cores at T <= 64) or bf16 (the flash kernels)")
-      ->default_val("fp32")->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
+  cmd->add_option("--gpu-matmul", st->matmul, "The training step's matrix products: " + choices::kGpuMatmul.help())
+      ->default_val("bf16")->check(CLI::IsMember(choices::kGpuMatmul.names()));
+  cmd->add_option("--gpu-attention", st->attention, "The training step's attention products: " + choices::kGpuAttention.help())
+      ->default_val("fp32")->check(CLI::IsMember(choices::kGpuAttention.names()));
   cmd->add_option("--attention-lengths", st->lengths, "Sequence lengths for the attention benchmark")->default_val(st->lengths);
   // Comma lists parsed as every other list of the CLI (parse_int_list: an empty item is an error),
   // then each R checked against the batch's limit.

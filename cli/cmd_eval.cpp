@@ -28,11 +28,11 @@ Runner register_eval(CLI::App& app) {
   cmd->add_option("--checkpoint", st->checkpoint, "Checkpoint written by `popebench train`")->required()->check(non_empty());
   cmd->add_option("--data", st->data, "Dataset directory (default: regenerate the run's own data)");
   cmd->add_option("--out", st->out, "Write the result JSON here (default: print only)")->check(non_empty());
-  cmd->add_option("--device", st->device, "auto, cpu or cuda")->default_val("auto");
+  cmd->add_option("--device", st->device, choices::kDevice.help())->default_val("auto")->check(CLI::IsMember(choices::kDevice.names()));
   cmd->add_option("--gpu-attention", st->attention,
-                  "GPU attention's products for this evaluation: fp32, tf32 or bf16 (the flash kernels, for long "
-                  "buckets); default: the checkpoint's own setting")
-      ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
+                  "GPU attention's products for this evaluation (default: the checkpoint's own; bf16 for long "
+                  "buckets): " + choices::kGpuAttention.help())
+      ->check(CLI::IsMember(choices::kGpuAttention.names()));
   cmd->add_option("--threads", st->threads, "CPU threads (0: all cores)")->default_val(0)->check(integer_in(0, 1024));
   cmd->add_option("--factors", st->factors,
                   "Also evaluate on length buckets, as multiples of the training max length (e.g. 1,2,5,10; "

@@ -302,13 +302,11 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
       ->default_val(c.model.attn_scale)->group(g);
   cmd.add_flag("--tie-embeddings", c.model.tied_embeddings, "Output head = token embedding (nanoGPT, GPT-2)")->group(g);
   cmd.add_flag("--bias", c.model.bias, "Biases in the blocks' linear layers (nanoGPT's bias=True), zero-initialised, not decayed")->group(g);
-  cmd.add_option("--init", c.model.init,
-                 "gpt2 (N(0, init-std)) or scaled-embedding (token embedding Kaiming-normal, times sqrt(d-model) in the forward pass)")
+  cmd.add_option("--init", c.model.init, "Initialisation: " + choices::kInit.help())
       ->default_val(c.model.init)->group(g);
-  cmd.add_option("--abs-pos", c.model.abs_pos, "none, or learned: a learned absolute position embedding on top of the PE (nanoGPT's wpe)")
+  cmd.add_option("--abs-pos", c.model.abs_pos, "Absolute position embedding: " + choices::kAbsPos.help())
       ->default_val(c.model.abs_pos)->group(g);
-  cmd.add_option("--attn-temp", c.model.attn_temp,
-                 "fixed, or learned: a learned per-layer, per-head log-temperature on the scores (zero at init)")
+  cmd.add_option("--attn-temp", c.model.attn_temp, "Attention temperature: " + choices::kAttnTemp.help())
       ->default_val(c.model.attn_temp)->group(g);
   g = "Positional embedding";
   if (with_pe_and_seed)
@@ -317,21 +315,19 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   // RoPE's frequency scaling in training itself: fine-tuning at a longer length with YaRN, as the
   // paper's YaRN baseline (extrapolate's --rope-variants applies them at test time only).
   cmd.add_option("--rope-scaling", c.pe.rope_scaling,
-                 "RoPE frequency scaling while training: none, pi, ntk or yarn (with --rope-factor; yarn also "
-                 "--rope-train-len), e.g. fine-tuning at 4x the length with YaRN")
+                 "RoPE frequency scaling while training: " + choices::kRopeScaling.help() +
+                     " (with --rope-factor; yarn also --rope-train-len), e.g. fine-tuning at 4x the length with YaRN")
       ->default_val(c.pe.rope_scaling)->group(g);
   cmd.add_option("--rope-factor", c.pe.rope_factor, "RoPE scaling factor: the length scaled to / the length trained at")
       ->default_val(c.pe.rope_factor)->group(g);
   cmd.add_option("--rope-train-len", c.pe.rope_train_len,
                  "RoPE scaling: the input length the model was first trained at (YaRN's original context)")
       ->default_val(c.pe.rope_train_len)->check(integer_in(0, 1 << 24))->group(g);
-  cmd.add_option("--delta-init", c.pe.delta_init, "PoPE phase bias init: uniform in [-2pi,0], zero, or uniform-positive (uniform in [0,2pi], then clamped: a frozen zero phase under --delta-bound clamp)")
+  cmd.add_option("--delta-init", c.pe.delta_init, "PoPE phase bias init: " + choices::kDeltaInit.help())
       ->default_val(c.pe.delta_init)->group(g);
-  cmd.add_option("--pe-freqs", c.pe.freqs,
-                 "rope/pope frequencies: decreasing (base^(-c/d)) or increasing (the paper's Eq. 4 as printed, base^(c/d))")
+  cmd.add_option("--pe-freqs", c.pe.freqs, "rope/pope frequencies: " + choices::kFreqs.help())
       ->default_val(c.pe.freqs)->group(g);
-  cmd.add_option("--delta-bound", c.pe.delta_bound,
-                 "PoPE delta kept in [-2pi,0] by clamp (in the forward pass) or project (after every update)")
+  cmd.add_option("--delta-bound", c.pe.delta_bound, "PoPE delta kept in [-2pi,0] by " + choices::kDeltaBound.help())
       ->default_val(c.pe.delta_bound)->group(g);
   cmd.add_flag("--delta-shared", c.pe.delta_shared, "One PoPE delta shared by every layer (x-transformers' style)")->group(g);
   g = "Optimizer";
@@ -343,18 +339,16 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   cmd.add_option("--adam-eps", c.optim.eps, "Adam epsilon")->default_val(c.optim.eps)->group(g);
   cmd.add_option("--weight-decay", c.optim.weight_decay, "Decoupled weight decay on matrices")->default_val(c.optim.weight_decay)->group(g);
   cmd.add_option("--grad-clip", c.optim.grad_clip, "Global gradient-norm clip (0: off)")->default_val(c.optim.grad_clip)->group(g);
-  cmd.add_option("--weight-decay-on", c.optim.weight_decay_on,
-                 "matrices (linear layers and head) or all-2d (nanoGPT: also embeddings and PoPE's delta)")
+  cmd.add_option("--weight-decay-on", c.optim.weight_decay_on, "Weight decay on " + choices::kWeightDecayOn.help())
       ->default_val(c.optim.weight_decay_on)->group(g);
   cmd.add_option("--pe-lr-mult", c.optim.pe_lr_mult, "Learning-rate multiplier of the PE's parameters (PoPE's delta)")
       ->default_val(c.optim.pe_lr_mult)->group(g);
   g = "Input";
   cmd.add_option("--context", c.input.context, "Keep only the last N input tokens of each example (0: all)")
       ->default_val(c.input.context)->check(integer_in(0, 1 << 20))->group(g);
-  cmd.add_option("--pad", c.input.pad, "Padding side: right (after the answer, masked by causality) or left (visible unless --pad-attention masked)")
+  cmd.add_option("--pad", c.input.pad, "Padding side: " + choices::kPad.help())
       ->default_val(c.input.pad)->group(g);
-  cmd.add_option("--pad-attention", c.input.pad_attention,
-                 "visible, or masked: attention never sees the left pads (needs --pad left)")
+  cmd.add_option("--pad-attention", c.input.pad_attention, "Left pads in attention: " + choices::kPadAttention.help())
       ->default_val(c.input.pad_attention)->group(g);
   g = "Training";
   if (with_pe_and_seed)
@@ -364,7 +358,7 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   cmd.add_option("--batch", c.train.batch, "Batch size (of each micro-batch with --grad-accum)")->default_val(c.train.batch)->check(integer_in(1, 1 << 20))->group(g);
   cmd.add_option("--grad-accum", c.train.grad_accum, "Micro-batches per optimizer step, gradients averaged (one step sees batch x K examples)")
       ->default_val(c.train.grad_accum)->check(integer_in(1, 4096))->group(g);
-  cmd.add_option("--loss", c.train.loss, "Training loss: answer (the answer position only) or all (every next token, as a language model)")
+  cmd.add_option("--loss", c.train.loss, "Training loss: " + choices::kLoss.help())
       ->default_val(c.train.loss)->group(g);
   cmd.add_option_function<std::string>(
          "--loss-fields", [&c](const std::string& v) { c.train.loss_fields = parse_int_list(v, "--loss-fields"); },
@@ -372,7 +366,7 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
          "from 0 (Indirect Indexing: 0 the string, 1 the source letter, 2 the shift; a ',' belongs to the field it "
          "ends); the answer always counts. Default: every field")
       ->group(g);
-  cmd.add_option("--sampling", c.train.sampling, "Batch sampling: replacement (independent uniform draws) or epochs (shuffled passes)")
+  cmd.add_option("--sampling", c.train.sampling, "Batch sampling: " + choices::kSampling.help())
       ->default_val(c.train.sampling)->group(g);
   cmd.add_option("--curriculum-steps", c.train.curriculum_steps,
                  "A curriculum over length: for the first N steps draw only inputs no longer than a limit growing "
@@ -386,9 +380,9 @@ void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   cmd.add_option("--eval-examples", c.train.eval_examples, "Validation examples per point (0: all)")->default_val(c.train.eval_examples)->check(integer_in(0, 1000000000000LL))->group(g);
   cmd.add_option("--eval-batch", c.train.eval_batch, "Evaluation batch size")->default_val(c.train.eval_batch)->check(integer_in(1, 1 << 20))->group(g);
   cmd.add_option("--checkpoint-every", c.train.checkpoint_every, "Steps between checkpoints (0: end only)")->default_val(c.train.checkpoint_every)->check(integer_in(0, 1000000000000LL))->group(g);
-  cmd.add_option("--device", c.train.device, "auto, cpu or cuda")->default_val(c.train.device)->group(g);
-  cmd.add_option("--gpu-matmul", c.train.gpu_matmul, "GPU matrix products: bf16, tf32 (tensor cores, fp32 accumulation) or fp32 (exact)")->default_val(c.train.gpu_matmul)->group(g);
-  cmd.add_option("--gpu-attention", c.train.gpu_attention, "GPU attention's products: fp32 (CUDA cores), tf32 (tensor cores at T <= 64, fp32 sums) or bf16 (FlashAttention-2 on tensor cores at any T, fp32 softmax: the long-sequence choice)")->default_val(c.train.gpu_attention)->group(g);
+  cmd.add_option("--device", c.train.device, choices::kDevice.help())->default_val(c.train.device)->group(g);
+  cmd.add_option("--gpu-matmul", c.train.gpu_matmul, "GPU matrix products: " + choices::kGpuMatmul.help())->default_val(c.train.gpu_matmul)->group(g);
+  cmd.add_option("--gpu-attention", c.train.gpu_attention, "GPU attention's products: " + choices::kGpuAttention.help())->default_val(c.train.gpu_attention)->group(g);
   cmd.add_option("--step-log", r.step_log_every,
                  "Every N steps a row (step, lr, loss, grad norm, batch accuracy) in RUN.steps.csv beside the run JSON (0: none)")
       ->default_val(r.step_log_every)->check(integer_in(0, 1000000000000LL))->group(g);

@@ -56,11 +56,11 @@ void ModelConfig::validate() const {
     if (used != attn_scale.size() || !(v > 0) || !std::isfinite(v))
       bad("attention scale '" + attn_scale + "' is not head_dim, qk_dim or a positive number");
   }
-  if (init != "gpt2" && init != "scaled-embedding") bad("unknown init '" + init + "' (known: gpt2, scaled-embedding)");
+  choices::kInit.require(init);
   if (init == "scaled-embedding" && tied_embeddings)
     bad("--init scaled-embedding has an untied head: it cannot be combined with --tie-embeddings");
-  if (abs_pos != "none" && abs_pos != "learned") bad("unknown absolute position embedding '" + abs_pos + "' (known: none, learned)");
-  if (attn_temp != "fixed" && attn_temp != "learned") bad("unknown attention temperature '" + attn_temp + "' (known: fixed, learned)");
+  choices::kAbsPos.require(abs_pos);
+  choices::kAttnTemp.require(attn_temp);
 }
 
 double attention_scale(const ModelConfig& m, int qk_dim) {
@@ -79,16 +79,14 @@ void OptimConfig::validate() const {
   if (!(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1)) bad("Adam betas must be in [0, 1)");
   if (!(eps > 0)) bad("Adam eps must be > 0");
   if (!(weight_decay >= 0) || !(grad_clip >= 0)) bad("weight decay and grad clip must be >= 0");
-  if (weight_decay_on != "matrices" && weight_decay_on != "all-2d")
-    bad("unknown weight decay scope '" + weight_decay_on + "' (known: matrices, all-2d)");
+  choices::kWeightDecayOn.require(weight_decay_on);
   if (!(pe_lr_mult >= 0) || !std::isfinite(pe_lr_mult)) bad("PE learning-rate multiplier must be a finite number >= 0");
 }
 
 void InputConfig::validate() const {
   if (context < 0) bad("context must be >= 0 (0: the whole input)");
-  if (pad != "right" && pad != "left") bad("unknown padding side '" + pad + "' (known: right, left)");
-  if (pad_attention != "visible" && pad_attention != "masked")
-    bad("unknown pad attention '" + pad_attention + "' (known: visible, masked)");
+  choices::kPad.require(pad);
+  choices::kPadAttention.require(pad_attention);
   if (pad_attention == "masked" && pad != "left")
     bad("--pad-attention masked needs --pad left (right pads are already behind the causal mask)");
 }
@@ -98,16 +96,12 @@ void TrainConfig::validate() const {
   if (batch < 1) bad("batch must be >= 1 (got " + std::to_string(batch) + ")");
   if (eval_every < 0 || eval_examples < 0 || checkpoint_every < 0) bad("intervals must be >= 0");
   if (eval_batch < 1) bad("eval batch must be >= 1");
-  if (device != "auto" && device != "cpu" && device != "cuda")
-    bad("unknown device '" + device + "' (known: auto, cpu, cuda)");
-  if (gpu_matmul != "tf32" && gpu_matmul != "fp32" && gpu_matmul != "bf16")
-    bad("unknown GPU matmul mode '" + gpu_matmul + "' (known: tf32, fp32, bf16)");
-  if (gpu_attention != "fp32" && gpu_attention != "tf32" && gpu_attention != "bf16")
-    bad("unknown GPU attention products '" + gpu_attention + "' (known: fp32, tf32, bf16)");
+  choices::kDevice.require(device);
+  choices::kGpuMatmul.require(gpu_matmul);
+  choices::kGpuAttention.require(gpu_attention);
   if (grad_accum < 1 || grad_accum > 4096) bad("grad accumulation must be in [1, 4096] micro-batches");
-  if (sampling != "replacement" && sampling != "epochs")
-    bad("unknown batch sampling '" + sampling + "' (known: replacement, epochs)");
-  if (loss != "answer" && loss != "all") bad("unknown loss '" + loss + "' (known: answer, all)");
+  choices::kSampling.require(sampling);
+  choices::kLoss.require(loss);
   if (curriculum_steps < 0 || curriculum_steps > steps)
     bad("the curriculum's steps must be in [0, steps] (got " + std::to_string(curriculum_steps) + ")");
   if (curriculum_steps > 0 && sampling != "replacement")

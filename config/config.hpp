@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/choices.hpp"
 #include "generators/task.hpp"
 
 namespace popebench {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "config/choices.hpp"
 #include "config/config.hpp"
 #include "model/pe/pe_registry.hpp"
 
@@ -17,10 +18,8 @@ namespace {
 void PEConfig::validate() const {
   const PEKindInfo& k = pe_kind(kind);  // an unknown kind: the error names the known ones
   if (!(base > 1) || !std::isfinite(base)) bad("PE base must be a finite number > 1");
-  if (delta_init != "uniform" && delta_init != "zero" && delta_init != "uniform-positive")
-    bad("unknown delta init '" + delta_init + "' (known: uniform, zero, uniform-positive)");
-  if (rope_scaling != "none" && rope_scaling != "pi" && rope_scaling != "ntk" && rope_scaling != "yarn")
-    bad("unknown RoPE scaling '" + rope_scaling + "' (known: none, pi, ntk, yarn)");
+  choices::kDeltaInit.require(delta_init);
+  choices::kRopeScaling.require(rope_scaling);
   if (rope_scaling != "none" && !k.rope_scaling)
     bad("RoPE scaling " + rope_scaling + " applies to " + pe_kind_list(&PEKindInfo::rope_scaling) + " only (the PE is " +
         kind + ")");
@@ -30,14 +29,12 @@ void PEConfig::validate() const {
   if (!(rope_factor >= 1.0) || rope_factor > 1e4) bad("RoPE scaling factor must be in [1, 10000]");
   if (rope_train_len < 0 || rope_train_len > 1 << 24) bad("RoPE scaling's training length must be in [0, 16777216]");
   if (rope_scaling == "yarn" && rope_train_len < 1) bad("RoPE scaling yarn needs the training length (rope_train_len)");
-  if (freqs != "decreasing" && freqs != "increasing")
-    bad("unknown frequency order '" + freqs + "' (known: decreasing, increasing)");
+  choices::kFreqs.require(freqs);
   if (freqs != "decreasing" && !k.frequencies)
     bad("--pe-freqs applies to " + pe_kind_list(&PEKindInfo::frequencies) + " (the PE is " + kind + ")");
   if (freqs != "decreasing" && rope_scaling != "none")
     bad("RoPE scaling " + rope_scaling + " is defined for decreasing frequencies only");
-  if (delta_bound != "clamp" && delta_bound != "project")
-    bad("unknown delta bound '" + delta_bound + "' (known: clamp, project)");
+  choices::kDeltaBound.require(delta_bound);
   if (delta_bound != "clamp" && !k.delta)
     bad("--delta-bound applies to " + pe_kind_list(&PEKindInfo::delta) + " only (the PE is " + kind + ")");
   if (delta_shared && !k.delta)
