@@ -17,8 +17,9 @@ namespace popebench {
 // the sum of their cross-entropies in nats and how many there are. Language modelling reports it
 // as bits per token (bits per byte on the text task): nats / tokens / ln 2.
 struct TokenLoss {
-  double nats = 0;
+  double nats = 0;  // summed over the counted next-token predictions
   long tokens = 0;
+  double answer_nats = 0;  // the answers' cross-entropy, summed over the batch (eval_batch's, unaveraged)
 };
 
 struct StepResult {
@@ -45,9 +46,10 @@ class Backend {
   StepResult train_step(const Batch& b, double lr, long step) { return train_step(std::vector<Batch>{b}, lr, step); }
   // Forward only: mean loss over the batch; correct (B,) filled.
   virtual double eval_batch(const Batch& b, std::vector<int32_t>& correct) = 0;
-  // Forward only, the loss on every next token (the text task's bits per byte). The CUDA backend
+  // Forward only, the loss on every next token (the text task's bits per byte), and from the same
+  // pass what eval_batch gives: the answers' loss (answer_nats) and correct (B,). The CUDA backend
   // holds the buffers for it only in runs trained with TrainConfig::loss "all".
-  virtual TokenLoss eval_every_token(const Batch& b) = 0;
+  virtual TokenLoss eval_every_token(const Batch& b, std::vector<int32_t>& correct) = 0;
   // Sequence length every batch must be padded to (static shapes, e.g. CUDA graphs); 0: any.
   virtual int static_len() const { return 0; }
   // A run trained in a batch of runs (backend/run_batch.hpp): {"runs": R, "slot": r}, recorded in

@@ -1,4 +1,7 @@
 // The CPU backend: the float reference transformer plus AdamW over the one parameter buffer.
+#include <algorithm>
+#include <cmath>
+
 #include "kernels/cpu/adamw.hpp"
 #include "kernels/cpu/clamp.hpp"
 #include "kernels/cpu/pope.hpp"
@@ -60,11 +63,23 @@ class CpuBackend final : public Backend {
     correct = model_.correct();
     return loss;
   }
-  TokenLoss eval_every_token(const Batch& b) override {
+  TokenLoss eval_every_token(const Batch& b, std::vector<int32_t>& correct) override {
     // forward's every-token loss is the mean over the counted positions (weights 1/count)
     const TokenTargets tt = every_token_targets(b);
     const long counted = std::count_if(tt.weights.begin(), tt.weights.end(), [](double w) { return w > 0; });
-    return {model_.forward(p_.data(), b, true) * double(counted), counted};
+    TokenLoss t{model_.forward(p_.data(), b, true) * double(counted), counted};
+    correct = model_.correct();
+    // The answers' cross-entropy from their rows' logits (B T rows of V after this forward).
+    const std::vector<float>& lg = model_.logits();
+    const int V = cfg_.model.vocab_size;
+    for (int r = 0; r < b.B; ++r) {
+      const float* row = lg.data() + (size_t(r) * b.T + b.answer_pos[r]) * V;
+      const double mx = *std::max_element(row, row + V);
+      double sum = 0;
+      for (int v = 0; v < V; ++v) sum += std::exp(double(row[v]) - mx);
+      t.answer_nats += mx + std::log(sum) - double(row[b.targets[r]]);
+    }
+    return t;
   }
 
  private:

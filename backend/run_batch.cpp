@@ -43,9 +43,9 @@ class RunBatchMember final : public Backend {
     std::lock_guard<std::mutex> lk(batch_.mu_);
     return batch_.engine_->eval_batch(slot_, b, correct);
   }
-  TokenLoss eval_every_token(const Batch& b) override {
+  TokenLoss eval_every_token(const Batch& b, std::vector<int32_t>& correct) override {
     std::lock_guard<std::mutex> lk(batch_.mu_);
-    return batch_.engine_->eval_every_token(slot_, b);
+    return batch_.engine_->eval_every_token(slot_, b, correct);
   }
   nlohmann::json batch_info() const override {
     nlohmann::json j = {{"runs", batch_.runs()}, {"slot", slot_}};

@@ -53,7 +53,7 @@ class BatchEngine {
   // Forward only, slot r's parameters (as Backend::eval_batch).
   virtual double eval_batch(int r, const Batch& b, std::vector<int32_t>& correct) = 0;
   // Forward only, slot r's parameters (as Backend::eval_every_token).
-  virtual TokenLoss eval_every_token(int r, const Batch& b) = 0;
+  virtual TokenLoss eval_every_token(int r, const Batch& b, std::vector<int32_t>& correct) = 0;
   // What a member's run JSON records of how the batch computes (environment.batch), beside its
   // size and slot: e.g. how the CUDA engine chose its batched products' algorithms.
   virtual nlohmann::json describe() const { return nlohmann::json::object(); }

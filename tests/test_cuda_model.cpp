@@ -272,13 +272,20 @@ TEST_CASE("GPU every-token evaluation equals CPU's (the text task's bits per byt
   auto cpu = make_backend(c, "cpu");
   Dataset d = generate_split(c.task, 0, Split::kTrain);
   Batch b = batch_of(c, d, 0, 13, gpu->static_len());
-  const TokenLoss g = gpu->eval_every_token(b), k = cpu->eval_every_token(b);
+  std::vector<int32_t> gc, kc, ac;
+  const TokenLoss g = gpu->eval_every_token(b, gc), k = cpu->eval_every_token(b, kc);
   CHECK(g.tokens == k.tokens);
   CHECK(g.tokens > 13);
   CHECK(g.nats == Approx(k.nats).epsilon(1e-5));
+  // The answers from the same pass: what the answer-only evaluation gives.
+  const double answer_loss = gpu->eval_batch(b, ac);
+  CHECK(g.answer_nats / b.B == Approx(answer_loss).epsilon(1e-5));
+  CHECK(g.answer_nats == Approx(k.answer_nats).epsilon(1e-5));
+  CHECK(gc == ac);
+  CHECK(gc == kc);
   // A run trained on the answer alone has no buffers for it: refused in words, not a crash.
   c.train.loss = "answer";
-  CHECK_THROWS_AS(make_backend(c, "cuda")->eval_every_token(b), UserError);
+  CHECK_THROWS_AS(make_backend(c, "cuda")->eval_every_token(b, gc), UserError);
 }
 
 namespace {

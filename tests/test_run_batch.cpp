@@ -63,7 +63,9 @@ class CpuBatchEngine : public BatchEngine {
   double eval_batch(int r, const Batch& b, std::vector<int32_t>& correct) override {
     return slots_[r].be->eval_batch(b, correct);
   }
-  TokenLoss eval_every_token(int r, const Batch& b) override { return slots_[r].be->eval_every_token(b); }
+  TokenLoss eval_every_token(int r, const Batch& b, std::vector<int32_t>& correct) override {
+    return slots_[r].be->eval_every_token(b, correct);
+  }
   std::atomic<int> steps_run{0};
 
  private:

@@ -279,6 +279,20 @@ TEST_CASE("text: evaluation reports bits per byte over every prediction of every
   CHECK(r.bits_per_byte == Approx(bits / double(count)).epsilon(1e-5));
   // An untrained model predicts nearly uniformly over its 270 tokens: log2(270) = 8.08 bits.
   CHECK(r.bits_per_byte == Approx(std::log2(270.0)).margin(0.3));
+  // The answers' loss and accuracy come from the same pass (eval_every_token): what the
+  // answer-only evaluation gives, batch by batch (same fp32 rows, the head on more of them).
+  double answer_loss = 0;
+  size_t hits = 0;
+  for (size_t i = 0; i < d.size(); i += 5) {
+    std::vector<size_t> idx;
+    for (size_t j = i; j < std::min(d.size(), i + 5); ++j) idx.push_back(j);
+    const Batch b = make_batch(d, idx);
+    std::vector<int32_t> correct;
+    answer_loss += be->eval_batch(b, correct) * double(idx.size());
+    for (int x : correct) hits += x;
+  }
+  CHECK(r.loss == Approx(answer_loss / double(d.size())).epsilon(1e-5));
+  CHECK(r.acc == Approx(double(hits) / double(d.size())));
   // A result without them (every other task) writes none.
   REQUIRE(nlohmann::json(EvalResult{}).count("bits_per_byte") == 0);
 }

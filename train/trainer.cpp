@@ -81,13 +81,15 @@ EvalResult evaluate(Backend& be, const RunConfig& cfg, const Dataset& d, size_t 
     std::vector<size_t> idx;
     for (size_t j = i; j < std::min(n, i + eval_batch); ++j) idx.push_back(j);
     Batch b = make_batch(d, idx, row_len, cfg.input);
-    loss_sum += be.eval_batch(b, correct) * idx.size();
-    for (int c : correct) hits += c;
-    if (language_model) {
-      const TokenLoss t = be.eval_every_token(b);
+    if (language_model) {  // one pass for both: the answers' loss and accuracy, and every next token's
+      const TokenLoss t = be.eval_every_token(b, correct);
+      loss_sum += t.answer_nats;
       every.nats += t.nats;
       every.tokens += t.tokens;
+    } else {
+      loss_sum += be.eval_batch(b, correct) * idx.size();
     }
+    for (int c : correct) hits += c;
     if (stop_signal()) throw EvalInterrupted("interrupted during an evaluation");
   }
   r.n = n;

@@ -56,7 +56,9 @@ class CudaBackend final : public Backend, public BatchEngine {
   using Backend::train_step;
   StepResult train_step(const std::vector<Batch>& micro, double lr, long step) override;
   double eval_batch(const Batch& b, std::vector<int32_t>& correct) override { return eval_batch(0, b, correct); }
-  TokenLoss eval_every_token(const Batch& b) override { return eval_every_token(0, b); }
+  TokenLoss eval_every_token(const Batch& b, std::vector<int32_t>& correct) override {
+    return eval_every_token(0, b, correct);
+  }
 
   // The BatchEngine of a batch of runs (backend/run_batch.hpp): slot r.
   void init_run(int r, const RunConfig& cfg) override;
@@ -66,7 +68,7 @@ class CudaBackend final : public Backend, public BatchEngine {
   void step_all() override;
   StepResult result(int r) const override { return results_.at(r); }
   double eval_batch(int r, const Batch& b, std::vector<int32_t>& correct) override;
-  TokenLoss eval_every_token(int r, const Batch& b) override;
+  TokenLoss eval_every_token(int r, const Batch& b, std::vector<int32_t>& correct) override;
   nlohmann::json describe() const override;
 
   // hooks.cu: the benchmark harness (every slot trains on b) and, for tests, one batch's loss

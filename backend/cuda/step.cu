@@ -60,8 +60,9 @@ double CudaBackend::eval_batch(int r, const Batch& b, std::vector<int32_t>& corr
 
 // The loss on every next token, forward only. The head then runs on every (B T) row, so the
 // buffers for it exist only in runs trained with that loss (buffers.cu: head_rows_). Rows whose
-// weight is 0 (pads, positions after the answer) are computed against PAD and left out here.
-TokenLoss CudaBackend::eval_every_token(int r, const Batch& b) {
+// weight is 0 (pads, positions after the answer) are computed against PAD and left out here. The
+// answers' rows give what eval_batch gives, from the same pass.
+TokenLoss CudaBackend::eval_every_token(int r, const Batch& b, std::vector<int32_t>& correct) {
   check_slot(r);
   if (!every_token_)
     throw UserError("CUDA backend: the loss on every token is evaluated only in runs trained with --loss all");
@@ -72,6 +73,7 @@ TokenLoss CudaBackend::eval_every_token(int r, const Batch& b) {
   forward(sp, false, true);
   const int rows = b.B * T_;
   CUDA_CHECK(cudaMemcpyAsync(h_loss_rows_, loss_rows_, rows * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+  CUDA_CHECK(cudaMemcpyAsync(h_correct_, correct_, rows * sizeof(int32_t), cudaMemcpyDeviceToHost, stream_));
   CUDA_CHECK(cudaStreamSynchronize(stream_));
   TokenLoss t;
   for (int i = 0; i < rows; ++i)
@@ -79,6 +81,12 @@ TokenLoss CudaBackend::eval_every_token(int r, const Batch& b) {
       t.nats += h_loss_rows_[i];
       ++t.tokens;
     }
+  correct.resize(b.B);
+  for (int i = 0; i < b.B; ++i) {
+    const int row = i * T_ + b.answer_pos[i];
+    correct[i] = h_correct_[row];
+    t.answer_nats += h_loss_rows_[row];
+  }
   return t;
 }
 
