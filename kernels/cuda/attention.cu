@@ -359,28 +359,6 @@ void launch_bwd(const AttentionArgs& a, const float* qkv, const float* out, cons
   CUDA_CHECK_LAUNCH("attention_bwd_dq");
 }
 
-template <PEKind PE>
-void dispatch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
-  switch (a.D) {
-    case 16: return launch_fwd<16, PE>(a, qkv, out, lse, s);
-    case 32: return launch_fwd<32, PE>(a, qkv, out, lse, s);
-    case 64: return launch_fwd<64, PE>(a, qkv, out, lse, s);
-    case 128: return launch_fwd<128, PE>(a, qkv, out, lse, s);
-  }
-  throw CudaError("attention: head dim " + std::to_string(a.D) + " is not supported on the GPU (16, 32, 64 or 128)");
-}
-template <PEKind PE>
-void dispatch_bwd(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
-                  float* dqkv, float* ddp, float* dtp, cudaStream_t s) {
-  switch (a.D) {
-    case 16: return launch_bwd<16, PE>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
-    case 32: return launch_bwd<32, PE>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
-    case 64: return launch_bwd<64, PE>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
-    case 128: return launch_bwd<128, PE>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
-  }
-  throw CudaError("attention: head dim " + std::to_string(a.D) + " is not supported on the GPU (16, 32, 64 or 128)");
-}
-
 // n_rot defaults to 0, which would silently leave RoPE unrotated: refuse it here, once for every
 // caller, rather than trusting each to fill it in.
 void check_args(const AttentionArgs& a) {
@@ -438,11 +416,9 @@ void attention_fwd(const AttentionArgs& a, const float* qkv, float* out, float* 
     return a.tf32_products ? attn::attention_fwd_short_tf32(a, qkv, out, lse, s)
                            : attn::attention_fwd_short(a, qkv, out, lse, s);
   }
-  switch (a.pe) {
-    case PEKind::kNone: return dispatch_fwd<PEKind::kNone>(a, qkv, out, lse, s);
-    case PEKind::kRope: return dispatch_fwd<PEKind::kRope>(a, qkv, out, lse, s);
-    case PEKind::kPope: return dispatch_fwd<PEKind::kPope>(a, qkv, out, lse, s);
-  }
+  attn::for_head_dim_and_pe(attn::AllHeadDims{}, a, "attention", [&](auto d, auto pe) {
+    launch_fwd<decltype(d)::value, decltype(pe)::value>(a, qkv, out, lse, s);
+  });
 }
 void attention_bwd(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
                    float* dqkv, float* ddelta_part, cudaStream_t s, float* dtemp_part) {
@@ -457,11 +433,9 @@ void attention_bwd(const AttentionArgs& a, const float* qkv, const float* out, c
     return a.tf32_products ? attn::attention_bwd_short_tf32(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s)
                            : attn::attention_bwd_short(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
   }
-  switch (a.pe) {
-    case PEKind::kNone: return dispatch_bwd<PEKind::kNone>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
-    case PEKind::kRope: return dispatch_bwd<PEKind::kRope>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
-    case PEKind::kPope: return dispatch_bwd<PEKind::kPope>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
-  }
+  attn::for_head_dim_and_pe(attn::AllHeadDims{}, a, "attention", [&](auto d, auto pe) {
+    launch_bwd<decltype(d)::value, decltype(pe)::value>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
+  });
 }
 
 }  // namespace popebench::cuda

@@ -5,7 +5,9 @@
 #pragma once
 #include <cmath>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include <cuda_bf16.h>
@@ -172,6 +174,36 @@ struct Ptrs {
     return qkv + (size_t(b) * T + t) * 3 * C + h * D;
   }
 };
+
+// Calls f(dim, pe) with a's head dim and PE kind as compile-time constants (std::integral_constant:
+// decltype(dim)::value, decltype(pe)::value) and returns what it returns: the one place a kernel
+// family's instantiations are chosen. Dims: the head dims the family is built for (the tiled and
+// flash kernels 16, 32, 64 and 128; the whole-sequence ones 16, 32 and 64); `what` names the
+// kernels in the error a head dim without one gets.
+template <int... Dims, typename F>
+auto for_head_dim_and_pe(std::integer_sequence<int, Dims...>, const AttentionArgs& a, const char* what, F&& f) {
+  static constexpr int kDims[] = {Dims...};
+  using R = decltype(f(std::integral_constant<int, kDims[0]>{}, std::integral_constant<PEKind, PEKind::kNone>{}));
+  auto by_pe = [&](auto dim) -> R {
+    switch (a.pe) {
+      case PEKind::kNone: return f(dim, std::integral_constant<PEKind, PEKind::kNone>{});
+      case PEKind::kRope: return f(dim, std::integral_constant<PEKind, PEKind::kRope>{});
+      case PEKind::kPope: break;
+    }
+    return f(dim, std::integral_constant<PEKind, PEKind::kPope>{});
+  };
+  if constexpr (std::is_void_v<R>) {
+    if (((a.D == Dims ? (by_pe(std::integral_constant<int, Dims>{}), true) : false) || ...)) return;
+  } else {
+    std::optional<R> r;
+    ((a.D == Dims ? (r = by_pe(std::integral_constant<int, Dims>{}), true) : false) || ...);
+    if (r) return *r;
+  }
+  std::string dims;
+  ((dims += (dims.empty() ? "" : ", ") + std::to_string(Dims)), ...);
+  throw CudaError(std::string(what) + ": head dim " + std::to_string(a.D) + " is not supported on the GPU (" + dims + ")");
+}
+using AllHeadDims = std::integer_sequence<int, 16, 32, 64, 128>;
 
 // Runs a setup function once per device: a kernel attribute such as the dynamic shared-memory
 // limit belongs to the device that was current when it was set, and runs of one process may sit

@@ -554,18 +554,6 @@ void launch_bwd_flash(const AttentionArgs& a, const float* qkv, const float* out
   CUDA_CHECK_LAUNCH("attention_bwd_flash_dq");
 }
 
-template <PEKind PE>
-void dispatch_bwd_flash(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
-                        float* dqkv, float* ddp, float* dtp, cudaStream_t s) {
-  switch (a.D) {
-    case 16: return launch_bwd_flash<16, PE>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
-    case 32: return launch_bwd_flash<32, PE>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
-    case 64: return launch_bwd_flash<64, PE>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
-    case 128: return launch_bwd_flash<128, PE>(a, qkv, out, dout, lse, dqkv, ddp, dtp, s);
-  }
-  throw CudaError("attention: head dim " + std::to_string(a.D) + " is not supported on the GPU (16, 32, 64 or 128)");
-}
-
 template <int D, PEKind PE>
 void launch_fwd_flash(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
   static DeviceOnce once;
@@ -579,34 +567,19 @@ void launch_fwd_flash(const AttentionArgs& a, const float* qkv, float* out, floa
   CUDA_CHECK_LAUNCH("attention_fwd_flash");
 }
 
-template <PEKind PE>
-void dispatch_fwd_flash(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
-  switch (a.D) {
-    case 16: return launch_fwd_flash<16, PE>(a, qkv, out, lse, s);
-    case 32: return launch_fwd_flash<32, PE>(a, qkv, out, lse, s);
-    case 64: return launch_fwd_flash<64, PE>(a, qkv, out, lse, s);
-    case 128: return launch_fwd_flash<128, PE>(a, qkv, out, lse, s);
-  }
-  throw CudaError("attention: head dim " + std::to_string(a.D) + " is not supported on the GPU (16, 32, 64 or 128)");
-}
-
 }  // namespace
 
 void attention_bwd_flash(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
                          float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
-  switch (a.pe) {
-    case PEKind::kNone: return dispatch_bwd_flash<PEKind::kNone>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
-    case PEKind::kRope: return dispatch_bwd_flash<PEKind::kRope>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
-    case PEKind::kPope: return dispatch_bwd_flash<PEKind::kPope>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
-  }
+  for_head_dim_and_pe(AllHeadDims{}, a, "flash attention", [&](auto d, auto pe) {
+    launch_bwd_flash<decltype(d)::value, decltype(pe)::value>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
+  });
 }
 
 void attention_fwd_flash(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
-  switch (a.pe) {
-    case PEKind::kNone: return dispatch_fwd_flash<PEKind::kNone>(a, qkv, out, lse, s);
-    case PEKind::kRope: return dispatch_fwd_flash<PEKind::kRope>(a, qkv, out, lse, s);
-    case PEKind::kPope: return dispatch_fwd_flash<PEKind::kPope>(a, qkv, out, lse, s);
-  }
+  for_head_dim_and_pe(AllHeadDims{}, a, "flash attention", [&](auto d, auto pe) {
+    launch_fwd_flash<decltype(d)::value, decltype(pe)::value>(a, qkv, out, lse, s);
+  });
 }
 
 }  // namespace popebench::cuda::attn

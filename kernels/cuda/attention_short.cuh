@@ -176,27 +176,8 @@ __device__ __forceinline__ void pe_backward_rows(const AttentionArgs& a, const f
   }
 }
 
-// Calls Launch::run<D, PE>(a, args...) for a's head dim (16, 32 or 64) and PE kind, and returns
-// what it returns: the one place the whole-sequence kernels' instantiations are chosen; `what`
-// names the kernels in the error a head dim without one gets.
-template <typename Launch, typename... Args>
-auto for_head_dim_and_pe(const AttentionArgs& a, const char* what, Args... args) {
-  auto by_pe = [&](auto dim) {
-    constexpr int D = decltype(dim)::value;
-    switch (a.pe) {
-      case PEKind::kNone: return Launch::template run<D, PEKind::kNone>(a, args...);
-      case PEKind::kRope: return Launch::template run<D, PEKind::kRope>(a, args...);
-      case PEKind::kPope: break;
-    }
-    return Launch::template run<D, PEKind::kPope>(a, args...);
-  };
-  switch (a.D) {
-    case 16: return by_pe(std::integral_constant<int, 16>{});
-    case 32: return by_pe(std::integral_constant<int, 32>{});
-    case 64: return by_pe(std::integral_constant<int, 64>{});
-  }
-  throw CudaError(std::string(what) + ": head dim " + std::to_string(a.D) + " is not supported (16, 32 or 64)");
-}
+// The head dims the whole-sequence kernels are built for (for_head_dim_and_pe, attention_common.cuh).
+using ShortHeadDims = std::integer_sequence<int, 16, 32, 64>;
 
 // Raises a whole-sequence kernel's shared-memory limit to what the largest T takes (max_bytes),
 // once per device and kernel (`once` is a static of each instantiation of this function).
@@ -264,17 +245,24 @@ struct Launch {
 };
 template <template <int, PEKind> class Kernels>
 void short_fwd(const AttentionArgs& a, const char* what, const float* qkv, float* out, float* lse, cudaStream_t s) {
-  if (a.T >= 1) for_head_dim_and_pe<typename Launch<Kernels>::Fwd>(a, what, qkv, out, lse, s);
+  if (a.T >= 1) for_head_dim_and_pe(ShortHeadDims{}, a, what, [&](auto d, auto pe) {
+      Launch<Kernels>::Fwd::template run<decltype(d)::value, decltype(pe)::value>(a, qkv, out, lse, s);
+    });
 }
 template <template <int, PEKind> class Kernels>
 void short_bwd(const AttentionArgs& a, const char* what, const float* qkv, const float* out, const float* dout,
                const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
   if (a.T >= 1)
-    for_head_dim_and_pe<typename Launch<Kernels>::Bwd>(a, what, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
+    for_head_dim_and_pe(ShortHeadDims{}, a, what, [&](auto d, auto pe) {
+      Launch<Kernels>::Bwd::template run<decltype(d)::value, decltype(pe)::value>(a, qkv, out, dout, lse, dqkv,
+                                                                                   ddelta_part, dtemp_part, s);
+    });
 }
 template <template <int, PEKind> class Kernels>
 AttentionOccupancy short_occupancy(const AttentionArgs& a, const char* what) {
-  return for_head_dim_and_pe<typename Launch<Kernels>::BlocksPerSM>(a, what);
+  return for_head_dim_and_pe(ShortHeadDims{}, a, what, [&](auto d, auto pe) {
+    return Launch<Kernels>::BlocksPerSM::template run<decltype(d)::value, decltype(pe)::value>(a);
+  });
 }
 
 }  // namespace popebench::cuda::attn::short_seq
