@@ -24,6 +24,7 @@ Runner register_bench(CLI::App& app) {
     std::string matmul = "bf16";  // TrainConfig's default
     std::string attention = "fp32";  // TrainConfig's default
     std::vector<int> lengths = {48, 512, 1024, 4096};
+    std::vector<int> head_dims = {64};
     std::vector<int> batch_runs;  // R of the batched steps to time (--batch-runs); empty: none
     std::vector<int> stream_runs;  // R of the runs on streams to time (--stream-runs); empty: none
   };
@@ -37,6 +38,8 @@ Runner register_bench(CLI::App& app) {
   cmd->add_option("--gpu-attention", st->attention, "The training step's attention products: " + choices::kGpuAttention.help())
       ->default_val("fp32")->check(CLI::IsMember(choices::kGpuAttention.names()));
   cmd->add_option("--attention-lengths", st->lengths, "Sequence lengths for the attention benchmark")->default_val(st->lengths);
+  cmd->add_option("--attention-head-dims", st->head_dims, "Head dims for the attention benchmark (8 heads each)")
+      ->default_val(st->head_dims)->check(CLI::IsMember({16, 32, 64, 128}));
   // Comma lists parsed as every other list of the CLI (parse_int_list: an empty item is an error),
   // then each R checked against the batch's limit.
   auto run_counts = [](std::vector<int>* dst, const std::string& what) {
@@ -163,15 +166,19 @@ Runner register_bench(CLI::App& app) {
         std::printf("%2d runs on streams %-4s step of all %.3f ms  %.1f run-steps/s  %.1f%% of the bf16 floor\n", R,
                     pe.c_str(), ms, r["run_steps_per_s"].get<double>(), 100 * r["floor_share"].get<double>());
       }
-    for (int Tl : st->lengths) {
+    // Every (D, T) pair, the lengths at B T = 32,768 tokens (B 64 at the training lengths).
+    std::vector<std::pair<int, int>> shapes;
+    for (int D : st->head_dims)
+      for (int Tl : st->lengths) shapes.push_back({D, Tl});
+    for (auto [D, Tl] : shapes) {
       int Bl = Tl <= 48 ? 64 : std::max(1, 32768 / Tl);
       for (auto [name, pk] : {std::pair{"none", cuda::PEKind::kNone}, std::pair{"rope", cuda::PEKind::kRope},
                               std::pair{"pope", cuda::PEKind::kPope}}) {
-        auto r = cuda_benchmark_attention(Bl, Tl, 8, 64, pk, st->warmup, st->iters);
+        auto r = cuda_benchmark_attention(Bl, Tl, 8, D, pk, st->warmup, st->iters);
         r["pe"] = name;
         out["attention"].push_back(r);
         save(false);
-        std::printf("attention %-4s B %3d T %5d H 8 D 64: fwd %.3f ms  bwd %.3f ms", name, Bl, Tl,
+        std::printf("attention %-4s B %3d T %5d H 8 D %3d: fwd %.3f ms  bwd %.3f ms", name, Bl, Tl, D,
                     r["fwd_ms"].get<double>(), r["bwd_ms"].get<double>());
         if (r.contains("without_angle_table"))
           std::printf("  (without the angle table: fwd %.3f ms  bwd %.3f ms)",

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Causal attention as a PyTorch user runs it today, timed beside `popebench bench`'s kernels
+(the long-sequence issue's comparison; bench/log/031 and 032 hold the numbers).
+
+For each length T (B T = 32,768 tokens, B 64 at T <= 48, as `popebench bench`), head dim D and PE, forward and
+forward + backward of:
+  none   scaled_dot_product_attention on q, k, v;
+  rope   RoPE's rotation of q and k (half-split pairs, base 10,000, angles from a cached table),
+         then SDPA: what a RoPE model does at every layer;
+  pope   PoPE materialised: mu = softplus(q), softplus(k); the 2D-wide [mu cos, mu sin] of queries
+         (angle t theta_c) and keys (t theta_c + delta_hc, delta per head and channel), V
+         zero-padded to 2D, SDPA, the first D output channels: the way the paper's PyTorch
+         reference and a user without a fused kernel run PoPE.
+In bf16 (and fp32 for none). Timing: CUDA events, median of --iters after --warmup, on a GPU; on
+the CPU (--device cpu, for the tests) wall-clock medians of tiny shapes, which say nothing of
+speed. FLOPs as popebench counts them: 2 B H T(T+1)/2 (Dqk + D), Dqk = 2D for PoPE.
+
+    python3 bench/torch_attention.py --out FILE [--lengths 1024 4096 16384] [--head-dims 64 128]
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:
+    print("torch_attention.py: needs PyTorch (Debian: apt-get install python3-torch)", file=sys.stderr)
+    sys.exit(77)
+
+H = 8
+SDPA = getattr(F, "scaled_dot_product_attention", None)  # torch >= 2.0
+
+
+def attend(q, k, v, scale):
+    """Causal attention: torch's SDPA where there is one (every benchmark), else the same function
+    written out (Debian 12's torch 1.13, for --check only)."""
+    if SDPA is not None:
+        return SDPA(q, k, v, is_causal=True, scale=scale)
+    T = q.shape[-2]
+    s = (q @ k.transpose(-1, -2)) * scale
+    s = s.masked_fill(torch.ones(T, T, dtype=torch.bool, device=q.device).triu(1), float("-inf"))
+    return torch.softmax(s, dim=-1) @ v
+
+
+def median_ms(fn, warmup, iters, device):
+    for _ in range(warmup):
+        fn()
+    ts = []
+    if device == "cuda":
+        torch.cuda.synchronize()
+        for _ in range(iters):
+            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            e0.record()
+            fn()
+            e1.record()
+            e1.synchronize()
+            ts.append(e0.elapsed_time(e1))
+    else:
+        for _ in range(iters):
+            t0 = time.perf_counter()
+            fn()
+            ts.append(1e3 * (time.perf_counter() - t0))
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+def angles(T, D, device, phase=None):
+    """cos and sin of t theta_c (+ phase (H, D)), theta_c = 10000^(-c/D): (T, D) or (H, T, D), fp32,
+    reduced in float64 as popebench's kernels reduce them."""
+    theta = 10000.0 ** (-torch.arange(D, dtype=torch.float64, device=device) / D)
+    a = torch.arange(T, dtype=torch.float64, device=device)[:, None] * theta[None, :]
+    if phase is not None:
+        a = a[None] + phase[:, None, :].double()
+    a = torch.remainder(a, 2 * math.pi)
+    return torch.cos(a).float(), torch.sin(a).float()
+
+
+def rope(x, cos, sin):
+    """RoPE on (B, H, T, D), half-split pairs (c, c + D/2), angles (T, D/2)."""
+    h = x.shape[-1] // 2
+    x1, x2 = x[..., :h], x[..., h:]
+    c, s = cos.to(x.dtype), sin.to(x.dtype)
+    return torch.cat([x1 * c - x2 * s, x1 * s + x2 * c], dim=-1)
+
+
+def make_attention(pe, q, k, v, D, delta=None):
+    """The attention of `pe` on q, k, v (B, H, T, D) as a callable; delta (H, D): PoPE's key phases
+    (default: uniform in [-2 pi, 0], as PoPE's init)."""
+    T = q.shape[2]
+    scale = 1.0 / math.sqrt(D)
+    if pe == "none":
+        return lambda: attend(q, k, v, scale)
+    if pe == "rope":
+        cos, sin = angles(T, D // 2, q.device)
+        return lambda: attend(rope(q, cos, sin), rope(k, cos, sin), v, scale)
+    if delta is None:
+        delta = -2 * math.pi * torch.rand(q.shape[1], D, device=q.device)
+    cq, sq = angles(T, D, q.device)
+    ck, sk = angles(T, D, q.device, delta)
+
+    def pope():
+        mq, mk = F.softplus(q.float()), F.softplus(k.float())
+        q2 = torch.cat([mq * cq, mq * sq], dim=-1).to(q.dtype)
+        k2 = torch.cat([mk * ck, mk * sk], dim=-1).to(k.dtype)
+        v2 = F.pad(v, (0, D))
+        return attend(q2, k2, v2, scale)[..., :D]
+    return pope
+
+
+def save(out, path):
+    with open(path + ".tmp", "w") as fh:
+        json.dump(out, fh, indent=1)
+    os.replace(path + ".tmp", path)
+
+
+def check():
+    """The materialised PoPE computes PoPE's attention: against the scores written directly,
+    s_ts = sum_c mu_q,tc mu_k,sc cos((t - s) theta_c - delta_c) / sqrt(D), in float64 on the CPU.
+    Returns the largest absolute difference of the outputs."""
+    torch.manual_seed(1)
+    B, Hc, T, D = 2, 3, 9, 8
+    q, k, v = (torch.randn(B, Hc, T, D, dtype=torch.float64) for _ in range(3))
+    delta = -2 * math.pi * torch.rand(Hc, D, dtype=torch.float64)
+    got = make_attention("pope", q, k, v, D, delta)()
+    theta = 10000.0 ** (-torch.arange(D, dtype=torch.float64) / D)
+    pos = torch.arange(T, dtype=torch.float64)
+    ang = (pos[:, None, None] - pos[None, :, None]) * theta - delta[:, None, None, :]  # (H, T, T, D)
+    mq, mk = F.softplus(q), F.softplus(k)
+    s = torch.einsum("bhtc,bhsc,htsc->bhts", mq, mk, torch.cos(ang)) / math.sqrt(D)
+    s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    want = torch.softmax(s, dim=-1) @ v
+    return (got - want).abs().max().item()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", help="the JSON written (required but with --check)")
+    ap.add_argument("--lengths", type=int, nargs="+", default=[1024, 4096, 16384])
+    ap.add_argument("--head-dims", type=int, nargs="+", default=[64, 128])
+    ap.add_argument("--tokens", type=int, default=32768, help="B T per shape (B = tokens / T)")
+    ap.add_argument("--iters", type=int, default=10)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
+    ap.add_argument("--check", action="store_true", help="only check the materialised PoPE against its formula (CPU)")
+    a = ap.parse_args()
+    if a.check:
+        err = check()
+        # float32 angles and softplus inside make_attention: ~1e-6 of outputs of order 1
+        print(f"torch_attention.py: materialised PoPE against its formula: max |difference| {err:.2e}")
+        return 0 if err < 1e-4 else 1
+    if not a.out:
+        ap.error("--out is required")
+    if SDPA is None:
+        print(f"torch_attention.py: needs torch 2.0 or later (scaled_dot_product_attention); this is {torch.__version__}",
+              file=sys.stderr)
+        return 2
+    if a.device == "cuda" and not torch.cuda.is_available():
+        print("torch_attention.py: no GPU (--device cpu times tiny shapes for the tests)", file=sys.stderr)
+        return 77
+    for x in a.lengths + a.head_dims + [a.tokens, a.iters]:
+        if x < 1:
+            print(f"torch_attention.py: lengths, head dims, tokens and iters must be >= 1 (got {x})", file=sys.stderr)
+            return 2
+    torch.manual_seed(0)
+    out = {"schema": "popebench.torch_attention", "schema_version": 1, "torch": torch.__version__,
+           "device": torch.cuda.get_device_name() if a.device == "cuda" else "cpu", "iters": a.iters,
+           "warmup": a.warmup, "tokens": a.tokens, "rows": []}
+    for D in a.head_dims:
+        for T in a.lengths:
+            B = 64 if T <= 48 else max(1, a.tokens // T)  # as popebench bench: the training shape's batch
+            for pe in ["none", "rope", "pope"]:
+                for dtype in [torch.bfloat16] + ([torch.float32] if pe == "none" else []):
+                    q, k, v = (torch.randn(B, H, T, D, device=a.device, dtype=dtype, requires_grad=True)
+                               for _ in range(3))
+                    g = torch.randn(B, H, T, D, device=a.device, dtype=dtype)
+                    f = make_attention(pe, q, k, v, D)
+                    fwd = median_ms(f, a.warmup, a.iters, a.device)
+                    fb = median_ms(lambda: f().backward(g), a.warmup, a.iters, a.device)
+                    dqk = 2 * D if pe == "pope" else D
+                    flops = 2.0 * B * H * T * (T + 1) / 2 * (dqk + D)
+                    row = {"pe": pe, "B": B, "T": T, "H": H, "D": D, "dtype": str(dtype).split(".")[-1],
+                           "fwd_ms": fwd, "fwd_bwd_ms": fb, "fwd_tflops": flops / fwd * 1e-9,
+                           "fwd_bwd_tflops": 3.5 * flops / fb * 1e-9}
+                    out["rows"].append(row)
+                    print(f"torch {pe:4s} {row['dtype']:8s} B {B:3d} T {T:5d} D {D:3d}: fwd {fwd:.3f} ms  "
+                          f"fwd+bwd {fb:.3f} ms", flush=True)
+                    del q, k, v, g, f
+                    if a.device == "cuda":
+                        torch.cuda.empty_cache()
+            save(out, a.out)  # what is measured so far survives a time limit
+    save(out, a.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
