@@ -11,9 +11,8 @@ forward + backward of:
          (angle t theta_c) and keys (t theta_c + delta_hc, delta per head and channel), V
          zero-padded to 2D, SDPA, the first D output channels: the way the paper's PyTorch
          reference and a user without a fused kernel run PoPE.
-In bf16 (and fp32 for none). Timing: CUDA events, median of --iters after --warmup, on a GPU; on
-the CPU (--device cpu, for the tests) wall-clock medians of tiny shapes, which say nothing of
-speed. FLOPs as popebench counts them: 2 B H T(T+1)/2 (Dqk + D), Dqk = 2D for PoPE.
+In bf16 (and fp32 for none). Timing: CUDA events, median of --iters after --warmup (torch_ref.py's
+median_ms). FLOPs as popebench counts them: 2 B H T(T+1)/2 (Dqk + D), Dqk = 2D for PoPE.
 
     python3 bench/torch_attention.py --out FILE [--lengths 1024 4096 16384] [--head-dims 64 128]
 """
@@ -22,7 +21,6 @@ import json
 import math
 import os
 import sys
-import time
 
 try:
     import torch
@@ -30,6 +28,8 @@ try:
 except ImportError:
     print("torch_attention.py: needs PyTorch (Debian: apt-get install python3-torch)", file=sys.stderr)
     sys.exit(77)
+
+from torch_ref import median_ms  # the model benchmark's timing: CUDA events, median after warm-up
 
 H = 8
 SDPA = getattr(F, "scaled_dot_product_attention", None)  # torch >= 2.0
@@ -44,28 +44,6 @@ def attend(q, k, v, scale):
     s = (q @ k.transpose(-1, -2)) * scale
     s = s.masked_fill(torch.ones(T, T, dtype=torch.bool, device=q.device).triu(1), float("-inf"))
     return torch.softmax(s, dim=-1) @ v
-
-
-def median_ms(fn, warmup, iters, device):
-    for _ in range(warmup):
-        fn()
-    ts = []
-    if device == "cuda":
-        torch.cuda.synchronize()
-        for _ in range(iters):
-            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            e0.record()
-            fn()
-            e1.record()
-            e1.synchronize()
-            ts.append(e0.elapsed_time(e1))
-    else:
-        for _ in range(iters):
-            t0 = time.perf_counter()
-            fn()
-            ts.append(1e3 * (time.perf_counter() - t0))
-    ts.sort()
-    return ts[len(ts) // 2]
 
 
 def angles(T, D, device, phase=None):
@@ -144,7 +122,6 @@ def main():
     ap.add_argument("--tokens", type=int, default=32768, help="B T per shape (B = tokens / T)")
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     ap.add_argument("--check", action="store_true", help="only check the materialised PoPE against its formula (CPU)")
     a = ap.parse_args()
     if a.check:
@@ -158,8 +135,8 @@ def main():
         print(f"torch_attention.py: needs torch 2.0 or later (scaled_dot_product_attention); this is {torch.__version__}",
               file=sys.stderr)
         return 2
-    if a.device == "cuda" and not torch.cuda.is_available():
-        print("torch_attention.py: no GPU (--device cpu times tiny shapes for the tests)", file=sys.stderr)
+    if not torch.cuda.is_available():
+        print("torch_attention.py: no GPU to time attention on (--check needs none)", file=sys.stderr)
         return 77
     for x in a.lengths + a.head_dims + [a.tokens, a.iters]:
         if x < 1:
@@ -167,19 +144,19 @@ def main():
             return 2
     torch.manual_seed(0)
     out = {"schema": "popebench.torch_attention", "schema_version": 1, "torch": torch.__version__,
-           "device": torch.cuda.get_device_name() if a.device == "cuda" else "cpu", "iters": a.iters,
+           "device": torch.cuda.get_device_name(), "iters": a.iters,
            "warmup": a.warmup, "tokens": a.tokens, "rows": []}
     for D in a.head_dims:
         for T in a.lengths:
             B = 64 if T <= 48 else max(1, a.tokens // T)  # as popebench bench: the training shape's batch
             for pe in ["none", "rope", "pope"]:
                 for dtype in [torch.bfloat16] + ([torch.float32] if pe == "none" else []):
-                    q, k, v = (torch.randn(B, H, T, D, device=a.device, dtype=dtype, requires_grad=True)
+                    q, k, v = (torch.randn(B, H, T, D, device="cuda", dtype=dtype, requires_grad=True)
                                for _ in range(3))
-                    g = torch.randn(B, H, T, D, device=a.device, dtype=dtype)
+                    g = torch.randn(B, H, T, D, device="cuda", dtype=dtype)
                     f = make_attention(pe, q, k, v, D)
-                    fwd = median_ms(f, a.warmup, a.iters, a.device)
-                    fb = median_ms(lambda: f().backward(g), a.warmup, a.iters, a.device)
+                    fwd = median_ms(f, a.warmup, a.iters)
+                    fb = median_ms(lambda: f().backward(g), a.warmup, a.iters)
                     dqk = 2 * D if pe == "pope" else D
                     flops = 2.0 * B * H * T * (T + 1) / 2 * (dqk + D)
                     row = {"pe": pe, "B": B, "T": T, "H": H, "D": D, "dtype": str(dtype).split(".")[-1],
@@ -189,8 +166,7 @@ def main():
                     print(f"torch {pe:4s} {row['dtype']:8s} B {B:3d} T {T:5d} D {D:3d}: fwd {fwd:.3f} ms  "
                           f"fwd+bwd {fb:.3f} ms", flush=True)
                     del q, k, v, g, f
-                    if a.device == "cuda":
-                        torch.cuda.empty_cache()
+                    torch.cuda.empty_cache()
             save(out, a.out)  # what is measured so far survives a time limit
     save(out, a.out)
     return 0
