@@ -39,7 +39,10 @@ struct TaskConfig {
     return std::get<T>(params);
   }
   template <typename T>
-  const T& as() const { return const_cast<TaskConfig*>(this)->as<T>(); }
+  const T& as() const {
+    if (!is<T>()) throw std::logic_error(std::string("the task is ") + name() + ", not " + T::kName);
+    return std::get<T>(params);
+  }
 
   void validate() const;  // throws UserError
   int width() const;
