@@ -24,10 +24,11 @@ namespace {
 
 // Query rows (T, n): angle_sincos(t, theta[c], 0); then, for PoPE, key rows (runs, H, T, D):
 // angle_sincos(t, theta[c], clamp(delta of run r, head h, channel c)), as load_transformed and
-// pe_backward_row compute them. A thread per entry.
-__global__ void angle_table_kernel(AttentionArgs a, int n, int runs, float2* table) {
+// pe_backward_row compute them. A thread per entry. total: the table's entries, the query rows
+// alone for the flash kernels (which turn PoPE's keys by delta themselves), so the key rows are
+// written only where the caller's table (attention_angle_floats) holds them.
+__global__ void angle_table_kernel(AttentionArgs a, int n, size_t total, float2* table) {
   const size_t n_query = size_t(a.T) * n;
-  const size_t total = n_query + (a.pe == PEKind::kPope ? size_t(runs) * a.H * a.T * a.D : 0);
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += size_t(gridDim.x) * blockDim.x) {
     float sn, cs;
     if (i < n_query) {
@@ -52,12 +53,11 @@ __global__ void angle_table_kernel(AttentionArgs a, int n, int runs, float2* tab
 
 void fill_angle_table(const AttentionArgs& a, size_t table_floats, cudaStream_t s) {
   const int n = a.pe == PEKind::kPope ? a.D : a.n_rot / 2;
-  const int runs = a.runs.count(a.B);
   const size_t total = table_floats / 2;
   if (total == 0) return;
   constexpr int kThreads = 256;
   const int blocks = int(std::min<size_t>((total + kThreads - 1) / kThreads, 65535));
-  angle_table_kernel<<<blocks, kThreads, 0, s>>>(a, n, runs, reinterpret_cast<float2*>(a.angle_scratch));
+  angle_table_kernel<<<blocks, kThreads, 0, s>>>(a, n, total, reinterpret_cast<float2*>(a.angle_scratch));
   CUDA_CHECK_LAUNCH("angle_table");
 }
 
