@@ -64,3 +64,22 @@ GATE_TESTS_S=400 POPEBENCH=.devbin/popebench bash $S/gated_call.sh - pope 480 $O
 J $((585 - SECONDS))   # call 1
 J 570                  # call 2: delivered the files
 # Landed with: bash $S/ingest_half.sh FILES_DIR stage2 stage2_200k_cells_pope
+
+# --- Session of 2026-12-06, 17:21-17:38 UTC, two consecutive device calls on one `nvidia-h100-x1`
+# machine (NVIDIA H100 80GB HBM3, driver 580.159.04), the binary built on the development machine
+# at 42f0232 (same flags) and carried gzipped in .devgz/ with libgomp. Call 1 gated it while the
+# job trained: abs_pos_learned's PoPE half rerun to 2,000 steps repeated the committed runs bit for
+# bit (both seeds); the GPU tests failed (15 of 3966 assertions): the first an out-of-bounds write
+# of the flash kernels' angle table (compute-sanitizer; fixed in d940f78), the other 14 the broken
+# CUDA context it left to the cases after it. The screen's fp32 attention never runs the flash
+# kernels; the bit-for-bit rerun is what says these runs compare with the rest.
+# delta_uniform_2pi and curriculum (PLAN.md, order change of 2026-12-06 evening), PoPE seeds 0-1,
+# the four runs at once to the 40,000-step stop: sweep rc 75 after 805 s, inspects along (20k and
+# 40k, 1,000 test examples); log sweep_stage2_uniform2pi_curriculum_pope.log.
+J() { PLAN=$S/stage2.json CONCURRENT=4 STOP_AT=40000 ALONG=1 MIN_BUDGET_S=0 POPEBENCH=.devbin/popebench \
+  bash $S/cells_across_calls.sh u2c "$1" $OUT/job delta_uniform_2pi,curriculum 1000 pope; }
+J 1
+GATE_TESTS_S=400 POPEBENCH=.devbin/popebench bash $S/gated_call.sh - pope 480 $OUT/gate gate eq
+J $((585 - SECONDS))   # call 1
+J 400                  # call 2: delivered the files
+# Landed with: bash $S/ingest_half.sh FILES_DIR stage2 stage2_uniform2pi_curriculum_pope
