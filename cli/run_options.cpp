@@ -9,12 +9,15 @@
 #include <cstdlib>
 #include <sstream>
 #include <thread>
+#include <type_traits>
+#include <variant>
 
 #include <omp.h>
 
 #include "cli/presets.hpp"
 
 #include "cli/commands.hpp"
+#include "config/option_table.hpp"
 #include "common/files.hpp"
 #include "generators/dataset_io.hpp"
 #include "model/model_description.hpp"
@@ -286,103 +289,52 @@ TrainOptions sweep_run_options(const SweepOptions& sw, const RunOptions& r, cons
   return o;
 }
 
+namespace {
+// The flags of one section of the config, from its declarations (config/option_table.hpp), bound
+// to the section's fields with their current values as defaults.
+template <class S>
+void add_section_options(CLI::App& cmd, S& s, const std::vector<OptionDecl<S>>& decls, const char* group,
+                         bool with_pe_and_seed) {
+  for (const auto& d : decls) {
+    if (!d.flag || (d.per_run && !with_pe_and_seed)) continue;
+    const std::string help = d.pe_kinds ? pe_kind_list() + option_help(d) : option_help(d);
+    CLI::Option* o = std::visit(
+        [&](auto member) -> CLI::Option* {
+          auto& v = s.*member;
+          using V = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<V, bool>) {
+            return cmd.add_flag(d.flag, v, help);
+          } else if constexpr (std::is_same_v<V, std::vector<int>>) {
+            return cmd.add_option_function<std::string>(
+                d.flag, [&v, flag = std::string(d.flag)](const std::string& x) { v = parse_int_list(x, flag); }, help);
+          } else {
+            CLI::Option* opt = cmd.add_option(d.flag, v, help);
+            if constexpr (std::is_same_v<V, std::string>) {
+              if (!v.empty()) opt->default_val(v);
+            } else {
+              opt->default_val(v);
+            }
+            return opt;
+          }
+        },
+        d.field);
+    if (d.range) o->check(integer_in(d.range->lo, d.range->hi));
+    o->group(group);
+  }
+}
+}  // namespace
+
 void add_run_options(CLI::App& cmd, RunOptions& r, bool with_pe_and_seed) {
   auto& c = r.cfg;
   add_task_options(cmd, r.task);
   cmd.add_option("--data", r.data_dir, "Dataset directory from `popebench generate` (default: generate in memory)")
       ->check(non_empty());
-  auto* g = "Model";
-  cmd.add_option("--layers", c.model.n_layer, "Transformer blocks")->default_val(c.model.n_layer)->check(integer_in(1, 1024))->group(g);
-  cmd.add_option("--d-model", c.model.d_model, "Model width")->default_val(c.model.d_model)->check(integer_in(1, 1 << 16))->group(g);
-  cmd.add_option("--heads", c.model.n_head, "Attention heads (must divide d-model)")->default_val(c.model.n_head)->check(integer_in(1, 1 << 12))->group(g);
-  cmd.add_option("--mlp-ratio", c.model.mlp_ratio, "MLP hidden width / d-model")->default_val(c.model.mlp_ratio)->check(integer_in(1, 64))->group(g);
-  cmd.add_option("--init-std", c.model.init_std, "Std of the normal init")->default_val(c.model.init_std)->group(g);
-  cmd.add_option("--attn-scale", c.model.attn_scale,
-                 "Attention temperature: head_dim (1/sqrt(head dim)), qk_dim (1/sqrt(width of q.k: 2 head dim for PoPE)) or a number")
-      ->default_val(c.model.attn_scale)->group(g);
-  cmd.add_flag("--tie-embeddings", c.model.tied_embeddings, "Output head = token embedding (nanoGPT, GPT-2)")->group(g);
-  cmd.add_flag("--bias", c.model.bias, "Biases in the blocks' linear layers (nanoGPT's bias=True), zero-initialised, not decayed")->group(g);
-  cmd.add_option("--init", c.model.init, "Initialisation: " + choices::kInit.help())
-      ->default_val(c.model.init)->group(g);
-  cmd.add_option("--abs-pos", c.model.abs_pos, "Absolute position embedding: " + choices::kAbsPos.help())
-      ->default_val(c.model.abs_pos)->group(g);
-  cmd.add_option("--attn-temp", c.model.attn_temp, "Attention temperature: " + choices::kAttnTemp.help())
-      ->default_val(c.model.attn_temp)->group(g);
-  g = "Positional embedding";
-  if (with_pe_and_seed)
-    cmd.add_option("--pe", c.pe.kind, pe_kind_list() + " (popebench list says what each is)")->default_val(c.pe.kind)->group(g);
-  cmd.add_option("--pe-base", c.pe.base, "Frequency base")->default_val(c.pe.base)->group(g);
-  // RoPE's frequency scaling in training itself: fine-tuning at a longer length with YaRN, as the
-  // paper's YaRN baseline (extrapolate's --rope-variants applies them at test time only).
-  cmd.add_option("--rope-scaling", c.pe.rope_scaling,
-                 "RoPE frequency scaling while training: " + choices::kRopeScaling.help() +
-                     " (with --rope-factor; yarn also --rope-train-len), e.g. fine-tuning at 4x the length with YaRN")
-      ->default_val(c.pe.rope_scaling)->group(g);
-  cmd.add_option("--rope-factor", c.pe.rope_factor, "RoPE scaling factor: the length scaled to / the length trained at")
-      ->default_val(c.pe.rope_factor)->group(g);
-  cmd.add_option("--rope-train-len", c.pe.rope_train_len,
-                 "RoPE scaling: the input length the model was first trained at (YaRN's original context)")
-      ->default_val(c.pe.rope_train_len)->check(integer_in(0, 1 << 24))->group(g);
-  cmd.add_option("--delta-init", c.pe.delta_init, "PoPE phase bias init: " + choices::kDeltaInit.help())
-      ->default_val(c.pe.delta_init)->group(g);
-  cmd.add_option("--pe-freqs", c.pe.freqs, "rope/pope frequencies: " + choices::kFreqs.help())
-      ->default_val(c.pe.freqs)->group(g);
-  cmd.add_option("--delta-bound", c.pe.delta_bound, "PoPE delta kept in [-2pi,0] by " + choices::kDeltaBound.help())
-      ->default_val(c.pe.delta_bound)->group(g);
-  cmd.add_flag("--delta-shared", c.pe.delta_shared, "One PoPE delta shared by every layer (x-transformers' style)")->group(g);
-  g = "Optimizer";
-  cmd.add_option("--lr", c.optim.lr, "Peak learning rate")->default_val(c.optim.lr)->group(g);
-  cmd.add_option("--lr-min", c.optim.lr_min, "Learning rate at the end of the cosine")->default_val(c.optim.lr_min)->group(g);
-  cmd.add_option("--warmup", c.optim.warmup_steps, "Linear warmup steps")->default_val(c.optim.warmup_steps)->check(integer_in(0, INT_MAX))->group(g);
-  cmd.add_option("--beta1", c.optim.beta1, "Adam beta1")->default_val(c.optim.beta1)->group(g);
-  cmd.add_option("--beta2", c.optim.beta2, "Adam beta2")->default_val(c.optim.beta2)->group(g);
-  cmd.add_option("--adam-eps", c.optim.eps, "Adam epsilon")->default_val(c.optim.eps)->group(g);
-  cmd.add_option("--weight-decay", c.optim.weight_decay, "Decoupled weight decay on matrices")->default_val(c.optim.weight_decay)->group(g);
-  cmd.add_option("--grad-clip", c.optim.grad_clip, "Global gradient-norm clip (0: off)")->default_val(c.optim.grad_clip)->group(g);
-  cmd.add_option("--weight-decay-on", c.optim.weight_decay_on, "Weight decay on " + choices::kWeightDecayOn.help())
-      ->default_val(c.optim.weight_decay_on)->group(g);
-  cmd.add_option("--pe-lr-mult", c.optim.pe_lr_mult, "Learning-rate multiplier of the PE's parameters (PoPE's delta)")
-      ->default_val(c.optim.pe_lr_mult)->group(g);
-  g = "Input";
-  cmd.add_option("--context", c.input.context, "Keep only the last N input tokens of each example (0: all)")
-      ->default_val(c.input.context)->check(integer_in(0, 1 << 20))->group(g);
-  cmd.add_option("--pad", c.input.pad, "Padding side: " + choices::kPad.help())
-      ->default_val(c.input.pad)->group(g);
-  cmd.add_option("--pad-attention", c.input.pad_attention, "Left pads in attention: " + choices::kPadAttention.help())
-      ->default_val(c.input.pad_attention)->group(g);
-  g = "Training";
-  if (with_pe_and_seed)
-    cmd.add_option("--seed", c.train.seed, "Seed of init and batch sampling")->default_val(c.train.seed)->check(integer_in(0, LLONG_MAX))->group(g);
-  cmd.add_option("--data-seed", c.train.data_seed, "Seed of the generated dataset (without --data)")->default_val(c.train.data_seed)->check(integer_in(0, LLONG_MAX))->group(g);
-  cmd.add_option("--steps", c.train.steps, "Optimizer steps")->default_val(c.train.steps)->check(integer_in(1, 1000000000000LL))->group(g);
-  cmd.add_option("--batch", c.train.batch, "Batch size (of each micro-batch with --grad-accum)")->default_val(c.train.batch)->check(integer_in(1, 1 << 20))->group(g);
-  cmd.add_option("--grad-accum", c.train.grad_accum, "Micro-batches per optimizer step, gradients averaged (one step sees batch x K examples)")
-      ->default_val(c.train.grad_accum)->check(integer_in(1, 4096))->group(g);
-  cmd.add_option("--loss", c.train.loss, "Training loss: " + choices::kLoss.help())
-      ->default_val(c.train.loss)->group(g);
-  cmd.add_option_function<std::string>(
-         "--loss-fields", [&c](const std::string& v) { c.train.loss_fields = parse_int_list(v, "--loss-fields"); },
-         "With --loss all: only the next-token targets in these ','-separated fields of the input count, numbered "
-         "from 0 (Indirect Indexing: 0 the string, 1 the source letter, 2 the shift; a ',' belongs to the field it "
-         "ends); the answer always counts. Default: every field")
-      ->group(g);
-  cmd.add_option("--sampling", c.train.sampling, "Batch sampling: " + choices::kSampling.help())
-      ->default_val(c.train.sampling)->group(g);
-  cmd.add_option("--curriculum-steps", c.train.curriculum_steps,
-                 "A curriculum over length: for the first N steps draw only inputs no longer than a limit growing "
-                 "linearly from the split's shortest to its longest (0: none; with --sampling replacement)")
-      ->default_val(c.train.curriculum_steps)->check(integer_in(0, 1000000000000LL))->group(g);
-  cmd.add_option("--init-from", c.train.init_from,
-                 "Fine-tune: start from this checkpoint's parameters (fresh AdamW moments, this run's schedule); its "
-                 "model must be this run's but for the maximum length and RoPE's scaling")
-      ->group(g);
-  cmd.add_option("--eval-every", c.train.eval_every, "Steps between validation points (0: end only)")->default_val(c.train.eval_every)->check(integer_in(0, 1000000000000LL))->group(g);
-  cmd.add_option("--eval-examples", c.train.eval_examples, "Validation examples per point (0: all)")->default_val(c.train.eval_examples)->check(integer_in(0, 1000000000000LL))->group(g);
-  cmd.add_option("--eval-batch", c.train.eval_batch, "Evaluation batch size")->default_val(c.train.eval_batch)->check(integer_in(1, 1 << 20))->group(g);
-  cmd.add_option("--checkpoint-every", c.train.checkpoint_every, "Steps between checkpoints (0: end only)")->default_val(c.train.checkpoint_every)->check(integer_in(0, 1000000000000LL))->group(g);
-  cmd.add_option("--device", c.train.device, choices::kDevice.help())->default_val(c.train.device)->group(g);
-  cmd.add_option("--gpu-matmul", c.train.gpu_matmul, "GPU matrix products: " + choices::kGpuMatmul.help())->default_val(c.train.gpu_matmul)->group(g);
-  cmd.add_option("--gpu-attention", c.train.gpu_attention, "GPU attention's products: " + choices::kGpuAttention.help())->default_val(c.train.gpu_attention)->group(g);
+  add_section_options(cmd, c.model, model_options(), "Model", with_pe_and_seed);
+  add_section_options(cmd, c.pe, pe_options(), "Positional embedding", with_pe_and_seed);
+  add_section_options(cmd, c.optim, optim_options(), "Optimizer", with_pe_and_seed);
+  add_section_options(cmd, c.input, input_options(), "Input", with_pe_and_seed);
+  const char* g = "Training";
+  add_section_options(cmd, c.train, train_options(), g, with_pe_and_seed);
   cmd.add_option("--step-log", r.step_log_every,
                  "Every N steps a row (step, lr, loss, grad norm, batch accuracy) in RUN.steps.csv beside the run JSON (0: none)")
       ->default_val(r.step_log_every)->check(integer_in(0, 1000000000000LL))->group(g);

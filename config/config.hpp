@@ -189,6 +189,11 @@ void to_json(nlohmann::json& j, const InputConfig& c);
 void from_json(const nlohmann::json& j, InputConfig& c);
 void to_json(nlohmann::json& j, const RunConfig& c);
 void from_json(const nlohmann::json& j, RunConfig& c);
+// The sections' JSON and the check of their word options come from the options' declarations
+// (config/option_table.cpp). require_option_words: UserError "unknown <what> 'x' (known: ...)"
+// for the first word option whose value is not one of its words.
+template <class S>
+void require_option_words(const S& section);
 
 
 // The attention scale of ModelConfig::attn_scale, given the width q and k have in the dot

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "common/error.hpp"
-#include "config/choices.hpp"
 #include "config/config.hpp"
 #include "model/pe/pe_registry.hpp"
 
@@ -18,8 +17,7 @@ namespace {
 void PEConfig::validate() const {
   const PEKindInfo& k = pe_kind(kind);  // an unknown kind: the error names the known ones
   if (!(base > 1) || !std::isfinite(base)) bad("PE base must be a finite number > 1");
-  choices::kDeltaInit.require(delta_init);
-  choices::kRopeScaling.require(rope_scaling);
+  require_option_words(*this);  // delta_init, rope_scaling, freqs, delta_bound
   if (rope_scaling != "none" && !k.rope_scaling)
     bad("RoPE scaling " + rope_scaling + " applies to " + pe_kind_list(&PEKindInfo::rope_scaling) + " only (the PE is " +
         kind + ")");
@@ -29,12 +27,10 @@ void PEConfig::validate() const {
   if (!(rope_factor >= 1.0) || rope_factor > 1e4) bad("RoPE scaling factor must be in [1, 10000]");
   if (rope_train_len < 0 || rope_train_len > 1 << 24) bad("RoPE scaling's training length must be in [0, 16777216]");
   if (rope_scaling == "yarn" && rope_train_len < 1) bad("RoPE scaling yarn needs the training length (rope_train_len)");
-  choices::kFreqs.require(freqs);
   if (freqs != "decreasing" && !k.frequencies)
     bad("--pe-freqs applies to " + pe_kind_list(&PEKindInfo::frequencies) + " (the PE is " + kind + ")");
   if (freqs != "decreasing" && rope_scaling != "none")
     bad("RoPE scaling " + rope_scaling + " is defined for decreasing frequencies only");
-  choices::kDeltaBound.require(delta_bound);
   if (delta_bound != "clamp" && !k.delta)
     bad("--delta-bound applies to " + pe_kind_list(&PEKindInfo::delta) + " only (the PE is " + kind + ")");
   if (delta_shared && !k.delta)
