@@ -37,6 +37,10 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
       ->check(integer_in(1, 100000000));
   cmd->add_option("--rope-variants", st->variants, "Test-time RoPE scalings evaluated for rope runs: pi, ntk, yarn (rope only) (or none)")
       ->default_val(st->variants)->check(non_empty());
+  cmd->add_option("--eval-gpu-attention", st->ex.gpu_attention,
+                  "GPU attention's products for the evaluations (default: as each run trained): " +
+                      choices::kGpuAttention.help())
+      ->check(CLI::IsMember(choices::kGpuAttention.names()));
   cmd->add_option("--out", st->out, "Output directory")->required()->check(non_empty());
   add_sweep_options(*cmd, st->sweep, st->run, "extrapolation", preset,
                     "extrapolation (small model, minutes on a GPU), quick or paper");
@@ -104,7 +108,9 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
         }
         if (row.is_null()) {
           if (params.empty()) params = load_checkpoint(run.at("checkpoint").get<std::string>()).params;
-          row = evaluate_buckets(j.opt.cfg, params, buckets, scaling, base.train.device);
+          RunConfig ec = j.opt.cfg;
+          if (!st->ex.gpu_attention.empty()) ec.train.gpu_attention = st->ex.gpu_attention;
+          row = evaluate_buckets(ec, params, buckets, scaling, base.train.device);
           row["seed"] = j.seed;
           row["key"] = key;
           row["run"] = "runs/" + std::filesystem::path(j.opt.out_json).filename().string();

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/error.hpp"
+#include "config/choices.hpp"
 #include "model/pe/pe_registry.hpp"
 #include "common/rng.hpp"
 #include "report/summary.hpp"
@@ -21,6 +22,7 @@ void ExtrapolationConfig::validate() const {
   }
   if (examples < 1) throw UserError("extrapolation: need at least 1 example per bucket");
   if (base_len < 0 || base_len > 1000000) throw UserError("extrapolation: the base length must be 0 (the training length) or in [1, 10^6]");
+  if (!gpu_attention.empty()) choices::kGpuAttention.require(gpu_attention);
   for (const auto& v : rope_variants)
     if (v != "pi" && v != "ntk" && v != "yarn")
       throw UserError("extrapolation: unknown RoPE variant '" + v + "' (known: pi, ntk, yarn)");
@@ -31,6 +33,7 @@ void to_json(nlohmann::json& j, const ExtrapolationConfig& c) {
        {"buckets", c.base_len > 0 ? "factor k: lengths ((k-1) L, k L], k = 1 from the training range's start; L = base_len"
                                   : "factor k: lengths ((k-1) L, k L], k = 1: the training range; L = training max length"}};
   if (c.base_len > 0) j["base_len"] = c.base_len;
+  if (!c.gpu_attention.empty()) j["gpu_attention"] = c.gpu_attention;
 }
 
 std::vector<Bucket> make_buckets(const TaskConfig& train, uint64_t data_seed, const ExtrapolationConfig& e) {

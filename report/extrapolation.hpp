@@ -21,6 +21,10 @@ struct ExtrapolationConfig {
   // bucket then runs from the training range's start, or is L alone where that start lies beyond L). A model
   // fine-tuned at 4 L is evaluated at its base model's lengths (`eval --factor-of`).
   int base_len = 0;
+  // The GPU attention's products for the evaluations (TrainConfig::gpu_attention's words), e.g.
+  // bf16 for the flash kernels at 10x a long training length; empty: as each run was trained.
+  // Recorded only when set, so earlier evaluations keep their cache keys.
+  std::string gpu_attention;
   void validate() const;
 };
 void to_json(nlohmann::json& j, const ExtrapolationConfig& c);

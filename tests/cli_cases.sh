@@ -126,6 +126,22 @@ expect_ok extrapolate --preset quick --task k-back --min-len 4 --max-len 6 --max
 [[ -f "$tmp/ex/extrapolation.json" && -f "$tmp/ex/eval/rope+pi_seed0.json" && -f "$tmp/ex/eval/pope-delta0_seed0.json" ]] ||
   { echo "FAIL: extrapolate wrote no table or evaluations"; fails=$((fails+1)); }
 grep -q '"max_len": 18' "$tmp/ex/extrapolation.json" || { echo "FAIL: the 3x bucket is not lengths 13-18"; fails=$((fails+1)); }
+# --eval-gpu-attention: the evaluations' attention, recorded in the table's settings and part of
+# each evaluation's cache key (so they run again; the runs are reused); on the CPU the same numbers
+cp -r "$tmp/ex" "$tmp/ex_bf16"
+expect_ok extrapolate --preset quick --task k-back --min-len 4 --max-len 6 --max-k 2 --steps 3 --warmup 1 --eval-every 0 \
+  --n-train 100 --n-val 10 --n-test 10 --factors 1,3 --bucket-examples 20 --pe rope,pope-delta0 --seeds 0 --device cpu \
+  --eval-gpu-attention bf16 --out "$tmp/ex_bf16"
+/usr/bin/python3 - "$tmp/ex/extrapolation.json" "$tmp/ex_bf16/extrapolation.json" "$tmp/ex_bf16/eval/rope_seed0.json" <<'PY' ||
+import json, sys
+before, after, ev = (json.load(open(p)) for p in sys.argv[1:])
+assert "gpu_attention" not in before["extrapolation"], before["extrapolation"]
+assert after["extrapolation"]["gpu_attention"] == "bf16", after["extrapolation"]
+assert ev["key"]["extrapolation"]["gpu_attention"] == "bf16", ev["key"]
+assert [r["acc"] for r in before["rows"]] == [r["acc"] for r in after["rows"]]
+PY
+  { echo "FAIL: extrapolate --eval-gpu-attention is not recorded, or changed a CPU evaluation"; fails=$((fails+1)); }
+expect_error "--eval-gpu-attention: x not in" extrapolate --task k-back --eval-gpu-attention x --out "$tmp/q4"
 # eval --factors on an extrapolate run's checkpoint: the same buckets, the same numbers
 expect_ok eval --checkpoint "$tmp/ex/runs/rope_seed0.json.ckpt" --factors 1,3 --bucket-examples 20 --rope-variants pi \
   --device cpu --out "$tmp/ex_eval.json"
