@@ -44,19 +44,10 @@ Runner register_train(CLI::App& app, const std::string& preset) {
     if (cmd->get_option("--pe")->count() == 0)
       throw UserError("train needs --pe (one of " + pe_kind_list() + "; `popebench list` says what each is)");
     if (st->out.empty() && !st->run.print_config) throw UserError("--out is required: the run JSON to write");
-    TrainOptions o;
-    o.cfg = st->run.cfg;
-    o.data_dir = st->run.data_dir;
-    o.out_json = st->out;
+    TrainOptions o = train_options_for(st->run, st->run.cfg, st->out, command, st->stop_at);
     o.checkpoint = st->checkpoint;
     o.resume = st->resume;
-    o.threads = st->run.threads;
-    o.log_every = st->run.log_every;
-    o.keep_every = st->run.keep_every;
-    o.step_log_every = st->run.step_log_every;
-    o.command = command;
     if (!st->preset.empty()) o.origin = {{"preset", st->preset}};
-    o.stop_at = st->stop_at;
     if (st->run.print_config) {
       print_run_configs({o});
       return 0;

@@ -269,23 +269,30 @@ OpenedCheckpoint open_checkpoint(const std::string& path, const std::string& out
   return o;
 }
 
-TrainOptions sweep_run_options(const SweepOptions& sw, const RunOptions& r, const RunConfig& cfg,
-                               const std::string& out_json, const std::string& label, double deadline) {
+TrainOptions train_options_for(const RunOptions& r, const RunConfig& cfg, const std::string& out_json,
+                               const std::string& command, int64_t stop_at) {
   TrainOptions o;
   o.cfg = cfg;
   o.data_dir = r.data_dir;
   o.out_json = out_json;
-  o.resume = true;
-  o.skip_if_complete = true;  // a rerun of the sweep trains only what is not finished
-  o.threads = sweep_threads_per_run(sw, r);
+  o.threads = r.threads;
   o.log_every = r.log_every;
   o.keep_every = r.keep_every;
   o.step_log_every = r.step_log_every;
-  o.command = sw.command;
+  o.command = command;
+  o.stop_at = stop_at;
+  return o;
+}
+
+TrainOptions sweep_run_options(const SweepOptions& sw, const RunOptions& r, const RunConfig& cfg,
+                               const std::string& out_json, const std::string& label, double deadline) {
+  TrainOptions o = train_options_for(r, cfg, out_json, sw.command, sw.stop_at);
+  o.resume = true;
+  o.skip_if_complete = true;  // a rerun of the sweep trains only what is not finished
+  o.threads = sweep_threads_per_run(sw, r);
   o.label = label;
   o.deadline = deadline;
   o.resume_hint = "rerun the same command to continue";
-  o.stop_at = sw.stop_at;
   return o;
 }
 

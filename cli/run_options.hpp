@@ -77,6 +77,11 @@ int sweep_threads_per_run(const SweepOptions& sw, const RunOptions& r);
 inline bool sweep_runs_at_once(const SweepOptions& sw) { return sw.concurrent * sw.gpus > 1; }
 // The steady-clock deadline (seconds) of --time-limit, or 0.
 double sweep_deadline(const SweepOptions& sw);
+// What every command that trains takes from its run options for one run with config `cfg`: the
+// data, the output, the threads, logging, kept checkpoints, the command line and the stop (the
+// one place they are copied; each command then adds its own).
+TrainOptions train_options_for(const RunOptions& r, const RunConfig& cfg, const std::string& out_json,
+                               const std::string& command, int64_t stop_at);
 // One run of a sweep command (reproduce, extrapolate, sweep) with config `cfg`: resumable from
 // its checkpoint, skipped when already complete, on its share of the CPU threads, under the
 // sweep's deadline and --stop-at, and the run options' data, logging and kept checkpoints.
