@@ -8,6 +8,7 @@
 #include "cli/presets.hpp"
 #include "cli/run_options.hpp"
 #include "common/error.hpp"
+#include "report/paper_table1.hpp"
 #include "report/summary.hpp"
 
 namespace popebench::cli {

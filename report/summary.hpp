@@ -9,14 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/paper_table1.hpp"
+
 namespace popebench {
 
-// Paper values (test accuracy %, mean and std over 3 seeds), SPEC §1; absent when the paper has none.
-struct PaperValue {
-  double mean = 0, std = 0;
-  bool present = false;
-};
-PaperValue paper_indirect_indexing(const std::string& pe);
 struct TaskConfig;
 // Whether the paper's numbers describe runs of task t: Indirect Indexing with the paper's strings,
 // shifts and alphabet (any pair draw and split sizes: readings of the same task). Other tasks and
@@ -25,8 +21,6 @@ bool is_paper_task(const TaskConfig& t);
 // A task as written in a file (a run config's "task"), validated; UserError naming `what` when it
 // is not one this version reads.
 TaskConfig readable_task(const nlohmann::json& task, const std::string& what);
-// The PEs the paper reports on Indirect Indexing, in its order: Table 1, then v3 Table 9.
-const std::vector<std::string>& paper_indirect_indexing_pes();
 
 // Mean and sample std (n - 1) over seeds, for every table of results; std is null for fewer than
 // two values (no spread to report: a 0 would read as a perfectly repeatable result).
