@@ -163,9 +163,18 @@ const std::vector<OptionDecl<TrainConfig>>& train_options() {
   return t;
 }
 
+namespace {
+// Each section's table, by the section's type.
+const std::vector<OptionDecl<ModelConfig>>& table_of(const ModelConfig&) { return model_options(); }
+const std::vector<OptionDecl<PEConfig>>& table_of(const PEConfig&) { return pe_options(); }
+const std::vector<OptionDecl<OptimConfig>>& table_of(const OptimConfig&) { return optim_options(); }
+const std::vector<OptionDecl<InputConfig>>& table_of(const InputConfig&) { return input_options(); }
+const std::vector<OptionDecl<TrainConfig>>& table_of(const TrainConfig&) { return train_options(); }
+
+// The section's options as JSON, into j (which holds the section's constants already).
 template <class S>
-void options_to_json(nlohmann::json& j, const S& s, const std::vector<OptionDecl<S>>& decls) {
-  for (const auto& d : decls)
+void options_to_json(nlohmann::json& j, const S& s) {
+  for (const auto& d : table_of(s))
     std::visit(
         [&](auto member) {
           nlohmann::json v = s.*member;
@@ -176,9 +185,10 @@ void options_to_json(nlohmann::json& j, const S& s, const std::vector<OptionDecl
         d.field);
 }
 
+// The section's options from j; a missing key that has no `absent` value throws json out_of_range.
 template <class S>
-void options_from_json(const nlohmann::json& j, S& s, const std::vector<OptionDecl<S>>& decls) {
-  for (const auto& d : decls)
+void options_from_json(const nlohmann::json& j, S& s) {
+  for (const auto& d : table_of(s))
     std::visit(
         [&](auto member) {
           auto& v = s.*member;
@@ -200,51 +210,45 @@ void options_from_json(const nlohmann::json& j, S& s, const std::vector<OptionDe
         d.field);
 }
 
+}  // namespace
+
 // Each section: its constants (what every run of this suite does, recorded so that a run JSON
 // says it) and its options (config/option_table.cpp).
 void to_json(nlohmann::json& j, const ModelConfig& c) {
   j = {{"norm", "rmsnorm_prenorm"}, {"activation", "gelu_erf"}};
-  options_to_json(j, c, model_options());
+  options_to_json(j, c);
 }
-void from_json(const nlohmann::json& j, ModelConfig& c) { options_from_json(j, c, model_options()); }
+void from_json(const nlohmann::json& j, ModelConfig& c) { options_from_json(j, c); }
 void to_json(nlohmann::json& j, const PEConfig& c) {
   j = {{"rope_pairing", "half_split"}, {"delta_clamp", {-2 * M_PI, 0.0}}};
-  options_to_json(j, c, pe_options());
+  options_to_json(j, c);
 }
-void from_json(const nlohmann::json& j, PEConfig& c) { options_from_json(j, c, pe_options()); }
+void from_json(const nlohmann::json& j, PEConfig& c) { options_from_json(j, c); }
 void to_json(nlohmann::json& j, const OptimConfig& c) {
   j = {{"name", "adamw"}, {"schedule", "linear_warmup_cosine"}};
-  options_to_json(j, c, optim_options());
+  options_to_json(j, c);
 }
-void from_json(const nlohmann::json& j, OptimConfig& c) { options_from_json(j, c, optim_options()); }
+void from_json(const nlohmann::json& j, OptimConfig& c) { options_from_json(j, c); }
 void to_json(nlohmann::json& j, const TrainConfig& c) {
   j = nlohmann::json::object();
-  options_to_json(j, c, train_options());
+  options_to_json(j, c);
 }
-void from_json(const nlohmann::json& j, TrainConfig& c) { options_from_json(j, c, train_options()); }
+void from_json(const nlohmann::json& j, TrainConfig& c) { options_from_json(j, c); }
 void to_json(nlohmann::json& j, const InputConfig& c) {
   j = nlohmann::json::object();
-  options_to_json(j, c, input_options());
+  options_to_json(j, c);
 }
-void from_json(const nlohmann::json& j, InputConfig& c) { options_from_json(j, c, input_options()); }
+void from_json(const nlohmann::json& j, InputConfig& c) { options_from_json(j, c); }
+
 template <class S>
 void require_option_words(const S& s) {
-  if constexpr (std::is_same_v<S, ModelConfig>) require_words(s, model_options());
-  if constexpr (std::is_same_v<S, PEConfig>) require_words(s, pe_options());
-  if constexpr (std::is_same_v<S, OptimConfig>) require_words(s, optim_options());
-  if constexpr (std::is_same_v<S, InputConfig>) require_words(s, input_options());
-  if constexpr (std::is_same_v<S, TrainConfig>) require_words(s, train_options());
+  for (const auto& d : table_of(s))
+    if (d.words) d.words->require(s.*std::get<std::string S::*>(d.field));
 }
-
-#define POPEBENCH_OPTION_SECTION(S)                                                                  \
-  template void options_to_json<S>(nlohmann::json&, const S&, const std::vector<OptionDecl<S>>&); \
-  template void options_from_json<S>(const nlohmann::json&, S&, const std::vector<OptionDecl<S>>&); \
-  template void require_option_words<S>(const S&);
-POPEBENCH_OPTION_SECTION(ModelConfig)
-POPEBENCH_OPTION_SECTION(PEConfig)
-POPEBENCH_OPTION_SECTION(OptimConfig)
-POPEBENCH_OPTION_SECTION(InputConfig)
-POPEBENCH_OPTION_SECTION(TrainConfig)
-#undef POPEBENCH_OPTION_SECTION
+template void require_option_words(const ModelConfig&);
+template void require_option_words(const PEConfig&);
+template void require_option_words(const OptimConfig&);
+template void require_option_words(const InputConfig&);
+template void require_option_words(const TrainConfig&);
 
 }  // namespace popebench

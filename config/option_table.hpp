@@ -1,8 +1,9 @@
 // Every option of a run's config, declared once: its flag, the field it sets, its JSON key, its
 // help, the range its flag accepts or the words it takes, and what a run JSON written before the
 // option existed holds. The CLI's flags (cli/run_options.cpp), the config's JSON and its reading
-// (config/config.cpp, and so --print-config and every run JSON) and the check of every word
-// option's value come from these tables. A new option is a field in config/config.hpp and a row
+// (the sections' to_json and from_json, defined with the tables, and so --print-config and every
+// run JSON) and the check of every word option's value (require_option_words, config/config.hpp)
+// come from these tables. A new option is a field in config/config.hpp and a row
 // here (docs/adding.md); rules that tie options together stay in the configs' validate().
 #pragma once
 #include <optional>
@@ -66,20 +67,5 @@ template <class S>
 std::string option_help(const OptionDecl<S>& d) {
   return d.words ? d.help + d.words->help() + d.help_after : d.help + d.help_after;
 }
-
-// UserError "unknown <what> 'x' (known: ...)" for the first word option of s whose value is not
-// one of its words.
-template <class S>
-void require_words(const S& s, const std::vector<OptionDecl<S>>& decls) {
-  for (const auto& d : decls)
-    if (d.words) d.words->require(s.*std::get<std::string S::*>(d.field));
-}
-
-// The section's options as JSON, into j (which holds the section's constants already).
-template <class S>
-void options_to_json(nlohmann::json& j, const S& s, const std::vector<OptionDecl<S>>& decls);
-// The section's options from j; a missing key that has no `absent` value throws json out_of_range.
-template <class S>
-void options_from_json(const nlohmann::json& j, S& s, const std::vector<OptionDecl<S>>& decls);
 
 }  // namespace popebench
