@@ -83,3 +83,23 @@ GATE_TESTS_S=400 POPEBENCH=.devbin/popebench bash $S/gated_call.sh - pope 480 $O
 J $((585 - SECONDS))   # call 1
 J 400                  # call 2: delivered the files
 # Landed with: bash $S/ingest_half.sh FILES_DIR stage2 stage2_uniform2pi_curriculum_pope
+
+# --- Session of 2026-12-06, 19:56-20:20 UTC, three consecutive device calls on one `nvidia-h100-x1`
+# machine (NVIDIA H100 80GB HBM3), the binary built on the development machine at b658d11 (same
+# flags) and carried gzipped in .devgz/ with libgomp. Call 1 gated it while the job trained: every
+# GPU test passed (13363 assertions in 35 test cases; the one that needs two GPUs skipped; the
+# flash kernels' angle-table fix d940f78 among them) and abs_pos_learned's PoPE half rerun to
+# 2,000 steps repeated the committed runs bit for bit (both seeds).
+# depth_4_budget_200k's PoPE seeds 0-2 to their full 200,000 steps (PLAN.md: both earlier seeds
+# escaped before the 80,000-step stop), one batch of three trained again from step 0; 200,000
+# steps in 1241 s (~176 steps/s each); the first 80,000 steps of seeds 0 and 1 repeat the
+# committed 80k runs bit for bit (results/same_bits.py: 41 curve points and 800 step-log rows
+# each); inspects along (every 20k, 1,000 test examples); log sweep_stage2_depth_4_200k_pope.log.
+J() { PLAN=$S/stage2.json CONCURRENT=3 STOP_AT=0 ALONG=1 MIN_BUDGET_S=0 POPEBENCH=.devbin/popebench \
+  bash $S/cells_across_calls.sh d4_200k "$1" $OUT/job depth_4_budget_200k 1500 pope; }
+J 1
+GATE_TESTS_S=400 POPEBENCH=.devbin/popebench bash $S/gated_call.sh - pope 480 $OUT/gate gate eq
+J $((585 - SECONDS))   # call 1
+J 580                  # call 2
+J 240                  # call 3: delivered the files (the attention benchmark ran after it)
+# Landed with: bash $S/ingest_half.sh FILES_DIR stage2 stage2_depth_4_200k_pope
