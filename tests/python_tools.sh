@@ -71,8 +71,9 @@ check "screen_table.py" "$py" "$scr/screen_table.py"
 grep -q "^| baseline (paper_100k) | pope | 0/1/2 | 100k |" "$tmp/out" || { echo "FAIL: screen_table.py lost the baseline row"; fails=$((fails+1)); }
 # screen_verdict.py: PLAN.md's rules on the committed runs, then on made-up cells that reach each
 # verdict the committed runs do not (a reproduction, a PE that moves only at 100,000, a pending
-# 40k stop, a PoPE-only cell continued on the baseline's RoPE): each made from loss_all's
-# complete runs (copied, their curves and final accuracies rewritten).
+# 40k stop, a PoPE-only cell continued on the baseline's RoPE, one whose plan lists RoPE runs not
+# yet trained): each made from loss_all's complete runs (copied, their curves and final
+# accuracies rewritten).
 check "screen_verdict.py" "$py" "$scr/screen_verdict.py"
 for want in "Bars: a cell moves PoPE at 100,000 steps with test accuracy >= 30.57 %, RoPE with >= 46.87 %" \
             "| loss_all | 2 of 3 | moves: escape before 40k (seed 0 at 28k, seed 2 at 24k) | 2 of 3 | moves: escape before 40k (seed 0 at 38k, seed 1 at 36k) | yes | no: PoPE 96.79 %, RoPE 94.84 % |" \
@@ -103,6 +104,9 @@ for s in range(3):  # PoPE learns at 100k, RoPE escapes early and ends low: the 
     make("slow", "pope", s, 40000 if s == 0 else 90000, 0.35 if s == 2 else 0.08)  # escape at exactly 40k: continues, moves at 100k
     make("slow", "rope", s, None, 0.05)
     make("popeonly", "pope", s, 20000 if s == 1 else None, 0.50)
+    make("ropeplanned", "pope", s, 20000 if s == 1 else None, 0.50)  # its plan lists RoPE, not run yet
+json.dump({"cells": [{"name": "ropeplanned", "pe": ["pope", "rope"], "seeds": [0, 1, 2]}]},
+          open(os.path.join(out, "stage2.json"), "w"))
 for s in range(2):  # 200,000-step schedules stopped at 80k: an escape at 60k is before their stop
     make("long", "pope", s, 60000 if s == 1 else None, 0.05, steps_done=80000, steps=200000)
     make("long_flat", "pope", s, None, 0.05, steps_done=80000, steps=200000)
@@ -115,6 +119,7 @@ for want in "| repro | 0 of 3 | moves: test 95.00 % >= 30.57 % | 1 of 3 | moves:
             "| early | 1 of 3 | moves: escape before 40k (seed 0 at 38k) | 0 of 3 | no move at 100k (best 5.00 % < 46.87 %) | yes | no: PoPE 16.67 %, RoPE 5.00 % |" \
             "| slow | 1 of 3 | moves: test 35.00 % >= 30.57 % | 0 of 3 | no move at 100k (best 5.00 % < 46.87 %) | yes | no: PoPE 17.00 %, RoPE 5.00 % |" \
             "| popeonly | 1 of 3 | moves: escape before 40k (seed 1 at 20k) | - | baseline's runs stand | yes | no: PoPE 50.00 %, RoPE 18.88 % |" \
+            "| ropeplanned | 1 of 3 | moves: escape before 40k (seed 1 at 20k) | - | pending (not run yet) | yes | pending |" \
             "| short | 0 of 2 | pending (40k not reached) | 0 of 2 | no move, stopped at 40k | no | pending |" \
             "| long | 1 of 2 | moves: escape before 80k (seed 1 at 60k) | - | baseline's runs stand | yes | pending |" \
             "| long_flat | 0 of 2 | no move, stopped at 80k | - | baseline's runs stand | no | no (stopped at 80k) |"; do

@@ -22,10 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 from json_input import load_json  # noqa: E402
-from screen_runs import HERE, RECIPE_STEPS, complete, stop_of  # noqa: E402
-
-
-STAGES = [("stage1", "screen.json"), ("stage2", "stage2.json")]  # (folder, plan)
+from screen_runs import HERE, RECIPE_STEPS, STAGES, complete, stop_of  # noqa: E402
 
 
 def progress(root=HERE, stage="stage1"):

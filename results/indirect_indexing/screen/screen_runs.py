@@ -23,6 +23,18 @@ def run_stop(run):
     return stop_of(run["config"]["train"]["steps"])
 HERE = os.path.dirname(os.path.abspath(__file__))
 BASELINE = "baseline (paper_100k)"
+STAGES = [("stage1", "screen.json"), ("stage2", "stage2.json")]  # (folder of runs, plan)
+
+
+def planned_pes(root):
+    """{cell: the PEs its plan registers} over every stage's plan found in root (none for a sweep's
+    --out folder): a PE registered but without runs is pending, not one the baseline stands for."""
+    out = {}
+    for _, plan in STAGES:
+        path = os.path.join(root, plan)
+        if os.path.exists(path):
+            out.update({c["name"]: set(c["pe"]) for c in load_json(path, "screen_runs.py")["cells"]})
+    return out
 
 
 def by_pe(files):
@@ -40,7 +52,7 @@ def cells(root):
     base = [f for f in glob.glob(os.path.join(HERE, "..", "paper_100k", "*_seed*.json"))
             if os.path.basename(f).split("_seed")[0] in ("rope", "pope")]
     out = [(BASELINE, by_pe(base))]
-    for stage in sorted(glob.glob(os.path.join(root, "stage*"))) or [root]:
+    for stage in sorted(d for d in glob.glob(os.path.join(root, "stage*")) if os.path.isdir(d)) or [root]:
         for cell in sorted(d for d in glob.glob(os.path.join(stage, "*")) if os.path.isdir(d)):
             runs = by_pe(glob.glob(os.path.join(cell, "*_seed*.json")))
             if runs:

@@ -14,8 +14,8 @@ The rules (PLAN.md, "Decision rules"):
   with test accuracy >= the best baseline seed of that PE + 20 points;
 - a cell reproduces the paper if, over seeds 0-2 at 100,000 steps, PoPE's mean test accuracy is
   >= 90 % and RoPE's <= 20 %.
-A cell that trains PoPE only (its change cannot touch RoPE) takes the baseline's RoPE runs for
-RoPE, as the plan says. "pending" marks a verdict that waits for runs not yet trained.
+A cell that trains PoPE only (its plan lists no RoPE runs for it) takes the baseline's RoPE runs
+for RoPE, as the plan says; one whose plan lists RoPE runs not yet trained is pending. "pending" marks a verdict that waits for runs not yet trained.
 Exit 2 with one line on bad input (no screen folder, an unreadable run JSON).
 """
 import os
@@ -23,7 +23,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from screen_runs import BASELINE, cells, complete, escape_step, run_stop, screen_dir_argument  # noqa: E402
+from screen_runs import BASELINE, cells, planned_pes, complete, escape_step, run_stop, screen_dir_argument  # noqa: E402
 
 FULL = 100000            # the recipe's steps: a continued cell's runs train to here
 MOVE_POINTS = 0.20       # a PE moves at 100,000 with its best baseline seed + 20 points
@@ -98,6 +98,7 @@ def main():
     if set(baseline) != {"rope", "pope"} or any(at_full(baseline[pe]) is None for pe in baseline):
         fail("the baseline (../paper_100k) lacks RoPE's or PoPE's seeds 0-2 at 100,000 steps")
     bar = {pe: max(at_full(baseline[pe])) + MOVE_POINTS for pe in baseline}
+    planned = planned_pes(root)
     rows = []
     for name, runs in table:
         if name == BASELINE:
@@ -107,9 +108,11 @@ def main():
         for pe in ("pope", "rope"):
             if pe in runs:
                 cols += pe_verdict(runs[pe], bar[pe], continues)
+            elif pe in planned.get(name, ()):
+                cols += ["-", "pending (not run yet)"]
             else:
                 cols += ["-", "baseline's runs stand"]
-        rope_runs = runs.get("rope", baseline["rope"])
+        rope_runs = runs.get("rope", [] if "rope" in planned.get(name, ()) else baseline["rope"])
         rows.append(f"| {name} | {' | '.join(cols)} | {'yes' if continues else 'no'} | "
                     f"{reproduces(runs.get('pope', []), rope_runs, continues)} |")
     print(f"Bars: a cell moves PoPE at 100,000 steps with test accuracy >= {pct(bar['pope'])} %, RoPE with >= "
