@@ -8,6 +8,7 @@ and (files that have it) the same from the query letter's position to the source
 """
 import glob
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -17,10 +18,16 @@ from json_input import load_json  # noqa: E402
 CLASSES = ["correct", "source, right sign", "source, wrong sign", "other letter of the string", "not in the string"]
 
 
+def in_step_order(path):
+    """Sort key: numbers as numbers, so a run's step20000 comes before its step100000."""
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", path)]
+
+
 def files(args):
     out = []
     for a in args:
-        out += sorted(glob.glob(os.path.join(a, "**", "*.inspect.json"), recursive=True)) if os.path.isdir(a) else [a]
+        found = glob.glob(os.path.join(a, "**", "*.inspect.json"), recursive=True)
+        out += sorted(found, key=in_step_order) if os.path.isdir(a) else [a]
     return out
 
 
