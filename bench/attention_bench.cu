@@ -49,7 +49,13 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   float* angles = nullptr;
   if (std::max(angle_floats, flash_angle_floats) > 0)
     CUDA_CHECK(cudaMalloc(&angles, std::max(angle_floats, flash_angle_floats) * 4));
+  // The flash kernels' copies (AttentionArgs::flash_scratch), as the model gives them.
+  const size_t flash_bytes = cuda::attention_flash_scratch_bytes(B, T, H, D, pe);
+  void* flash_scratch = nullptr;
+  CUDA_CHECK(cudaMalloc(&flash_scratch, flash_bytes));
   cuda::AttentionArgs a{B, T, H, D, pe, theta, delta, float(1.0 / std::sqrt(double(D))), D, nullptr};
+  a.flash_scratch = flash_scratch;
+  a.flash_scratch_bytes = flash_bytes;
   auto time = [&](const std::function<void()>& f) { return cuda::median_event_ms(nullptr, warmup, iters, f); };
   auto fwd_bwd = [&](bool tf32, bool table, bool flash = false) {
     a.tf32_products = tf32;
@@ -75,7 +81,7 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   const auto [fwd_flash, bwd_flash] = fwd_bwd(false, flash_angle_floats > 0, true);
   a.bf16_flash = false;
   for (void* p : {(void*)qkv, (void*)out, (void*)dout, (void*)lse, (void*)dqkv, (void*)ddp, (void*)delta, (void*)theta,
-                  (void*)angles})
+                  (void*)angles, flash_scratch})
     cudaFree(p);
   // FLOPs of causal attention (half the T x T square): QK^T over the width the dot product
   // sees (2D for PoPE) and PV over D; backward ~2.5x forward (recompute + 4 products).

@@ -174,6 +174,9 @@ void check_flash(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0, boo
   cuda::AttentionArgs a{B, T, H, D, pe, d_th.p, pope ? d_delta.p : nullptr, float(1.0 / std::sqrt(double(D))), n_rot,
                         alibi ? d_slopes.p : nullptr, masked ? d_ks.p : nullptr, temp ? d_lt.p : nullptr};
   a.bf16_flash = true;
+  DevBuf<unsigned char> scratch(cuda::attention_flash_scratch_bytes(B, T, H, D, pe));
+  a.flash_scratch = scratch.p;
+  a.flash_scratch_bytes = scratch.n;
   auto run = [&](DevBuf<float>& o, DevBuf<float>& l, DevBuf<float>& dqkv, DevBuf<float>& ddp, DevBuf<float>& dtp) {
     cuda::attention_fwd(a, d_qkv.p, o.p, l.p, nullptr);
     cuda::attention_bwd(a, d_qkv.p, o.p, d_dout.p, l.p, dqkv.p, pope ? ddp.p : nullptr, nullptr, temp ? dtp.p : nullptr);
@@ -273,6 +276,28 @@ TEST_CASE("flash attention with RoPE on half the channels, ALiBi, masked pads an
     }
 }
 
+// The copies' scratch (AttentionArgs::flash_scratch): its size from its layout (T rounded up to 64
+// rows; PoPE's keys and queries twice as wide), and a flash call without it, or with too little,
+// refused before anything runs.
+TEST_CASE("flash attention needs its scratch of copies", "[cuda][attention][flash]") {
+  CHECK(cuda::attention_flash_scratch_bytes(2, 65, 3, 64, cuda::PEKind::kNone) ==
+        size_t(2) * 3 * 128 * (2 * (2 * 64 + 2 * 64) + 8));
+  CHECK(cuda::attention_flash_scratch_bytes(1, 64, 1, 16, cuda::PEKind::kPope) == size_t(64) * (2 * (2 * 32 + 2 * 16) + 8));
+  DevBuf<double> th(pope_thetas(64, 10000));
+  DevBuf<float> delta(size_t(8) * 64);
+  cuda::AttentionArgs a{2, 48, 8, 64, cuda::PEKind::kPope, th.p, delta.p, 0.125f, 64};
+  a.bf16_flash = true;
+  CHECK_THROWS_WITH(cuda::attention_fwd(a, nullptr, nullptr, nullptr, nullptr), Catch::Contains("got none"));
+  const size_t need = cuda::attention_flash_scratch_bytes(2, 48, 8, 64, cuda::PEKind::kPope);
+  DevBuf<unsigned char> small(need - 1);
+  a.flash_scratch = small.p;
+  a.flash_scratch_bytes = small.n;
+  CHECK_THROWS_WITH(cuda::attention_fwd(a, nullptr, nullptr, nullptr, nullptr),
+                    Catch::Contains("need a scratch of " + std::to_string(need)));
+  CHECK_THROWS_WITH(cuda::attention_bwd(a, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr),
+                    Catch::Contains("need a scratch of " + std::to_string(need)));
+}
+
 TEST_CASE("flash attention at long T (1025, and PoPE at 4100)", "[cuda][attention][flash]") {
   for (auto pe : {cuda::PEKind::kNone, cuda::PEKind::kRope, cuda::PEKind::kPope}) check_flash(1, 1025, 2, 64, pe);
   check_flash(1, 1025, 4, 64, cuda::PEKind::kNone, 0, true);  // ALiBi: most weights exp(-large) = 0
@@ -297,6 +322,9 @@ TEST_CASE("flash attention keeps RoPE's and PoPE's precision past 16k positions"
     DevBuf<double> d_th(th);
     cuda::AttentionArgs a{B, T, H, D, pe, d_th.p, pope ? d_delta.p : nullptr, float(1.0 / std::sqrt(double(D))), D};
     a.bf16_flash = true;
+    DevBuf<unsigned char> scratch(cuda::attention_flash_scratch_bytes(B, T, H, D, pe));
+    a.flash_scratch = scratch.p;
+    a.flash_scratch_bytes = scratch.n;
     cuda::attention_fwd(a, d_qkv.p, d_out.p, d_lse.p, nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
     const std::vector<float> out = d_out.download(), lse = d_lse.download();

@@ -98,6 +98,10 @@ CudaBackend::CudaBackend(const RunConfig& cfg, int runs)
   angle_floats_ = cuda::attention_angle_floats(T_, D_, H_, pe_, n_rot_, R_, flash_attention_);
   const bool per_layer = cuda::attention_angles_hold_params(pe_, flash_attention_);
   if (angle_floats_ > 0) angles_ = mem_.device<float>(size_t(per_layer ? L_ : 1) * angle_floats_);
+  if (flash_attention_) {
+    flash_scratch_bytes_ = cuda::attention_flash_scratch_bytes(maxB_, T_, H_, D_, pe_);
+    flash_scratch_ = mem_.device<unsigned char>(flash_scratch_bytes_);
+  }
   if (angles_ && !per_layer) {
     cuda::AttentionArgs a{1, T_, H_, D_, pe_, theta_, nullptr, attn_scale_, n_rot_};
     a.bf16_flash = flash_attention_;

@@ -170,6 +170,10 @@ class CudaBackend final : public Backend, public BatchEngine {
   // (cuda::attention_angles_hold_params), else one (attn_args); or nullptr
   float* angles_ = nullptr;
   size_t angle_floats_ = 0;           // one table, for every run of the batch
+  // The flash kernels' bf16 copies (cuda::AttentionArgs::flash_scratch), sized for the largest
+  // call and shared by every layer (a call's copies live only during the call); or nullptr
+  void* flash_scratch_ = nullptr;
+  size_t flash_scratch_bytes_ = 0;
   std::vector<float*> resid_;         // L+1 x (B, T, C)
   std::vector<Layer> layers_;
   float *hf_in_, *hf_, *rstdf_, *logits_, *dlogits_, *loss_rows_, *weights_;

@@ -22,6 +22,8 @@ cuda::AttentionArgs CudaBackend::attn_args(const Span& sp, int l, bool angles_fi
   a.angle_scratch = angles_ ? angles_ + (per_layer ? size_t(l) * angle_floats_ : 0) : nullptr;
   a.angle_scratch_floats = angle_floats_;
   a.angle_table_filled = angles_filled || !per_layer;
+  a.flash_scratch = flash_scratch_;
+  a.flash_scratch_bytes = flash_scratch_bytes_;
   return a;
 }
 

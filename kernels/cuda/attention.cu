@@ -405,9 +405,21 @@ void attention_fill_angles(const AttentionArgs& a, cudaStream_t s) {
   if (need > 0) attn::fill_angle_table(a, need, s);
 }
 
+namespace {
+// The flash kernels' scratch (AttentionArgs::flash_scratch) is there and holds a's copies.
+void check_flash_scratch(const AttentionArgs& a) {
+  const size_t need = attention_flash_scratch_bytes(a.B, a.T, a.H, a.D, a.pe);
+  if (!a.flash_scratch || a.flash_scratch_bytes < need)
+    throw CudaError("attention: the flash kernels need a scratch of " + std::to_string(need) +
+                    " bytes (AttentionArgs::flash_scratch), got " +
+                    (a.flash_scratch ? std::to_string(a.flash_scratch_bytes) : std::string("none")));
+}
+}  // namespace
+
 void attention_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
   check_args(a);
   if (a.bf16_flash) {
+    check_flash_scratch(a);
     prepare_angles(a, s);
     return attn::attention_fwd_flash(a, qkv, out, lse, s);
   }
@@ -425,6 +437,7 @@ void attention_bwd(const AttentionArgs& a, const float* qkv, const float* out, c
   check_args(a);
   if (a.log_temp && !dtemp_part) throw CudaError("attention backward: a learned temperature needs dtemp_part");
   if (a.bf16_flash) {
+    check_flash_scratch(a);
     prepare_angles(a, s);
     return attn::attention_bwd_flash(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
   }

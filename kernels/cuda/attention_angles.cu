@@ -1,7 +1,7 @@
 // The PE's angle table for the whole-sequence attention kernels (attention_short.cu and
-// attention_short_tf32.cu) and the flash kernels (attention_flash.cu, the query rows alone): each
-// (position, channel) angle's cos and sin, computed once per attention call instead of once per
-// (batch row, head) block, and in the flash kernels once per tile a block loads. In the model PoPE's once per layer
+// attention_short_tf32.cu) and the flash kernels' copies (attention_flash_copies.cu, the query
+// rows alone): each (position, channel) angle's cos and sin, computed once per attention call
+// instead of once per (batch row, head) block, and for the copies once per row and head. In the model PoPE's once per layer
 // and step, the backward reading the table its forward filled (AttentionArgs::angle_table_filled),
 // and RoPE's, which holds no parameter, once (attention_fill_angles).
 //

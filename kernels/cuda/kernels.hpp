@@ -180,6 +180,12 @@ struct AttentionArgs {
   // unchanged until the optimizer step; or any call on a table that holds no parameter, filled
   // once by attention_fill_angles. The model does both (attn_args in backend/cuda/passes.cu).
   bool angle_table_filled = false;
+  // Device scratch of flash_scratch_bytes bytes for the flash kernels' bf16 copies of the rows
+  // they read (attention_flash_scratch.cuh; attention_flash_scratch_bytes says how many), written
+  // once per call: required with bf16_flash, too small a scratch is an error. Holds no state
+  // between calls, so one scratch serves every layer.
+  void* flash_scratch = nullptr;
+  size_t flash_scratch_bytes = 0;
 };
 // Floats of angle scratch attention_fwd / attention_bwd use at this shape with `runs` runs of a
 // batch (AttentionArgs::runs), for the whole-sequence kernels or, with flash, for the bf16 flash
@@ -187,8 +193,12 @@ struct AttentionArgs {
 // and D outside the whole-sequence kernels). Queries' (T, n) (cos, sin) pairs, n = D for PoPE
 // and n_rot / 2 for RoPE; for PoPE and the whole-sequence kernels the keys' (runs, H, T, D) too,
 // whose angles carry each run's per-head delta (the flash kernels turn the query rows by delta
-// themselves: attention_flash.cu).
+// themselves as they write their copies: attention_flash_copies.cu).
 size_t attention_angle_floats(int T, int D, int H, PEKind pe, int n_rot, int runs, bool flash = false);
+// Bytes of flash scratch (AttentionArgs::flash_scratch) a flash call of this shape needs: bf16
+// copies of the transformed keys and queries, the values and dO, and two floats, per row of T
+// rounded up to 64, per batch row and head.
+size_t attention_flash_scratch_bytes(int B, int T, int H, int D, PEKind pe);
 // Whether the angle table holds a parameter (PoPE's keys carry delta, in the whole-sequence
 // kernels' table) and so changes at every optimizer step; otherwise (RoPE, and every PE's flash
 // table) it is a function of the shape and theta alone, which a caller can fill once
