@@ -6,9 +6,9 @@
 #include "cli/job_pool.hpp"
 #include "common/files.hpp"
 #include "kernels/device.hpp"
-#include "report/extrapolation.hpp"
 #include "train/stop_signal.hpp"
 #include "report/summary.hpp"
+#include "model/pe/label.hpp"
 
 namespace popebench::cli {
 

@@ -19,7 +19,7 @@ struct SweepCell {
   std::string name;              // the cell's folder under the output; "": the output itself
   RunOptions run;                // its config (the PE and seed set per run), data and logging
   // The PEs to train now (sweep --pe may leave some of the cell's out), as labels: a PE name or
-  // pope-delta0 (report/extrapolation.hpp pe_from_label), each applied to the cell's PE options.
+  // pope-delta0 (model/pe/label.hpp pe_from_label), each applied to the cell's PE options.
   std::vector<std::string> pes;
   std::vector<uint64_t> seeds;
   size_t planned_runs = 0;       // the cell's runs in its plan: its summary waits for all of them

@@ -17,6 +17,7 @@
 #include "common/json_read.hpp"
 #include "train/checkpoint.hpp"
 #include "report/extrapolation.hpp"
+#include "model/pe/label.hpp"
 
 namespace popebench::cli {
 

@@ -11,6 +11,7 @@
 #include "model/pe/pe_registry.hpp"
 #include "common/rng.hpp"
 #include "report/summary.hpp"
+#include "model/pe/label.hpp"
 
 namespace popebench {
 
@@ -71,29 +72,6 @@ nlohmann::json buckets_json(const std::vector<Bucket>& buckets) {
     out.push_back({{"factor", b.factor}, {"min_len", b.task.min_len()}, {"max_len", b.task.max_len()},
                    {"max_input", b.task.width() - 1}, {"examples", b.task.n_test}, {"data_seed", b.seed}});
   return out;
-}
-
-std::string pe_label(const PEConfig& pe) {
-  std::string l = pe.kind;
-  if (pe.kind == "pope" && pe.delta_init == "zero") l += "-delta0";
-  if (pe.kind == "pope" && pe.delta_init == "uniform-positive") l += "-delta2pi";  // a label of its own: no merge
-                                                                                     // takes it for the default
-  if (pe.rope_scaling != "none") l += "+" + pe.rope_scaling;
-  return l;
-}
-
-PEConfig pe_from_label(const std::string& label, const PEConfig& base) {
-  if (label.find('+') != std::string::npos)
-    throw UserError("--pe " + label + ": test-time RoPE variants are not trained; they are evaluated for every rope run "
-                    "(--rope-variants)");
-  PEConfig p = base;
-  p.kind = label;
-  if (label == "pope-delta0" || label == "pope-delta2pi") {
-    p.kind = "pope";
-    p.delta_init = label == "pope-delta0" ? "zero" : "uniform-positive";
-  }
-  p.validate();
-  return p;
 }
 
 std::vector<std::string> scalings_for(const PEConfig& pe, const ExtrapolationConfig& e) {

@@ -40,12 +40,8 @@ int longest_input(const std::vector<Bucket>& buckets);
 // The buckets as the extrapolation JSON records them: factor, lengths, longest input, examples, data seed.
 nlohmann::json buckets_json(const std::vector<Bucket>& buckets);
 
-// The rows to evaluate for one trained run: its own PE, plus each rope variant for rope runs.
-// A row's label: the PE name ("pope-delta0" for PoPE with delta init zero), "+pi"/"+ntk" suffixed.
-std::string pe_label(const PEConfig& pe);
-// The PE a trainable label names ("pope-delta0" or a PE kind), over `base`'s other fields;
-// UserError for an unknown kind or a test-time variant ("rope+pi": evaluated, not trained).
-PEConfig pe_from_label(const std::string& label, const PEConfig& base);
+// The rows to evaluate for one trained run: its own PE, plus each rope variant for rope runs
+// (each row labelled by model/pe/label.hpp's pe_label).
 std::vector<std::string> scalings_for(const PEConfig& pe, const ExtrapolationConfig& e);
 
 // Evaluates trained parameters on every bucket with the given test-time scaling ("none", "pi",

@@ -5,6 +5,7 @@
 #include "backend/backend.hpp"
 #include "report/extrapolation.hpp"
 #include "train/trainer.hpp"
+#include "model/pe/label.hpp"
 
 namespace popebench {
 

@@ -16,6 +16,7 @@
 #include "report/extrapolation.hpp"
 #include "kernels/cpu/attention.hpp"
 #include "tests/gradcheck.hpp"
+#include "model/pe/label.hpp"
 
 using namespace popebench;
 using namespace popebench::test;
