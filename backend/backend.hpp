@@ -58,7 +58,7 @@ class Backend {
 };
 
 // device: "cpu", "cuda" or "auto" (the GPU when one is usable, else the CPU with a notice).
-std::unique_ptr<Backend> make_backend(const RunConfig& cfg, const std::string& device);
+std::unique_ptr<Backend> make_backend(const RunConfig& cfg, DeviceChoice device);
 
 }  // namespace popebench
 

@@ -86,8 +86,8 @@ class CpuBackend final : public Backend {
   RunConfig cfg_;
   Transformer<float> model_;
   std::vector<float> p_, g_, m_, v_;  // params, grads, Adam m and v: (layout().total,) each
-  const bool every_token_ = cfg_.train.loss == "all";        // TrainConfig::loss
-  const bool project_delta_ = cfg_.pe.delta_bound == "project";  // PEConfig::delta_bound
+  const bool every_token_ = cfg_.train.loss == TrainLoss::kAll;        // TrainConfig::loss
+  const bool project_delta_ = cfg_.pe.delta_bound == DeltaBound::kProject;  // PEConfig::delta_bound
 };
 }  // namespace
 

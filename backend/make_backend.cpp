@@ -9,22 +9,22 @@
 
 namespace popebench {
 
-std::unique_ptr<Backend> make_backend(const RunConfig& cfg, const std::string& device) {
-  if (device == "cpu") return make_cpu_backend(cfg);
+std::unique_ptr<Backend> make_backend(const RunConfig& cfg, DeviceChoice device) {
+  if (device == DeviceChoice::kCpu) return make_cpu_backend(cfg);
   DeviceInfo info = query_device();
   bool usable = info.cuda_built && info.cuda_devices > 0;
-  if (device == "cuda" && !usable) throw UserError("--device cuda: no usable GPU (" + info.error + ")");
+  if (device == DeviceChoice::kCuda && !usable) throw UserError("--device cuda: no usable GPU (" + info.error + ")");
 #ifdef POPEBENCH_HAVE_CUDA_BACKEND
   const std::string why_not = cuda_backend_cannot_run(cfg);
   if (usable && !why_not.empty()) {
-    if (device == "cuda") throw UserError("--device cuda: " + why_not);
+    if (device == DeviceChoice::kCuda) throw UserError("--device cuda: " + why_not);
     usable = false;
     info.error = why_not;
   }
   if (usable) return make_cuda_backend(cfg);
 #else
   if (usable) info.error = "this build has no CUDA training backend";
-  if (device == "cuda") throw UserError("--device cuda: " + info.error);
+  if (device == DeviceChoice::kCuda) throw UserError("--device cuda: " + info.error);
 #endif
   // The backend trains, evaluates and inspects: the notice names the device, not the task.
   if (info.cuda_built) std::fprintf(stderr, "popebench: using the CPU (%s)\n", info.error.c_str());

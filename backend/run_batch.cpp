@@ -129,13 +129,13 @@ StepResult RunBatch::train_step(int r, const Batch& b, double lr, long step) {
 }
 
 void require_batch_device(const RunConfig& cfg) {
-  if (cfg.train.device == "cpu") throw UserError("--batch-runs needs the GPU (--device cuda or auto)");
+  if (cfg.train.device == DeviceChoice::kCpu) throw UserError("--batch-runs needs the GPU (--device cuda or auto)");
   const DeviceInfo info = query_device();
   if (!info.cuda_built || info.cuda_devices == 0) throw UserError("--batch-runs needs a usable GPU (" + info.error + ")");
 }
 
 bool runs_batch_on_gpu(const RunConfig& cfg) {
-  if (cfg.train.device == "cpu") return false;
+  if (cfg.train.device == DeviceChoice::kCpu) return false;
   const DeviceInfo info = query_device();
   if (!info.cuda_built || info.cuda_devices == 0) return false;
 #ifdef POPEBENCH_HAVE_CUDA_BACKEND

@@ -82,7 +82,7 @@ static void check_runs_up_front(const std::vector<SweepRun>& jobs, const std::ve
     } catch (const UserError& e) {
       throw UserError(where + ": " + e.what());
     }
-    wants_gpu = wants_gpu || j.opt.cfg.train.device == "cuda";
+    wants_gpu = wants_gpu || j.opt.cfg.train.device == DeviceChoice::kCuda;
   }
   if (wants_gpu) {
     const DeviceInfo d = query_device();

@@ -75,8 +75,8 @@ Runner register_bench(CLI::App& app) {
       write_file_atomic(st->out, out.dump(2) + "\n");
     };
     RunConfig base;
-    base.train.gpu_matmul = st->matmul;
-    base.train.gpu_attention = st->attention;
+    base.train.gpu_matmul = choices::kGpuMatmul.parse(st->matmul);
+    base.train.gpu_attention = choices::kGpuAttention.parse(st->attention);
     base.task.n_train = 4096;
     base.task.n_val = base.task.n_test = 64;
     base.size_model_for_task();
@@ -93,7 +93,7 @@ Runner register_bench(CLI::App& app) {
     auto config_for = [&](const std::string& pe) {
       RunConfig c = base;
       c.pe.kind = pe;
-      c.train.device = "cuda";
+      c.train.device = DeviceChoice::kCuda;
       return c;
     };
     auto first_batch = [&](const RunConfig& c) {
@@ -109,7 +109,7 @@ Runner register_bench(CLI::App& app) {
     };
     for (const auto& pe : {std::string("rope"), std::string("pope")}) {
       const RunConfig c = config_for(pe);
-      auto be = make_backend(c, "cuda");
+      auto be = make_backend(c, DeviceChoice::kCuda);
       nlohmann::json r = cuda_benchmark_step(c, 1, first_batch(c), st->warmup, st->iters);
       // End to end as the trainer runs it: batch assembly, upload, graph, sync, readback.
       Pcg32 sampler(0, 0);

@@ -61,7 +61,7 @@ Runner register_eval(CLI::App& app) {
       if (need > cfg.model.max_len) {
         // Only a learned table's rows are parameters of the length; every other PE computes its
         // positions, so the model is rebuilt for the longest bucket with the same parameters.
-        if (cfg.pe.kind == "learned" || cfg.model.abs_pos == "learned")
+        if (cfg.pe.kind == "learned" || cfg.model.abs_pos == AbsPos::kLearned)
           throw UserError("--factors: the checkpoint's learned position table has " + std::to_string(cfg.model.max_len) +
                           " rows; the longest bucket needs " + std::to_string(need) + " (a learned table does not extrapolate)");
         cfg.model.max_len = need;
@@ -71,11 +71,11 @@ Runner register_eval(CLI::App& app) {
     } else if (st->ex.base_len > 0) {
       throw UserError("--factor-of applies with --factors only");
     }
-    if (!st->attention.empty()) cfg.train.gpu_attention = st->attention;  // the recorded config stays as trained
+    if (!st->attention.empty()) cfg.train.gpu_attention = choices::kGpuAttention.parse(st->attention);  // the recorded config stays as trained
     RunConfig data_cfg = cfg;
     Splits data = load_data(data_cfg, st->data);
     if (!st->data.empty()) require_dataset_fits(st->data, data_cfg.task, cfg);
-    auto be = make_backend(cfg, st->device);
+    auto be = make_backend(cfg, choices::kDevice.parse(st->device));
     be->set_state(ck.params, ck.m, ck.v);
     std::fprintf(stderr, "popebench: evaluating %s (step %lld) on %zu validation and %zu test examples, %s\n",
                  st->checkpoint.c_str(), static_cast<long long>(ck.step), data.val.size(), data.test.size(),
@@ -92,7 +92,7 @@ Runner register_eval(CLI::App& app) {
       std::fprintf(stderr, "popebench: evaluating on %zu length buckets of %lld examples\n", buckets.size(),
                    static_cast<long long>(st->ex.examples));
       for (const auto& scaling : scalings_for(cfg.pe, st->ex)) {
-        nlohmann::json row = evaluate_buckets(cfg, ck.params, buckets, scaling, st->device);
+        nlohmann::json row = evaluate_buckets(cfg, ck.params, buckets, scaling, choices::kDevice.parse(st->device));
         row["seed"] = cfg.train.seed;
         rows.push_back(row);
       }

@@ -94,7 +94,7 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
       std::vector<nlohmann::json> mine;
       for (const auto& scaling : scalings_for(j.opt.cfg.pe, st->ex)) {
         PEConfig pl = j.opt.cfg.pe;
-        pl.rope_scaling = scaling;
+        pl.rope_scaling = choices::kRopeScaling.parse(scaling);
         const std::string file = st->out + "/eval/" + pe_label(pl) + "_seed" + std::to_string(j.seed) + ".json";
         // What this evaluation depends on; an existing file made from the same is reused.
         const nlohmann::json key = {{"run_config", run.at("config")}, {"extrapolation", st->ex}, {"scaling", scaling}};
@@ -110,7 +110,7 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
         if (row.is_null()) {
           if (params.empty()) params = load_checkpoint(run.at("checkpoint").get<std::string>()).params;
           RunConfig ec = j.opt.cfg;
-          if (!st->ex.gpu_attention.empty()) ec.train.gpu_attention = st->ex.gpu_attention;
+          if (!st->ex.gpu_attention.empty()) ec.train.gpu_attention = choices::kGpuAttention.parse(st->ex.gpu_attention);
           row = evaluate_buckets(ec, params, buckets, scaling, base.train.device);
           row["seed"] = j.seed;
           row["key"] = key;

@@ -229,7 +229,7 @@ std::vector<uint64_t> sweep_seeds(const SweepOptions& sw) {
 void check_sweep_gpus(const SweepOptions& sw, const RunConfig& cfg) {
   if (sw.batch_runs > 1) require_batch_device(cfg);
   if (sw.gpus <= 1) return;
-  if (cfg.train.device == "cpu") throw UserError("--gpus " + std::to_string(sw.gpus) + " needs --device cuda or auto");
+  if (cfg.train.device == DeviceChoice::kCpu) throw UserError("--gpus " + std::to_string(sw.gpus) + " needs --device cuda or auto");
   const DeviceInfo d = query_device();
   if (d.cuda_devices < sw.gpus)
     throw UserError("--gpus " + std::to_string(sw.gpus) + ": " + std::to_string(d.cuda_devices) + " CUDA device" +
@@ -297,6 +297,34 @@ TrainOptions sweep_run_options(const SweepOptions& sw, const RunOptions& r, cons
 }
 
 namespace {
+// One option's flag, bound to its field of s.
+template <class S, class V>
+CLI::Option* add_flag_for(CLI::App& cmd, S& s, const OptionDecl<S>& d, const std::string& help, V S::*member) {
+  V& v = s.*member;
+  if constexpr (std::is_same_v<V, bool>) {
+    return cmd.add_flag(d.flag, v, help);
+  } else if constexpr (std::is_same_v<V, std::vector<int>>) {
+    return cmd.add_option_function<std::string>(
+        d.flag, [&v, flag = std::string(d.flag)](const std::string& x) { v = parse_int_list(x, flag); }, help);
+  } else {
+    CLI::Option* opt = cmd.add_option(d.flag, v, help);
+    if constexpr (std::is_same_v<V, std::string>) {
+      if (!v.empty()) opt->default_val(v);
+    } else {
+      opt->default_val(v);
+    }
+    return opt;
+  }
+}
+// A word option: the word is read into the field's enum as the flag is parsed; an unknown one is
+// the UserError "unknown <what> 'x' (known: ...)".
+template <class S>
+CLI::Option* add_flag_for(CLI::App& cmd, S& s, const OptionDecl<S>& d, const std::string& help,
+                          const WordField<S>& field) {
+  return cmd.add_option_function<std::string>(d.flag, [&s, set = field.set](const std::string& x) { set(s, x); }, help)
+      ->default_str(field.get(s));
+}
+
 // The flags of one section of the config, from its declarations (config/option_table.hpp), bound
 // to the section's fields with their current values as defaults.
 template <class S>
@@ -305,26 +333,7 @@ void add_section_options(CLI::App& cmd, S& s, const std::vector<OptionDecl<S>>& 
   for (const auto& d : decls) {
     if (!d.flag || (d.per_run && !with_pe_and_seed)) continue;
     const std::string help = d.pe_kinds ? pe_kind_list() + option_help(d) : option_help(d);
-    CLI::Option* o = std::visit(
-        [&](auto member) -> CLI::Option* {
-          auto& v = s.*member;
-          using V = std::decay_t<decltype(v)>;
-          if constexpr (std::is_same_v<V, bool>) {
-            return cmd.add_flag(d.flag, v, help);
-          } else if constexpr (std::is_same_v<V, std::vector<int>>) {
-            return cmd.add_option_function<std::string>(
-                d.flag, [&v, flag = std::string(d.flag)](const std::string& x) { v = parse_int_list(x, flag); }, help);
-          } else {
-            CLI::Option* opt = cmd.add_option(d.flag, v, help);
-            if constexpr (std::is_same_v<V, std::string>) {
-              if (!v.empty()) opt->default_val(v);
-            } else {
-              opt->default_val(v);
-            }
-            return opt;
-          }
-        },
-        d.field);
+    CLI::Option* o = std::visit([&](const auto& member) { return add_flag_for(cmd, s, d, help, member); }, d.field);
     if (d.range) o->check(integer_in(d.range->lo, d.range->hi));
     o->group(group);
   }

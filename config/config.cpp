@@ -39,8 +39,7 @@ void ModelConfig::validate() const {
     if (used != attn_scale.size() || !(v > 0) || !std::isfinite(v))
       bad("attention scale '" + attn_scale + "' is not head_dim, qk_dim or a positive number");
   }
-  require_option_words(*this);
-  if (init == "scaled-embedding" && tied_embeddings)
+  if (init == ModelInit::kScaledEmbedding && tied_embeddings)
     bad("--init scaled-embedding has an untied head: it cannot be combined with --tie-embeddings");
 }
 
@@ -60,14 +59,12 @@ void OptimConfig::validate() const {
   if (!(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1)) bad("Adam betas must be in [0, 1)");
   if (!(eps > 0)) bad("Adam eps must be > 0");
   if (!(weight_decay >= 0) || !(grad_clip >= 0)) bad("weight decay and grad clip must be >= 0");
-  require_option_words(*this);
   if (!(pe_lr_mult >= 0) || !std::isfinite(pe_lr_mult)) bad("PE learning-rate multiplier must be a finite number >= 0");
 }
 
 void InputConfig::validate() const {
   if (context < 0) bad("context must be >= 0 (0: the whole input)");
-  require_option_words(*this);
-  if (pad_attention == "masked" && pad != "left")
+  if (pad_attention == PadAttention::kMasked && pad != PadSide::kLeft)
     bad("--pad-attention masked needs --pad left (right pads are already behind the causal mask)");
 }
 
@@ -76,13 +73,12 @@ void TrainConfig::validate() const {
   if (batch < 1) bad("batch must be >= 1 (got " + std::to_string(batch) + ")");
   if (eval_every < 0 || eval_examples < 0 || checkpoint_every < 0) bad("intervals must be >= 0");
   if (eval_batch < 1) bad("eval batch must be >= 1");
-  require_option_words(*this);
   if (grad_accum < 1 || grad_accum > 4096) bad("grad accumulation must be in [1, 4096] micro-batches");
   if (curriculum_steps < 0 || curriculum_steps > steps)
     bad("the curriculum's steps must be in [0, steps] (got " + std::to_string(curriculum_steps) + ")");
-  if (curriculum_steps > 0 && sampling != "replacement")
-    bad("a curriculum over length draws with replacement: it cannot be combined with --sampling " + sampling);
-  if (!loss_fields.empty() && loss != "all") bad("loss fields choose among the targets of the loss on every token (--loss all)");
+  if (curriculum_steps > 0 && sampling != BatchSampling::kReplacement)
+    bad("a curriculum over length draws with replacement: it cannot be combined with --sampling " + word(sampling));
+  if (!loss_fields.empty() && loss != TrainLoss::kAll) bad("loss fields choose among the targets of the loss on every token (--loss all)");
   for (size_t i = 0; i < loss_fields.size(); ++i) {
     if (loss_fields[i] < 0 || loss_fields[i] > 63) bad("loss fields must be in [0, 63]");
     if (std::count(loss_fields.begin(), loss_fields.end(), loss_fields[i]) > 1) bad("loss fields must be distinct");
@@ -99,7 +95,7 @@ void RunConfig::validate() const {
   if (model.vocab_size != task.vocab_size()) bad("model vocabulary does not match the task's");
   if (model.max_len < task.width()) bad("model max_len is shorter than the task's sequences");
   if (task.n_train < 1) bad("the training split is empty");
-  if ((model.abs_pos != "none") && (pe.kind == "learned" || pe.kind == "sinusoidal"))
+  if ((model.abs_pos != AbsPos::kNone) && (pe.kind == "learned" || pe.kind == "sinusoidal"))
     bad("--abs-pos adds a position embedding on top of the PE; the PE " + pe.kind + " is one already");
   // A crop could drop a whole field, and with it the numbering the fields are chosen by.
   if (!train.loss_fields.empty() && input.context > 0) bad("loss fields are numbered from the input's start, which a context crop removes");

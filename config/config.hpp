@@ -35,14 +35,14 @@ struct ModelConfig {
   // (std sqrt(2 / d_model), PyTorch's fan-in of a (V, C) table) and multiplied by sqrt(d_model)
   // in the forward pass, the head untied (the style of another public training framework by
   // one of the paper's authors); the rest as gpt2.
-  std::string init = "gpt2";
+  ModelInit init = ModelInit::kGpt2;
   // "learned": a learned absolute position embedding (max_len, C), N(0, init_std), added to the
   // token embedding on top of the PE (nanoGPT's wpe left in beside RoPE or PoPE). "none" (SPEC).
-  std::string abs_pos = "none";
+  AbsPos abs_pos = AbsPos::kNone;
   // "fixed" (SPEC): the scores are (q . k) times attn_scale. "learned": each layer and head also
   // has a learned log-temperature g (zero at init, never decayed), the scores times
   // attn_scale * exp(g), so that a head can sharpen or flatten its attention during training.
-  std::string attn_temp = "fixed";
+  AttnTemp attn_temp = AttnTemp::kFixed;
   int head_dim() const { return d_model / n_head; }
   void validate() const;
 };
@@ -50,15 +50,15 @@ struct ModelConfig {
 struct PEConfig {
   std::string kind = "pope";          // a registered PE (model/pe/pe_registry.hpp; `popebench list`)
   double base = 10000;                // frequency base for rope and pope
-  std::string delta_init = "uniform"; // pope: uniform in [-2 pi, 0] (task default), zero, or uniform-positive ([0, 2 pi))
+  DeltaInit delta_init = DeltaInit::kUniform;  // pope: uniform in [-2 pi, 0] (task default), zero, or uniform-positive ([0, 2 pi))
   // Frequencies of rope, rope-half and pope: "decreasing" (SPEC: RoPE base^(-2c/d), PoPE
   // base^(-c/d)) or "increasing", the paper's Eq. 4 as printed (no minus sign: PoPE base^(c/d),
   // from 1 to ~base rad per position, RoPE base^(2c/d) likewise).
-  std::string freqs = "decreasing";
+  FreqOrder freqs = FreqOrder::kDecreasing;
   // How PoPE's delta is kept in [-2 pi, 0]: "clamp" (SPEC: clamped in the forward pass, no
   // gradient where it lies outside) or "project" (projected onto the interval after every
   // optimizer update, so it never leaves it and always has a gradient).
-  std::string delta_bound = "clamp";
+  DeltaBound delta_bound = DeltaBound::kClamp;
   // One delta shared by every layer (x-transformers' rotary embeddings are shared so), its
   // gradient the sum over layers; false (SPEC): one per layer.
   bool delta_shared = false;
@@ -68,7 +68,7 @@ struct PEConfig {
   // per channel between the two by a ramp over the channels' wavelengths against the training
   // length, and every score times (0.1 ln(factor) + 1)^2; model/pe/pe_rope.hpp). factor = test
   // length / train length; 1 leaves RoPE unchanged.
-  std::string rope_scaling = "none";
+  RopeScaling rope_scaling = RopeScaling::kNone;
   double rope_factor = 1.0;
   // The training input length YaRN's ramp is measured against (its "original context"); set with
   // the factor by whatever evaluates at another length, 0 where no scaling needs it.
@@ -87,7 +87,7 @@ struct OptimConfig {
   // Which tensors decay: "matrices" (SPEC choice: the linear layers' weights and the output
   // head) or "all-2d" (nanoGPT's rule, every tensor of two or more dimensions: also the token and
   // learned position embeddings and PoPE's delta, stored as (H, D) per layer; not the norm gains).
-  std::string weight_decay_on = "matrices";
+  WeightDecayOn weight_decay_on = WeightDecayOn::kMatrices;
   double pe_lr_mult = 1.0;          // learning-rate multiplier of the PE's own parameters (PoPE delta)
   void validate() const;
 };
@@ -100,13 +100,13 @@ struct InputConfig {
   // "right": padding after the answer position, which the causal mask hides from every
   // prediction that counts (SPEC). "left": padding before the example, visible to attention
   // (not masked), the answer at the last position.
-  std::string pad = "right";
+  PadSide pad = PadSide::kRight;
   // Whether attention sees the left pads: "visible" (as above) or "masked", every query at a real
   // token attends only to the real tokens (a query on a pad sees itself alone, and predicts
   // nothing). Right pads are always behind the causal mask, so "masked" needs pad "left". For a
   // relative PE (RoPE, PoPE, ALiBi) masked left padding is right padding, shifted: the same
   // scores, up to rounding (tests/test_attention_options.cpp).
-  std::string pad_attention = "visible";
+  PadAttention pad_attention = PadAttention::kVisible;
   void validate() const;
 };
 
@@ -119,26 +119,26 @@ struct TrainConfig {
   int64_t eval_examples = 0;   // validation examples per evaluation during training (0: all)
   int eval_batch = 256;
   int64_t checkpoint_every = 5000;  // steps between checkpoints (0: only at the end)
-  std::string device = "auto";      // auto | cpu | cuda
+  DeviceChoice device = DeviceChoice::kAuto;
   // GPU matrix products: bf16 or tf32 (tensor cores, fp32 accumulation) or fp32 (exact). bf16, the
   // fastest, is the default: every committed GPU result was made with it (bench/log/004-bf16-matrix-products.md).
-  std::string gpu_matmul = "bf16";
+  GpuMatmul gpu_matmul = GpuMatmul::kBf16;
   // GPU attention's own products (Q K^T, P V and the backward's): fp32 (CUDA cores, every
   // committed GPU result), tf32 (T <= 64 only: tensor cores, operands rounded to TF32, fp32 sums;
   // kernels/cuda/attention_short_tf32.cu; longer sequences then run the fp32 tiled kernels) or
   // bf16 (any T: FlashAttention-2's kernels on bf16 tensor cores, fp32 softmax and sums;
   // kernels/cuda/attention_flash.cu), the long-sequence choice.
-  std::string gpu_attention = "fp32";
+  GpuAttention gpu_attention = GpuAttention::kFp32;
   // Micro-batches of `batch` examples per optimizer step: their gradients are averaged, so one
   // step sees batch * grad_accum examples (nanoGPT's gradient_accumulation_steps). 1: SPEC.
   int grad_accum = 1;
   // "replacement" (SPEC: every example drawn uniformly, independently) or "epochs" (the training
   // split in a fresh random order each epoch, batches taken in turn).
-  std::string sampling = "replacement";
+  BatchSampling sampling = BatchSampling::kReplacement;
   // The training loss: "answer" (SPEC: cross-entropy at the answer position only) or "all" (the
   // mean cross-entropy of every next token of the example, the target included: a language
   // model's loss). Evaluation always scores the answer.
-  std::string loss = "answer";
+  TrainLoss loss = TrainLoss::kAnswer;
   // With the loss on every token: only the predictions whose target lies in these fields of the
   // input count (fields are separated by ',' and numbered from 0, a ',' belonging to the field it
   // ends: Indirect Indexing's string is field 0, its source letter 1, its shift 2); the answer
@@ -189,11 +189,7 @@ void to_json(nlohmann::json& j, const InputConfig& c);
 void from_json(const nlohmann::json& j, InputConfig& c);
 void to_json(nlohmann::json& j, const RunConfig& c);
 void from_json(const nlohmann::json& j, RunConfig& c);
-// The sections' JSON and the check of their word options come from the options' declarations
-// (config/option_table.cpp). require_option_words: UserError "unknown <what> 'x' (known: ...)"
-// for the first word option whose value is not one of its words.
-template <class S>
-void require_option_words(const S& section);
+// The sections' JSON comes from the options' declarations (config/option_table.cpp).
 
 
 // The attention scale of ModelConfig::attn_scale, given the width q and k have in the dot

@@ -46,11 +46,11 @@ const std::vector<OptionDecl<ModelConfig>>& model_options() {
        .help = "Output head = token embedding (nanoGPT, GPT-2)", .absent = false},
       {.flag = "--bias", .key = "bias", .field = &M::bias,
        .help = "Biases in the blocks' linear layers (nanoGPT's bias=True), zero-initialised, not decayed", .absent = false},
-      {.flag = "--init", .key = "init", .field = &M::init, .help = "Initialisation: ", .words = &choices::kInit, .absent = "gpt2"},
-      {.flag = "--abs-pos", .key = "abs_pos", .field = &M::abs_pos, .help = "Absolute position embedding: ",
-       .words = &choices::kAbsPos, .absent = "none"},
-      {.flag = "--attn-temp", .key = "attn_temp", .field = &M::attn_temp, .help = "Attention temperature: ",
-       .words = &choices::kAttnTemp, .absent = "fixed"},
+      {.flag = "--init", .key = "init", .field = word_field<&M::init>(), .help = "Initialisation: ", .absent = "gpt2"},
+      {.flag = "--abs-pos", .key = "abs_pos", .field = word_field<&M::abs_pos>(), .help = "Absolute position embedding: ",
+       .absent = "none"},
+      {.flag = "--attn-temp", .key = "attn_temp", .field = word_field<&M::attn_temp>(), .help = "Attention temperature: ",
+       .absent = "fixed"},
   };
   return t;
 }
@@ -63,8 +63,8 @@ const std::vector<OptionDecl<PEConfig>>& pe_options() {
       {.flag = "--pe-base", .key = "base", .field = &P::base, .help = "Frequency base"},
       // RoPE's frequency scaling in training itself: fine-tuning at a longer length with YaRN, as
       // the paper's YaRN baseline (extrapolate's --rope-variants applies them at test time only).
-      {.flag = "--rope-scaling", .key = "rope_scaling", .field = &P::rope_scaling,
-       .help = "RoPE frequency scaling while training: ", .words = &choices::kRopeScaling,
+      {.flag = "--rope-scaling", .key = "rope_scaling", .field = word_field<&P::rope_scaling>(),
+       .help = "RoPE frequency scaling while training: ",
        .absent = "none",  // absent before length extrapolation
        .help_after = " (with --rope-factor; yarn also --rope-train-len), e.g. fine-tuning at 4x the length with YaRN"},
       {.flag = "--rope-factor", .key = "rope_factor", .field = &P::rope_factor,
@@ -72,12 +72,12 @@ const std::vector<OptionDecl<PEConfig>>& pe_options() {
       {.flag = "--rope-train-len", .key = "rope_train_len", .field = &P::rope_train_len,
        .help = "RoPE scaling: the input length the model was first trained at (YaRN's original context)",
        .range = IntegerRange{0, 1 << 24}, .absent = 0, .only_when_set = true},  // absent before YaRN
-      {.flag = "--delta-init", .key = "delta_init", .field = &P::delta_init, .help = "PoPE phase bias init: ",
-       .words = &choices::kDeltaInit},
-      {.flag = "--pe-freqs", .key = "freqs", .field = &P::freqs, .help = "rope/pope frequencies: ",
-       .words = &choices::kFreqs, .absent = "decreasing"},  // absent before the screen's options, as below
-      {.flag = "--delta-bound", .key = "delta_bound", .field = &P::delta_bound, .help = "PoPE delta kept in [-2pi,0] by ",
-       .words = &choices::kDeltaBound, .absent = "clamp"},
+      {.flag = "--delta-init", .key = "delta_init", .field = word_field<&P::delta_init>(), .help = "PoPE phase bias init: ",
+       },
+      {.flag = "--pe-freqs", .key = "freqs", .field = word_field<&P::freqs>(), .help = "rope/pope frequencies: ",
+       .absent = "decreasing"},  // absent before the screen's options, as below
+      {.flag = "--delta-bound", .key = "delta_bound", .field = word_field<&P::delta_bound>(), .help = "PoPE delta kept in [-2pi,0] by ",
+       .absent = "clamp"},
       {.flag = "--delta-shared", .key = "delta_shared", .field = &P::delta_shared,
        .help = "One PoPE delta shared by every layer (x-transformers' style)", .absent = false},
   };
@@ -96,8 +96,8 @@ const std::vector<OptionDecl<OptimConfig>>& optim_options() {
       {.flag = "--adam-eps", .key = "eps", .field = &O::eps, .help = "Adam epsilon"},
       {.flag = "--weight-decay", .key = "weight_decay", .field = &O::weight_decay, .help = "Decoupled weight decay on matrices"},
       {.flag = "--grad-clip", .key = "grad_clip", .field = &O::grad_clip, .help = "Global gradient-norm clip (0: off)"},
-      {.flag = "--weight-decay-on", .key = "weight_decay_on", .field = &O::weight_decay_on, .help = "Weight decay on ",
-       .words = &choices::kWeightDecayOn, .absent = "matrices"},
+      {.flag = "--weight-decay-on", .key = "weight_decay_on", .field = word_field<&O::weight_decay_on>(), .help = "Weight decay on ",
+       .absent = "matrices"},
       {.flag = "--pe-lr-mult", .key = "pe_lr_mult", .field = &O::pe_lr_mult,
        .help = "Learning-rate multiplier of the PE's parameters (PoPE's delta)", .absent = 1.0},
   };
@@ -109,9 +109,9 @@ const std::vector<OptionDecl<InputConfig>>& input_options() {
   static const std::vector<OptionDecl<I>> t = {
       {.flag = "--context", .key = "context", .field = &I::context,
        .help = "Keep only the last N input tokens of each example (0: all)", .range = IntegerRange{0, 1 << 20}},
-      {.flag = "--pad", .key = "pad", .field = &I::pad, .help = "Padding side: ", .words = &choices::kPad},
-      {.flag = "--pad-attention", .key = "pad_attention", .field = &I::pad_attention, .help = "Left pads in attention: ",
-       .words = &choices::kPadAttention, .absent = "visible"},
+      {.flag = "--pad", .key = "pad", .field = word_field<&I::pad>(), .help = "Padding side: "},
+      {.flag = "--pad-attention", .key = "pad_attention", .field = word_field<&I::pad_attention>(), .help = "Left pads in attention: ",
+       .absent = "visible"},
   };
   return t;
 }
@@ -129,15 +129,15 @@ const std::vector<OptionDecl<TrainConfig>>& train_options() {
       {.flag = "--grad-accum", .key = "grad_accum", .field = &T::grad_accum,
        .help = "Micro-batches per optimizer step, gradients averaged (one step sees batch x K examples)",
        .range = IntegerRange{1, 4096}, .absent = 1},
-      {.flag = "--loss", .key = "loss", .field = &T::loss, .help = "Training loss: ", .words = &choices::kLoss,
+      {.flag = "--loss", .key = "loss", .field = word_field<&T::loss>(), .help = "Training loss: ",
        .absent = "answer_position_only", .spellings = &kLossJson},
       {.flag = "--loss-fields", .key = "loss_fields", .field = &T::loss_fields,
        .help = "With --loss all: only the next-token targets in these ','-separated fields of the input count, numbered "
                "from 0 (Indirect Indexing: 0 the string, 1 the source letter, 2 the shift; a ',' belongs to the field it "
                "ends); the answer always counts. Default: every field",
        .absent = nlohmann::json::array(), .only_when_set = true},
-      {.flag = "--sampling", .key = "batch_sampling", .field = &T::sampling, .help = "Batch sampling: ",
-       .words = &choices::kSampling, .absent = "uniform_with_replacement", .spellings = &kSamplingJson},
+      {.flag = "--sampling", .key = "batch_sampling", .field = word_field<&T::sampling>(), .help = "Batch sampling: ",
+       .absent = "uniform_with_replacement", .spellings = &kSamplingJson},
       {.flag = "--curriculum-steps", .key = "curriculum_steps", .field = &T::curriculum_steps,
        .help = "A curriculum over length: for the first N steps draw only inputs no longer than a limit growing "
                "linearly from the split's shortest to its longest (0: none; with --sampling replacement)",
@@ -154,11 +154,11 @@ const std::vector<OptionDecl<TrainConfig>>& train_options() {
        .range = IntegerRange{1, 1 << 20}},
       {.flag = "--checkpoint-every", .key = "checkpoint_every", .field = &T::checkpoint_every,
        .help = "Steps between checkpoints (0: end only)", .range = IntegerRange{0, kMaxSteps}},
-      {.flag = "--device", .key = "device", .field = &T::device, .help = "", .words = &choices::kDevice},
-      {.flag = "--gpu-matmul", .key = "gpu_matmul", .field = &T::gpu_matmul, .help = "GPU matrix products: ",
-       .words = &choices::kGpuMatmul, .absent = "tf32"},  // absent before 0.1.0's CUDA backend
-      {.flag = "--gpu-attention", .key = "gpu_attention", .field = &T::gpu_attention, .help = "GPU attention's products: ",
-       .words = &choices::kGpuAttention, .absent = "fp32"},  // absent before the tf32 attention kernels
+      {.flag = "--device", .key = "device", .field = word_field<&T::device>(), .help = ""},
+      {.flag = "--gpu-matmul", .key = "gpu_matmul", .field = word_field<&T::gpu_matmul>(), .help = "GPU matrix products: ",
+       .absent = "tf32"},  // absent before 0.1.0's CUDA backend
+      {.flag = "--gpu-attention", .key = "gpu_attention", .field = word_field<&T::gpu_attention>(), .help = "GPU attention's products: ",
+       .absent = "fp32"},  // absent before the tf32 attention kernels
   };
   return t;
 }
@@ -177,7 +177,11 @@ void options_to_json(nlohmann::json& j, const S& s) {
   for (const auto& d : table_of(s))
     std::visit(
         [&](auto member) {
-          nlohmann::json v = s.*member;
+          nlohmann::json v;
+          if constexpr (std::is_same_v<decltype(member), WordField<S>>)
+            v = member.get(s);
+          else
+            v = s.*member;
           if (d.spellings) v = json_spelling(v.template get<std::string>(), *d.spellings);
           if (d.only_when_set && v == d.absent) return;
           j[d.key] = std::move(v);
@@ -185,29 +189,34 @@ void options_to_json(nlohmann::json& j, const S& s) {
         d.field);
 }
 
+// One option's value x (from a section's JSON) into s.
+template <class S, class V>
+void read_option(const OptionDecl<S>& d, const nlohmann::json& x, S& s, V S::*member) {
+  V& v = s.*member;
+  if constexpr (std::is_integral_v<V> && !std::is_same_v<V, bool>) {
+    v = json_int<V>(x, std::string(d.key));
+  } else if constexpr (std::is_same_v<V, std::vector<int>>) {
+    if (!x.is_array()) throw nlohmann::json::type_error::create(302, std::string(d.key) + " must be a list of integers", nullptr);
+    v.clear();
+    for (const auto& f : x) v.push_back(json_int<int>(f, std::string(d.key)));
+  } else {
+    v = x.template get<V>();
+  }
+}
+template <class S>
+void read_option(const OptionDecl<S>& d, const nlohmann::json& x, S& s, const WordField<S>& field) {
+  const std::string w = x.template get<std::string>();
+  field.set(s, d.spellings ? flag_spelling(w, d.key, *d.spellings) : w);  // an unknown word: UserError
+}
+
 // The section's options from j; a missing key that has no `absent` value throws json out_of_range.
 template <class S>
 void options_from_json(const nlohmann::json& j, S& s) {
-  for (const auto& d : table_of(s))
-    std::visit(
-        [&](auto member) {
-          auto& v = s.*member;
-          using V = std::decay_t<decltype(v)>;
-          // A key the option's JSON has always had is required: j.at names it when it is missing.
-          const nlohmann::json& x = j.contains(d.key) || d.absent.is_null() ? j.at(d.key) : d.absent;
-          if constexpr (std::is_integral_v<V> && !std::is_same_v<V, bool>) {
-            v = json_int<V>(x, std::string(d.key));
-          } else if constexpr (std::is_same_v<V, std::vector<int>>) {
-            if (!x.is_array()) throw nlohmann::json::type_error::create(302, std::string(d.key) + " must be a list of integers", nullptr);
-            v.clear();
-            for (const auto& f : x) v.push_back(json_int<int>(f, std::string(d.key)));
-          } else if constexpr (std::is_same_v<V, std::string>) {
-            v = d.spellings ? flag_spelling(x.template get<std::string>(), d.key, *d.spellings) : x.template get<std::string>();
-          } else {
-            v = x.template get<V>();
-          }
-        },
-        d.field);
+  for (const auto& d : table_of(s)) {
+    // A key the option's JSON has always had is required: j.at names it when it is missing.
+    const nlohmann::json& x = j.contains(d.key) || d.absent.is_null() ? j.at(d.key) : d.absent;
+    std::visit([&](const auto& member) { read_option(d, x, s, member); }, d.field);
+  }
 }
 
 }  // namespace
@@ -239,16 +248,5 @@ void to_json(nlohmann::json& j, const InputConfig& c) {
   options_to_json(j, c);
 }
 void from_json(const nlohmann::json& j, InputConfig& c) { options_from_json(j, c); }
-
-template <class S>
-void require_option_words(const S& s) {
-  for (const auto& d : table_of(s))
-    if (d.words) d.words->require(s.*std::get<std::string S::*>(d.field));
-}
-template void require_option_words(const ModelConfig&);
-template void require_option_words(const PEConfig&);
-template void require_option_words(const OptimConfig&);
-template void require_option_words(const InputConfig&);
-template void require_option_words(const TrainConfig&);
 
 }  // namespace popebench

@@ -1,10 +1,11 @@
 // Every option of a run's config, declared once: its flag, the field it sets, its JSON key, its
 // help, the range its flag accepts or the words it takes, and what a run JSON written before the
-// option existed holds. The CLI's flags (cli/run_options.cpp), the config's JSON and its reading
-// (the sections' to_json and from_json, defined with the tables, and so --print-config and every
-// run JSON) and the check of every word option's value (require_option_words, config/config.hpp)
-// come from these tables. A new option is a field in config/config.hpp and a row
-// here (docs/adding.md); rules that tie options together stay in the configs' validate().
+// option existed holds. The CLI's flags (cli/run_options.cpp) and the config's JSON and its
+// reading (the sections' to_json and from_json, defined with the tables, and so --print-config
+// and every run JSON) come from these tables. A word option's field is an enum (config/choices.hpp)
+// from the moment its word is read, which the flag and the JSON check. A new option is a field in
+// config/config.hpp and a row here (docs/adding.md); rules that tie options together stay in the
+// configs' validate().
 #pragma once
 #include <optional>
 #include <string>
@@ -19,10 +20,34 @@
 
 namespace popebench {
 
+// A word option's field, an enum E of config/choices.hpp, seen through its words: what the CLI
+// and the JSON read and write.
+template <class S>
+struct WordField {
+  const Choices* words;
+  std::string (*get)(const S&);
+  void (*set)(S&, const std::string&);  // UserError "unknown <what> 'x' (known: ...)"
+};
+template <class T>
+struct MemberOf;
+template <class S, class E>
+struct MemberOf<E S::*> {
+  using Section = S;
+  using Type = E;
+};
+// The WordField of an enum member: word_field<&InputConfig::pad>().
+template <auto Member>
+WordField<typename MemberOf<decltype(Member)>::Section> word_field() {
+  using S = typename MemberOf<decltype(Member)>::Section;
+  using E = typename MemberOf<decltype(Member)>::Type;
+  return {&choices_of(E{}), [](const S& s) { return word(s.*Member); },
+          [](S& s, const std::string& v) { s.*Member = choices_of(E{}).parse(v); }};
+}
+
 // The field of section S (ModelConfig, PEConfig, ...) an option sets.
 template <class S>
 using OptionField = std::variant<int S::*, int64_t S::*, uint64_t S::*, double S::*, bool S::*, std::string S::*,
-                                 std::vector<int> S::*>;
+                                 std::vector<int> S::*, WordField<S>>;
 
 // A word option whose JSON spelling is not its flag's (the JSON's predates the flag): pairs of
 // {flag value, JSON value}.
@@ -40,7 +65,6 @@ struct OptionDecl {
   // The flag's help; for a word option, what it sets, which the words and their help follow
   // (then help_after, if any).
   std::string help;
-  const Choices* words = nullptr;
   std::optional<IntegerRange> range;
   // What a JSON without the key means (the option did not exist when it was written); null: the
   // key is required.
@@ -62,10 +86,18 @@ const std::vector<OptionDecl<OptimConfig>>& optim_options();
 const std::vector<OptionDecl<InputConfig>>& input_options();
 const std::vector<OptionDecl<TrainConfig>>& train_options();
 
+// A word option's words, or nullptr.
+template <class S>
+const Choices* option_words(const OptionDecl<S>& d) {
+  const auto* w = std::get_if<WordField<S>>(&d.field);
+  return w ? w->words : nullptr;
+}
+
 // The help of a word option: help, the words with theirs, help_after.
 template <class S>
 std::string option_help(const OptionDecl<S>& d) {
-  return d.words ? d.help + d.words->help() + d.help_after : d.help + d.help_after;
+  const Choices* words = option_words(d);
+  return words ? d.help + words->help() + d.help_after : d.help + d.help_after;
 }
 
 }  // namespace popebench

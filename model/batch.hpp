@@ -39,7 +39,7 @@ inline Batch make_batch(const Dataset& d, const std::vector<size_t>& idx, int pa
   if (pad_to > 0 && pad_to < b.T)
     throw UserError("an input of " + std::to_string(b.T) + " tokens does not fit rows of " + std::to_string(pad_to));
   if (pad_to > 0) b.T = pad_to;
-  const bool left = in.pad == "left", masked = in.pad_attention == "masked";
+  const bool left = in.pad == PadSide::kLeft, masked = in.pad_attention == PadAttention::kMasked;
   b.tokens.assign(static_cast<size_t>(b.B) * b.T, vocab::kPad);
   for (int r = 0; r < b.B; ++r) {
     const size_t i = idx[r];

@@ -18,10 +18,10 @@ ParamLayout ParamLayout::build(const ModelConfig& m, size_t pe_params_per_layer,
   const int C = m.d_model, H = m.mlp_ratio * m.d_model;
   const double resid_std = m.init_std / std::sqrt(2.0 * m.n_layer);
   // Kaiming-normal for a (V, C) table: fan-in C, gain sqrt(2) (ModelConfig::init).
-  const double wte_std = m.init == "scaled-embedding" ? std::sqrt(2.0 / C) : m.init_std;
+  const double wte_std = m.init == ModelInit::kScaledEmbedding ? std::sqrt(2.0 / C) : m.init_std;
   // Tied, the one matrix is also the head, which the "matrices" decay rule decays: it counts as a matrix.
   L.wte = add("wte", m.vocab_size, C, m.tied_embeddings ? ParamKind::kMatrix : ParamKind::kEmbedding, wte_std);
-  if (m.abs_pos == "learned") {
+  if (m.abs_pos == AbsPos::kLearned) {
     if (pe_embed_params) throw UserError("a learned absolute position embedding on top of a PE that has one already");
     pe_embed_params = static_cast<size_t>(m.max_len) * C;
   }
@@ -46,14 +46,14 @@ ParamLayout ParamLayout::build(const ModelConfig& m, size_t pe_params_per_layer,
       lp.b_fc = add(p + "b_fc", 1, H, ParamKind::kBias, 0);
       lp.b_proj = add(p + "b_proj", 1, C, ParamKind::kBias, 0);
     }
-    if (m.attn_temp == "learned") lp.attn_temp = add(p + "attn_temp", 1, m.n_head, ParamKind::kAttnTemp, 0);
+    if (m.attn_temp == AttnTemp::kLearned) lp.attn_temp = add(p + "attn_temp", 1, m.n_head, ParamKind::kAttnTemp, 0);
     lp.pe = !pe_params_per_layer ? 0
             : pe_shared ? shared_pe
                         : add(p + "pe", 1, static_cast<int>(pe_params_per_layer), ParamKind::kPeParam, 0);
     L.layers.push_back(lp);
   }
   L.has_bias = m.bias;
-  L.has_attn_temp = m.attn_temp == "learned";
+  L.has_attn_temp = m.attn_temp == AttnTemp::kLearned;
   L.lnf = add("lnf", 1, C, ParamKind::kNormGain, 0);
   // Tied: the head reads the token embedding's rows; there is no separate view (the embedding's
   // own kind, init and decay rule apply to the one matrix).

@@ -22,7 +22,7 @@ struct ParamView {
   // only) and the view's learning-rate multiplier. The CPU and CUDA optimizers both ask here.
   bool decays(const OptimConfig& o) const {
     // Biases, norm gains and attention log-temperatures are vectors: no rule decays them.
-    return o.weight_decay_on == "all-2d"
+    return o.weight_decay_on == WeightDecayOn::kAll2d
                ? kind != ParamKind::kNormGain && kind != ParamKind::kBias && kind != ParamKind::kAttnTemp
                : kind == ParamKind::kMatrix;
   }

@@ -62,8 +62,8 @@ void merge_heads(const T* in, T* out, int which, int B, int Tn, int H, int D, in
 template <typename T>
 Transformer<T>::Transformer(const ModelConfig& m, const PEConfig& pe)
     : m_(m), desc_(m, pe), pe_(make_positional_embedding<T>(pe, m)), a_(std::make_unique<Acts>()) {
-  if (m_.abs_pos == "learned") abs_pos_ = std::make_unique<AbsolutePE<T>>(true, m_.max_len, m_.d_model);
-  if (m_.init == "scaled-embedding") emb_scale_ = T(std::sqrt(double(m_.d_model)));
+  if (m_.abs_pos == AbsPos::kLearned) abs_pos_ = std::make_unique<AbsolutePE<T>>(true, m_.max_len, m_.d_model);
+  if (m_.init == ModelInit::kScaledEmbedding) emb_scale_ = T(std::sqrt(double(m_.d_model)));
 }
 template <typename T>
 Transformer<T>::~Transformer() = default;

@@ -48,7 +48,7 @@ std::vector<std::string> scalings_for(const PEConfig& pe, const ExtrapolationCon
 // "ntk", "yarn"; the factor of each bucket = its longest input / the training task's). Returns
 // {label, scaling, factors, rope_factor[], acc[], loss[], n[]}.
 nlohmann::json evaluate_buckets(const RunConfig& run, const std::vector<float>& params, const std::vector<Bucket>& buckets,
-                                const std::string& scaling, const std::string& device);
+                                const std::string& scaling, DeviceChoice device);
 
 // Mean and sample std over seeds of each label's accuracy per bucket. rows: evaluate_buckets
 // results, each with "seed" added.

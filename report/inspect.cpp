@@ -161,7 +161,7 @@ nlohmann::json inspect_model(const RunConfig& cfg, const std::vector<float>& par
                                 vocab::token_text(uint16_t(e.target)), vocab::token_text(uint16_t(pred)), cls});
       // Token index j of the example -> its column in the row (context crop, padding side).
       const int len = d.length(i) - 1, kept = cfg.input.context > 0 ? std::min(len, cfg.input.context) : len;
-      const int start = cfg.input.pad == "left" ? row - kept : 0, dropped = len - kept;
+      const int start = cfg.input.pad == PadSide::kLeft ? row - kept : 0, dropped = len - kept;
       auto col = [&](int j) { return j < dropped ? -1 : start + j - dropped; };
       if (col(e.source_pos) < 0 || col(e.target_pos) < 0) {
         ++cropped;

@@ -57,7 +57,7 @@ json dump(const json& case_in) {
   std::vector<size_t> idx;
   for (int i = 0; i < c.train.batch; ++i) idx.push_back(i);
   // As the trainer (batch_row_len): left pads need rows of the full input length.
-  const Batch b = make_batch(d, idx, c.input.pad == "left" ? c.input_len() : 0, c.input);
+  const Batch b = make_batch(d, idx, c.input.pad == PadSide::kLeft ? c.input_len() : 0, c.input);
 
   Transformer<double> model(c.model, c.pe);
   const ParamLayout& L = model.layout();
@@ -65,7 +65,7 @@ json dump(const json& case_in) {
   model.init_params(P.data(), c.train.seed);
   Pcg32 noise(c.train.seed, 0x7065727475726221ull);
   for (double& p : P) p += perturb * noise.normal();
-  const double loss = model.forward(P.data(), b, c.train.loss == "all");
+  const double loss = model.forward(P.data(), b, c.train.loss == TrainLoss::kAll);
   model.backward(P.data(), G.data());
 
   json out;

@@ -111,8 +111,8 @@ TEST_CASE("pad-attention masked: left padding computes what right padding does, 
     const std::vector<size_t> idx = {0, 1, 2, 3, 4, 5};
     const int T = c.task.width();
     InputConfig right, left_visible, left_masked;
-    left_visible.pad = left_masked.pad = "left";
-    left_masked.pad_attention = "masked";
+    left_visible.pad = left_masked.pad = PadSide::kLeft;
+    left_masked.pad_attention = PadAttention::kMasked;
     left_masked.validate();
     Batch br = make_batch(d, idx, T, right), bv = make_batch(d, idx, T, left_visible), bm = make_batch(d, idx, T, left_masked);
     REQUIRE(bm.key_start.size() == idx.size());
@@ -140,23 +140,22 @@ TEST_CASE("pad-attention masked: left padding computes what right padding does, 
       CHECK(view_gradcheck(f, p, g, m.layout().find("layer0.w_qkv")) < 1e-6);
   }
   InputConfig bad;
-  bad.pad_attention = "masked";
+  bad.pad_attention = PadAttention::kMasked;
   CHECK_THROWS_WITH(bad.validate(), Catch::Contains("needs --pad left"));
-  bad.pad_attention = "hidden";
-  CHECK_THROWS_WITH(bad.validate(), Catch::Contains("unknown pad attention 'hidden'"));
+  CHECK_THROWS_WITH(choices::kPadAttention.parse("hidden"), Catch::Contains("unknown pad attention 'hidden'"));
 }
 
 TEST_CASE("attn-temp learned: one log-temperature per layer and head, zero at init, with its gradient", "[screen][model]") {
   for (const std::string pe : {"pope", "rope"}) {
     RunConfig c = tiny(pe), t = c;
-    t.model.attn_temp = "learned";
+    t.model.attn_temp = AttnTemp::kLearned;
     t.model.validate();
     Transformer<double> mc(c.model, c.pe), mt(t.model, t.pe);
     const auto& lt = mt.layout();
     CHECK(lt.n_params == mc.layout().n_params + size_t(c.model.n_layer) * c.model.n_head);
     REQUIRE(lt.has_attn_temp);
     OptimConfig all2d;
-    all2d.weight_decay_on = "all-2d";
+    all2d.weight_decay_on = WeightDecayOn::kAll2d;
     const ParamView& v0 = lt.find("layer0.attn_temp");
     CHECK(v0.size() == size_t(c.model.n_head));
     CHECK_FALSE(v0.decays(OptimConfig{}));
@@ -193,22 +192,21 @@ TEST_CASE("attn-temp learned: one log-temperature per layer and head, zero at in
       if (v.kind == ParamKind::kAttnTemp) CHECK(view_gradcheck(f, pt, g, v) < 1e-6);
   }
   ModelConfig bad;
-  bad.attn_temp = "per-layer";
-  CHECK_THROWS_WITH(bad.validate(), Catch::Contains("unknown attention temperature 'per-layer'"));
+  CHECK_THROWS_WITH(choices::kAttnTemp.parse("per-layer"), Catch::Contains("unknown attention temperature 'per-layer'"));
 }
 
 TEST_CASE("the two options round-trip through the run JSON, and old JSON gets their defaults", "[screen][config]") {
   RunConfig c = tiny("pope");
-  c.model.attn_temp = "learned";
-  c.input.pad = "left";
-  c.input.pad_attention = "masked";
+  c.model.attn_temp = AttnTemp::kLearned;
+  c.input.pad = PadSide::kLeft;
+  c.input.pad_attention = PadAttention::kMasked;
   nlohmann::json j = c;
   RunConfig back = j.get<RunConfig>();
-  CHECK(back.model.attn_temp == "learned");
-  CHECK(back.input.pad_attention == "masked");
+  CHECK(back.model.attn_temp == AttnTemp::kLearned);
+  CHECK(back.input.pad_attention == PadAttention::kMasked);
   j["model"].erase("attn_temp");
   j["input"].erase("pad_attention");
   back = j.get<RunConfig>();
-  CHECK(back.model.attn_temp == "fixed");
-  CHECK(back.input.pad_attention == "visible");
+  CHECK(back.model.attn_temp == AttnTemp::kFixed);
+  CHECK(back.input.pad_attention == PadAttention::kVisible);
 }

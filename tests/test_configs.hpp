@@ -34,8 +34,8 @@ inline RunConfig tiny_gpu_run_config(const std::string& pe, const std::string& m
   c.model.init_std = 0.1;
   c.train.batch = 9;  // odd
   c.train.eval_batch = 13;
-  c.train.device = "cuda";
-  c.train.gpu_matmul = matmul;
+  c.train.device = DeviceChoice::kCuda;
+  c.train.gpu_matmul = choices::kGpuMatmul.parse(matmul);
   c.optim.lr = 1e-3;
   c.optim.warmup_steps = 2;
   return c;

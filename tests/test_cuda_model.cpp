@@ -52,62 +52,62 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
   variants.push_back({"rope", "yarn", 0});
   variants.push_back({"learned", "none", 17});
   variants.push_back({"sinusoidal", "none", 17});
-  variants.push_back({"pope", "none", 0, "freqs increasing", [](RunConfig& c) { c.pe.freqs = "increasing"; }});
-  variants.push_back({"rope-half", "none", 0, "freqs increasing", [](RunConfig& c) { c.pe.freqs = "increasing"; }});
+  variants.push_back({"pope", "none", 0, "freqs increasing", [](RunConfig& c) { c.pe.freqs = FreqOrder::kIncreasing; }});
+  variants.push_back({"rope-half", "none", 0, "freqs increasing", [](RunConfig& c) { c.pe.freqs = FreqOrder::kIncreasing; }});
   variants.push_back({"pope", "none", 0, "attn qk_dim", [](RunConfig& c) { c.model.attn_scale = "qk_dim"; }});
   variants.push_back({"rope", "none", 0, "attn 0.3", [](RunConfig& c) { c.model.attn_scale = "0.3"; }});
   variants.push_back({"rope", "none", 0, "context 9", [](RunConfig& c) { c.input.context = 9; }});
-  variants.push_back({"pope", "none", 0, "pad left", [](RunConfig& c) { c.input.pad = "left"; }});
+  variants.push_back({"pope", "none", 0, "pad left", [](RunConfig& c) { c.input.pad = PadSide::kLeft; }});
   // tests/test_model_options.cpp's: tied embeddings, the scaled-embedding init, a learned
   // absolute position embedding on top of the PE.
   variants.push_back({"pope", "none", 0, "tied embeddings", [](RunConfig& c) { c.model.tied_embeddings = true; }});
-  variants.push_back({"rope", "none", 0, "init scaled-embedding", [](RunConfig& c) { c.model.init = "scaled-embedding"; }});
-  variants.push_back({"pope", "none", 0, "abs-pos learned", [](RunConfig& c) { c.model.abs_pos = "learned"; }});
-  variants.push_back({"pope", "none", 0, "loss all", [](RunConfig& c) { c.train.loss = "all"; }});
+  variants.push_back({"rope", "none", 0, "init scaled-embedding", [](RunConfig& c) { c.model.init = ModelInit::kScaledEmbedding; }});
+  variants.push_back({"pope", "none", 0, "abs-pos learned", [](RunConfig& c) { c.model.abs_pos = AbsPos::kLearned; }});
+  variants.push_back({"pope", "none", 0, "loss all", [](RunConfig& c) { c.train.loss = TrainLoss::kAll; }});
   variants.push_back({"rope", "none", 0, "loss all, fields 0 and 2", [](RunConfig& c) {
-                        c.train.loss = "all";
+                        c.train.loss = TrainLoss::kAll;
                         c.train.loss_fields = {0, 2};
                       }});
   variants.push_back({"pope", "none", 0, "delta shared", [](RunConfig& c) { c.pe.delta_shared = true; }});
   variants.push_back({"rope", "none", 0, "bias", [](RunConfig& c) { c.model.bias = true; }});
   variants.push_back({"rope", "none", 0, "loss all, pad left", [](RunConfig& c) {
-                        c.train.loss = "all";
-                        c.input.pad = "left";
+                        c.train.loss = TrainLoss::kAll;
+                        c.input.pad = PadSide::kLeft;
                       }});
   variants.push_back({"rope", "none", 0, "abs-pos learned, tied, pad left", [](RunConfig& c) {
-                        c.model.abs_pos = "learned";
+                        c.model.abs_pos = AbsPos::kLearned;
                         c.model.tied_embeddings = true;
-                        c.input.pad = "left";
+                        c.input.pad = PadSide::kLeft;
                       }});
   variants.push_back({"learned", "none", 0, "context 9, pad left", [](RunConfig& c) {
                         c.input.context = 9;
-                        c.input.pad = "left";
+                        c.input.pad = PadSide::kLeft;
                       }});
   // tests/test_attention_options.cpp's: learned temperatures and masked left pads.
-  variants.push_back({"pope", "none", 0, "attn-temp learned", [](RunConfig& c) { c.model.attn_temp = "learned"; }});
-  variants.push_back({"rope-half", "none", 0, "attn-temp learned", [](RunConfig& c) { c.model.attn_temp = "learned"; }});
+  variants.push_back({"pope", "none", 0, "attn-temp learned", [](RunConfig& c) { c.model.attn_temp = AttnTemp::kLearned; }});
+  variants.push_back({"rope-half", "none", 0, "attn-temp learned", [](RunConfig& c) { c.model.attn_temp = AttnTemp::kLearned; }});
   variants.push_back({"pope", "none", 0, "pad left masked", [](RunConfig& c) {
-                        c.input.pad = "left";
-                        c.input.pad_attention = "masked";
+                        c.input.pad = PadSide::kLeft;
+                        c.input.pad_attention = PadAttention::kMasked;
                       }});
   variants.push_back({"alibi", "none", 0, "pad left masked, attn-temp learned, loss all", [](RunConfig& c) {
-                        c.input.pad = "left";
-                        c.input.pad_attention = "masked";
-                        c.model.attn_temp = "learned";
-                        c.train.loss = "all";
+                        c.input.pad = PadSide::kLeft;
+                        c.input.pad_attention = PadAttention::kMasked;
+                        c.model.attn_temp = AttnTemp::kLearned;
+                        c.train.loss = TrainLoss::kAll;
                       }});
   // --gpu-attention tf32 (attention's products on TF32 tensor cores: the whole model then meets
   // the tf32 tolerances even with fp32 matrix products) and bf16 (the flash kernels, whose bf16
   // operands round as bf16 matrix products do).
   for (std::string mode : {"tf32", "bf16"}) {
     for (std::string pe : {"pope", "rope", "rope-half", "alibi"})
-      variants.push_back({pe, "none", 0, "gpu-attention " + mode, [mode](RunConfig& c) { c.train.gpu_attention = mode; }});
+      variants.push_back({pe, "none", 0, "gpu-attention " + mode, [mode](RunConfig& c) { c.train.gpu_attention = choices::kGpuAttention.parse(mode); }});
     variants.push_back({"pope", "none", 0, "gpu-attention " + mode + ", pad left masked, attn-temp learned",
                         [mode](RunConfig& c) {
-                          c.train.gpu_attention = mode;
-                          c.input.pad = "left";
-                          c.input.pad_attention = "masked";
-                          c.model.attn_temp = "learned";
+                          c.train.gpu_attention = choices::kGpuAttention.parse(mode);
+                          c.input.pad = PadSide::kLeft;
+                          c.input.pad_attention = PadAttention::kMasked;
+                          c.model.attn_temp = AttnTemp::kLearned;
                         }});
   }
   // Head dims 32 and 64 (2 heads of d_model 64, 128) and 16 (4 heads of 64: the short kernels'
@@ -120,7 +120,7 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
         RunConfig c = tiny(pe, mm, dm);
         c.model.n_head = heads;
         if (var.scaling != "none") {
-          c.pe.rope_scaling = var.scaling;
+          c.pe.rope_scaling = choices::kRopeScaling.parse(var.scaling);
           c.pe.rope_factor = 3;
           c.pe.rope_train_len = 7;  // YaRN's ramp then falls inside the head's frequencies
         }
@@ -129,21 +129,21 @@ TEST_CASE("GPU loss and gradients equal the CPU reference for every PE", "[cuda]
         // Before the backend exists, so that an exception from it (a cuBLASLt error) names the variant.
         INFO("pe=" << pe << " scaling=" << var.scaling << " max_len+" << var.extra_len << " matmul=" << mm
                     << " d_model=" << dm << " heads=" << heads << " " << var.option);
-        auto be = make_backend(c, "cuda");
+        auto be = make_backend(c, DeviceChoice::kCuda);
         Dataset d = generate_split(c.task, 0, Split::kTrain);
         Batch b = batch_of(c, d, 3, c.train.batch, be->static_len());
         Transformer<double> ref(c.model, c.pe);
         std::vector<float> p32, m, v, g;
         be->get_state(p32, m, v);
         std::vector<double> p(p32.begin(), p32.end()), gref(p.size(), 0.0);
-        double lref = ref.forward(p.data(), b, c.train.loss == "all");
+        double lref = ref.forward(p.data(), b, c.train.loss == TrainLoss::kAll);
         ref.backward(p.data(), gref.data());
         double loss = cuda_loss_and_grad(c, p32, b, g);
         // bf16 rounds inputs to 2^-8, 8x TF32's 2^-11: 8x its tolerances. TF32 attention products
         // with fp32 matrix products round like tf32 ones (the same 2^-11, on fewer products); bf16
         // attention products round like bf16 ones whatever the matrix products do.
-        const std::string prec = c.train.gpu_attention == "bf16"                         ? "bf16"
-                                 : mm == "fp32" && c.train.gpu_attention == "tf32" ? "tf32"
+        const std::string prec = c.train.gpu_attention == GpuAttention::kBf16                         ? "bf16"
+                                 : mm == "fp32" && c.train.gpu_attention == GpuAttention::kTf32 ? "tf32"
                                                                                      : mm;
         const double tol = prec == "fp32" ? 1e-4 : prec == "tf32" ? 2e-2 : 1.6e-1;
         CHECK(loss == Approx(lref).epsilon(prec == "fp32" ? 1e-5 : prec == "tf32" ? 2e-3 : 1.6e-2));
@@ -169,29 +169,29 @@ TEST_CASE("ten GPU training steps follow the CPU backend", "[cuda][model]") {
     RunConfig c = tiny(extra.empty() ? pe : pe.substr(0, pe.find('+')), "fp32");
     if (extra == "groups") {
       c.optim.weight_decay = 0.3;
-      c.optim.weight_decay_on = "all-2d";
+      c.optim.weight_decay_on = WeightDecayOn::kAll2d;
       c.optim.pe_lr_mult = 3;
     }
     if (extra == "project") {
-      c.pe.delta_bound = "project";
+      c.pe.delta_bound = DeltaBound::kProject;
       c.pe.delta_shared = true;  // projected once per layer: must stay idempotent
       c.optim.pe_lr_mult = 300;  // steps of ~0.3 rad: many deltas reach a bound within ten steps
     }
-    if (extra == "lossall") c.train.loss = "all";
-    if (extra == "delta2pi") c.pe.delta_init = "uniform-positive";  // clamped to 0 in the forward: no gradient
+    if (extra == "lossall") c.train.loss = TrainLoss::kAll;
+    if (extra == "delta2pi") c.pe.delta_init = DeltaInit::kUniformPositive;  // clamped to 0 in the forward: no gradient
     if (extra == "heads16") c.model.n_head = 4;  // head dim 16 (Indirect Indexing at 10x's 4 heads of 16)
     if (extra == "bias") c.model.bias = true;  // zero at init: the ten steps make them non-zero
-    if (extra == "temp") c.model.attn_temp = "learned";  // likewise the log-temperatures
+    if (extra == "temp") c.model.attn_temp = AttnTemp::kLearned;  // likewise the log-temperatures
     if (extra == "masked") {
-      c.input.pad = "left";
-      c.input.pad_attention = "masked";
+      c.input.pad = PadSide::kLeft;
+      c.input.pad_attention = PadAttention::kMasked;
     }
     if (extra == "accum") {
       c.train.grad_accum = 3;
       c.model.tied_embeddings = true;
     }
-    auto gpu = make_backend(c, "cuda");
-    auto cpu = make_backend(c, "cpu");
+    auto gpu = make_backend(c, DeviceChoice::kCuda);
+    auto cpu = make_backend(c, DeviceChoice::kCpu);
     Dataset d = generate_split(c.task, 0, Split::kTrain);
     for (long s = 1; s <= 10; ++s) {
       std::vector<Batch> micro;
@@ -209,7 +209,7 @@ TEST_CASE("ten GPU training steps follow the CPU backend", "[cuda][model]") {
     CHECK(rel_err(pg, pc) < 1e-4);
     if (extra == "delta2pi") {  // every delta in (0, 2 pi) is where it started, bit for bit
       std::vector<float> p0;
-      make_backend(c, "cpu")->get_state(p0, m, v);
+      make_backend(c, DeviceChoice::kCpu)->get_state(p0, m, v);
       Transformer<float> host(c.model, c.pe);
       for (const auto& view : host.layout().views)
         if (view.kind == ParamKind::kPeParam)
@@ -239,7 +239,7 @@ TEST_CASE("the same seed on the GPU gives bit-identical results twice (graph rep
   std::vector<double> losses[2];
   std::vector<float> params[2], m, v;
   for (int run = 0; run < 2; ++run) {
-    auto be = make_backend(c, "cuda");
+    auto be = make_backend(c, DeviceChoice::kCuda);
     for (long s = 1; s <= 6; ++s)
       losses[run].push_back(be->train_step(batch_of(c, d, s * 7, c.train.batch, be->static_len()), 1e-3, s).loss);
     be->get_state(params[run], m, v);
@@ -251,9 +251,9 @@ TEST_CASE("the same seed on the GPU gives bit-identical results twice (graph rep
 TEST_CASE("GPU evaluation equals CPU evaluation", "[cuda][model]") {
   // With the loss on every next token too: evaluation still scores the answer only.
   RunConfig c = tiny("pope", "fp32");
-  c.train.loss = GENERATE(std::string("answer"), std::string("all"));
-  auto gpu = make_backend(c, "cuda");
-  auto cpu = make_backend(c, "cpu");
+  c.train.loss = GENERATE(TrainLoss::kAnswer, TrainLoss::kAll);
+  auto gpu = make_backend(c, DeviceChoice::kCuda);
+  auto cpu = make_backend(c, DeviceChoice::kCpu);
   Dataset d = generate_split(c.task, 0, Split::kTrain);
   Batch b = batch_of(c, d, 0, 13, gpu->static_len());
   std::vector<int32_t> cg, cc;
@@ -267,9 +267,9 @@ TEST_CASE("GPU every-token evaluation equals CPU's (the text task's bits per byt
   // Relative 1e-5 on a sum of ~150 cross-entropies: fp32 products and attention on both sides,
   // the same order of ~1e-7 relative error per term as the answer-only comparison above.
   RunConfig c = tiny("pope", "fp32");
-  c.train.loss = "all";
-  auto gpu = make_backend(c, "cuda");
-  auto cpu = make_backend(c, "cpu");
+  c.train.loss = TrainLoss::kAll;
+  auto gpu = make_backend(c, DeviceChoice::kCuda);
+  auto cpu = make_backend(c, DeviceChoice::kCpu);
   Dataset d = generate_split(c.task, 0, Split::kTrain);
   Batch b = batch_of(c, d, 0, 13, gpu->static_len());
   std::vector<int32_t> gc, kc, ac;
@@ -284,8 +284,8 @@ TEST_CASE("GPU every-token evaluation equals CPU's (the text task's bits per byt
   CHECK(gc == ac);
   CHECK(gc == kc);
   // A run trained on the answer alone has no buffers for it: refused in words, not a crash.
-  c.train.loss = "answer";
-  CHECK_THROWS_AS(make_backend(c, "cuda")->eval_every_token(b, gc), UserError);
+  c.train.loss = TrainLoss::kAnswer;
+  CHECK_THROWS_AS(make_backend(c, DeviceChoice::kCuda)->eval_every_token(b, gc), UserError);
 }
 
 namespace {
@@ -295,7 +295,7 @@ void train_run(const std::string& pe, uint64_t seed, std::vector<double>& losses
   RunConfig c = tiny(pe, "tf32");
   c.train.seed = seed;
   Dataset d = generate_split(c.task, 0, Split::kTrain);
-  auto be = make_backend(c, "cuda");
+  auto be = make_backend(c, DeviceChoice::kCuda);
   if (device_index) *device_index = be->device_index();  // what the run JSON records as gpu_index
   for (long s = 1; s <= 8; ++s)
     losses.push_back(be->train_step(batch_of(c, d, s * 5, c.train.batch, be->static_len()), 1e-3, s).loss);
@@ -362,7 +362,7 @@ TEST_CASE("bf16: an evaluation at a larger batch after the graph capture leaves 
   REQUIRE(c.train.eval_batch > c.train.batch);
   Dataset d = generate_split(c.task, 0, Split::kTrain);
   auto run = [&](bool eval_first, std::vector<double>& losses, std::vector<float>& params) {
-    auto be = make_backend(c, "cuda");
+    auto be = make_backend(c, DeviceChoice::kCuda);
     std::vector<int32_t> correct;
     const Batch eb = batch_of(c, d, 100, c.train.eval_batch, be->static_len());
     if (eval_first) be->eval_batch(eb, correct);
@@ -384,10 +384,10 @@ TEST_CASE("bf16: an evaluation at a larger batch after the graph capture leaves 
 TEST_CASE("a head dim with no GPU kernel is refused on --device cuda and trains on the CPU with auto", "[cuda][model]") {
   RunConfig c = tiny("rope", "fp32");
   c.model.n_head = 8;  // head dim 8: the kernels take 16, 32, 64 and 128
-  CHECK_THROWS_WITH(make_backend(c, "cuda"), Catch::Contains("head dim 8 has no GPU kernel"));
-  CHECK(make_backend(c, "auto")->device_index() == -1);  // the CPU backend (after a notice on stderr)
+  CHECK_THROWS_WITH(make_backend(c, DeviceChoice::kCuda), Catch::Contains("head dim 8 has no GPU kernel"));
+  CHECK(make_backend(c, DeviceChoice::kAuto)->device_index() == -1);  // the CPU backend (after a notice on stderr)
   c.model.n_head = 4;  // head dim 16: on the GPU
-  CHECK(make_backend(c, "auto")->device_index() >= 0);
+  CHECK(make_backend(c, DeviceChoice::kAuto)->device_index() >= 0);
 }
 
 TEST_CASE("a PE with no GPU description is refused on --device cuda and trains on the CPU with auto", "[cuda][model]") {
@@ -397,8 +397,8 @@ TEST_CASE("a PE with no GPU description is refused on --device cuda and trains o
     ++cpu_only;
     INFO("pe " << kind.name);
     RunConfig c = tiny(kind.name, "fp32");
-    CHECK_THROWS_WITH(make_backend(c, "cuda"), Catch::Contains("positional embedding " + kind.name + " has no GPU kernel"));
-    CHECK(make_backend(c, "auto")->device_index() == -1);  // the CPU backend (after a notice on stderr)
+    CHECK_THROWS_WITH(make_backend(c, DeviceChoice::kCuda), Catch::Contains("positional embedding " + kind.name + " has no GPU kernel"));
+    CHECK(make_backend(c, DeviceChoice::kAuto)->device_index() == -1);  // the CPU backend (after a notice on stderr)
   }
   CHECK(cpu_only >= 1);  // rope-interleaved (model/pe/pe_rope_interleaved.cpp)
 }

@@ -22,17 +22,17 @@ RunConfig tiny_batchable(const std::string& variant, const std::string& matmul) 
   const std::string extra = variant.find('+') != std::string::npos ? variant.substr(variant.find('+') + 1) : "";
   RunConfig c = tiny_gpu_run_config(pe, matmul);
   if (extra == "bias") c.model.bias = true;
-  if (extra == "temp") c.model.attn_temp = "learned";
-  if (extra == "lossall") c.train.loss = "all";
+  if (extra == "temp") c.model.attn_temp = AttnTemp::kLearned;
+  if (extra == "lossall") c.train.loss = TrainLoss::kAll;
   if (extra == "tied") c.model.tied_embeddings = true;
   if (extra == "shared") c.pe.delta_shared = true;
   if (extra == "project") {
-    c.pe.delta_bound = "project";
+    c.pe.delta_bound = DeltaBound::kProject;
     c.optim.pe_lr_mult = 300;
   }
   if (extra == "masked") {
-    c.input.pad = "left";
-    c.input.pad_attention = "masked";
+    c.input.pad = PadSide::kLeft;
+    c.input.pad_attention = PadAttention::kMasked;
   }
   return c;
 }
@@ -68,7 +68,7 @@ TEST_CASE("a batch of runs on one GPU trains each run bit for bit as it trains a
       RunConfig cr = c;
       cr.train.seed = 10 + r;
       engine->init_run(r, cr);
-      alone.push_back(make_backend(cr, "cuda"));
+      alone.push_back(make_backend(cr, DeviceChoice::kCuda));
     }
     const int len = alone[0]->static_len();
     REQUIRE(engine->static_len() == len);
@@ -136,7 +136,7 @@ TEST_CASE("an idle slot keeps its parameters while the others train and each slo
 
   // Evaluating slot r is evaluating its parameters in a run alone: the same kernels, one run's
   // rows, the same product plans; so the same bits.
-  auto alone = make_backend(c, "cuda");
+  auto alone = make_backend(c, DeviceChoice::kCuda);
   Batch e;
   {
     std::vector<size_t> idx;

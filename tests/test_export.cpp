@@ -18,7 +18,7 @@ nlohmann::json run_doc(const std::string& pe, uint64_t seed, bool complete, cons
   RunConfig c;
   c.pe.kind = pe;
   c.train.seed = seed;
-  c.model.attn_temp = attn_temp;
+  c.model.attn_temp = choices::kAttnTemp.parse(attn_temp);
   nlohmann::json j = {{"schema", "popebench.run"}, {"schema_version", 1}, {"status", complete ? "complete" : "partial"},
                       {"config", c}, {"environment", {{"git_commit", "abc"}, {"device", "cpu"}, {"date", "2026-12-02T00:00:00Z"}}}};
   j["curve"] = nlohmann::json::array({{{"step", 0}, {"lr", 0.0}, {"train_loss", nullptr}, {"train_acc", nullptr}, {"val_loss", 4.2}, {"val_acc", 0.01}, {"val_n", 10}},

@@ -58,7 +58,7 @@ TEST_CASE("inspect's accuracy is the evaluation's, and attention shares sum to o
     c.model.init_std = 0.3;
     c.input.context = context;
     c.train.eval_batch = 64;
-    auto be = make_backend(c, "cpu");
+    auto be = make_backend(c, DeviceChoice::kCpu);
     Dataset d = generate_split(c.task, 0, Split::kTest);
     Batch b = make_batch(generate_split(c.task, 0, Split::kTrain), {0, 1, 2, 3, 4, 5, 6, 7}, c.input_len(), c.input);
     for (long s = 1; s <= 20; ++s) be->train_step(b, 3e-3, s);  // something other than the init

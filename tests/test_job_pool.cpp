@@ -86,7 +86,7 @@ TEST_CASE("run_training_jobs hands each finished run to after on its own thread,
     c.train.steps = 3;
     c.train.batch = 4;
     c.train.eval_every = 0;
-    c.train.device = "cpu";
+    c.train.device = DeviceChoice::kCpu;
     c.train.seed = seed;
     jobs.push_back(test::quiet_run(c, dir + "/run" + std::to_string(seed) + ".json"));
   }

@@ -121,7 +121,7 @@ TEST_CASE("a CPU training run gives the same numbers with 1 and 3 threads", "[cp
   c.train.batch = 64;
   c.train.eval_every = 3;
   c.train.checkpoint_every = 0;
-  c.train.device = "cpu";
+  c.train.device = DeviceChoice::kCpu;
   ThreadCount restore;
   std::string dir = test::fresh_tmpdir("linear_threads");
   TrainOptions one = test::quiet_run(c, dir + "/one.json");

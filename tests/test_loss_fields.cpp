@@ -20,7 +20,7 @@ using namespace popebench::test;
 namespace {
 RunConfig loss_fields_run(std::vector<int> fields) {
   RunConfig c = small_run_config("rope", {5, 9, 3, 12}, /*d_model=*/16, /*n_head=*/2, /*n_train=*/64);
-  c.train.loss = "all";
+  c.train.loss = TrainLoss::kAll;
   c.train.loss_fields = std::move(fields);
   return c;
 }
@@ -32,7 +32,7 @@ TEST_CASE("loss-fields: only the chosen fields' targets count, and the answer", 
   for (std::string pad : {"right", "left"})
     for (const auto& fields : choices) {
       RunConfig c = loss_fields_run(fields);
-      c.input.pad = pad;
+      c.input.pad = choices::kPad.parse(pad);
       Dataset d = generate_split(c.task, 1, Split::kTrain);
       Batch b = make_training_batch(d, {0, 1, 2, 3, 4, 5}, c.input_len(), c);
       REQUIRE(b.loss_fields == fields);
@@ -68,7 +68,7 @@ TEST_CASE("loss-fields: every field is the loss on every token, fewer train some
   CHECK(every_token_targets(ba).targets == every_token_targets(be).targets);
   // A CPU step: the same loss and parameters with every field listed, another loss with one.
   auto step = [&](const RunConfig& c) {
-    auto backend = make_backend(c, "cpu");
+    auto backend = make_backend(c, DeviceChoice::kCpu);
     StepResult r = backend->train_step(make_training_batch(d, idx, c.input_len(), c), 1e-2, 1);
     std::vector<float> p, m, v;
     backend->get_state(p, m, v);
@@ -88,7 +88,7 @@ TEST_CASE("loss-fields: refused without --loss all, out of range, twice, or with
   TrainConfig t;
   t.loss_fields = {2};
   CHECK_THROWS_WITH(t.validate(), Catch::Contains("--loss all"));
-  t.loss = "all";
+  t.loss = TrainLoss::kAll;
   CHECK_NOTHROW(t.validate());
   t.loss_fields = {64};
   CHECK_THROWS_WITH(t.validate(), Catch::Contains("[0, 63]"));
@@ -105,7 +105,7 @@ TEST_CASE("loss-fields: refused without --loss all, out of range, twice, or with
   CHECK_FALSE(none.contains("loss_fields"));
   CHECK(none.get<TrainConfig>().loss_fields.empty());
   TrainConfig set;
-  set.loss = "all";
+  set.loss = TrainLoss::kAll;
   set.loss_fields = {0, 2};
   nlohmann::json j = set;
   CHECK(j.at("loss_fields") == nlohmann::json({0, 2}));

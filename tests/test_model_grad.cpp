@@ -84,7 +84,7 @@ TEST_CASE("whole-model gradient matches finite differences with RoPE's scalings 
   for (std::string scaling : {"pi", "ntk", "yarn"}) {
     PEConfig pc;
     pc.kind = "rope";
-    pc.rope_scaling = scaling;
+    pc.rope_scaling = choices::kRopeScaling.parse(scaling);
     pc.rope_factor = 3;
     pc.rope_train_len = 4;  // YaRN's ramp then falls inside the tiny head's frequencies
     Transformer<double> model(tiny_model(task), pc);
@@ -140,7 +140,7 @@ TEST_CASE("every parameter view starts on a kViewAlign boundary, and the padding
   m.n_layer = 3;
   m.d_model = 12;  // views of 12, 36 x 12, ...: not multiples of 64
   m.n_head = 2;
-  m.attn_temp = "learned";  // 2-long views between the layers' matrices
+  m.attn_temp = AttnTemp::kLearned;  // 2-long views between the layers' matrices
   m.bias = true;
   PEConfig pe;  // PoPE: its delta views too
   m.validate();

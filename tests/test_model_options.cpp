@@ -78,7 +78,7 @@ TEST_CASE("tie-embeddings: the head is the token embedding and gets both gradien
 
 TEST_CASE("init scaled-embedding: Kaiming-normal table, times sqrt(d_model) in the forward pass", "[screen][model]") {
   RunConfig c = small_run_config("rope", {5, 9, 3, 200}, /*d_model=*/32, /*n_head=*/2, /*n_train=*/64), s = c;
-  s.model.init = "scaled-embedding";
+  s.model.init = ModelInit::kScaledEmbedding;
   Transformer<double> mc(c.model, c.pe), ms(s.model, s.pe);
   REQUIRE(ms.layout().total == mc.layout().total);  // the head stays untied
   std::vector<double> ps(ms.layout().total);
@@ -99,7 +99,7 @@ TEST_CASE("init scaled-embedding: Kaiming-normal table, times sqrt(d_model) in t
   // differentiates every parameter, and the 200-symbol table above (needed for the std) made it
   // the slowest test of the suite for no more coverage (on two busy cores: 599-843 s before, 248 s).
   RunConfig c12 = small_run_config("rope", {5, 9, 3, 12}, /*d_model=*/32, /*n_head=*/2, /*n_train=*/64), s12 = c12;
-  s12.model.init = "scaled-embedding";
+  s12.model.init = ModelInit::kScaledEmbedding;
   Transformer<double> mc12(c12.model, c12.pe), ms12(s12.model, s12.pe);
   std::vector<double> p12(ms12.layout().total);
   ms12.init_params(p12.data(), 4);
@@ -115,14 +115,13 @@ TEST_CASE("init scaled-embedding: Kaiming-normal table, times sqrt(d_model) in t
   bad.model.tied_embeddings = true;
   CHECK_THROWS_WITH(bad.model.validate(), Catch::Contains("untied head"));
   bad.model = s.model;
-  bad.model.init = "kaiming";
-  CHECK_THROWS_WITH(bad.model.validate(), Catch::Contains("unknown init"));
+  CHECK_THROWS_WITH(choices::kInit.parse("kaiming"), Catch::Contains("unknown init"));
 }
 
 TEST_CASE("abs-pos learned: a learned position table added on top of RoPE or PoPE", "[screen][model]") {
   for (std::string pe : {"rope", "pope"}) {
     RunConfig c = tiny_run(pe), a = c;
-    a.model.abs_pos = "learned";
+    a.model.abs_pos = AbsPos::kLearned;
     Transformer<double> mc(c.model, c.pe), ma(a.model, a.pe);
     const auto& pos = ma.layout().find("pos_emb");
     CHECK(pos.rows == a.model.max_len);
@@ -143,10 +142,9 @@ TEST_CASE("abs-pos learned: a learned position table added on top of RoPE or PoP
     CHECK(gradcheck([&] { return ma.forward(pa.data(), b); }, pa, ga.g) < 1e-6);
   }
   RunConfig bad = tiny_run("learned");
-  bad.model.abs_pos = "learned";
+  bad.model.abs_pos = AbsPos::kLearned;
   CHECK_THROWS_WITH(bad.validate(), Catch::Contains("is one already"));
-  bad.model.abs_pos = "table";
-  CHECK_THROWS_WITH(bad.model.validate(), Catch::Contains("unknown absolute position"));
+  CHECK_THROWS_WITH(choices::kAbsPos.parse("table"), Catch::Contains("unknown absolute position"));
 }
 
 TEST_CASE("delta-bound project keeps PoPE's delta in [-2 pi, 0] after every update", "[screen][optim]") {
@@ -154,9 +152,9 @@ TEST_CASE("delta-bound project keeps PoPE's delta in [-2 pi, 0] after every upda
   // clamp many entries leave the interval; projected, none does, and some sit on its bounds.
   auto deltas_after = [](const std::string& bound) {
     RunConfig c = tiny_run("pope");
-    c.pe.delta_bound = bound;
+    c.pe.delta_bound = choices::kDeltaBound.parse(bound);
     c.optim.pe_lr_mult = 100;  // lr 1e-2 x 100
-    auto be = make_backend(c, "cpu");
+    auto be = make_backend(c, DeviceChoice::kCpu);
     Dataset d = generate_split(c.task, 1, Split::kTrain);
     for (long s = 1; s <= 5; ++s) be->train_step(make_batch(d, {size_t(s), size_t(s + 7), size_t(s + 20)}), 1e-2, s);
     std::vector<float> p, m, v, out;
@@ -175,11 +173,10 @@ TEST_CASE("delta-bound project keeps PoPE's delta in [-2 pi, 0] after every upda
   CHECK(std::count_if(projected.begin(), projected.end(), [&](float x) { return x == 0.f || x == lo; }) > 0);
   PEConfig bad;
   bad.kind = "rope";
-  bad.delta_bound = "project";
+  bad.delta_bound = DeltaBound::kProject;
   CHECK_THROWS_WITH(bad.validate(), Catch::Contains("pope only"));
   bad.kind = "pope";
-  bad.delta_bound = "wrap";
-  CHECK_THROWS_WITH(bad.validate(), Catch::Contains("unknown delta bound"));
+  CHECK_THROWS_WITH(choices::kDeltaBound.parse("wrap"), Catch::Contains("unknown delta bound"));
 }
 
 TEST_CASE("delta-init uniform-positive: delta drawn between 0 and 2 pi is a frozen zero phase under the clamp", "[screen][model]") {
@@ -188,10 +185,10 @@ TEST_CASE("delta-init uniform-positive: delta drawn between 0 and 2 pi is a froz
   // gets no gradient; projected after each update instead, it is moved to 0 and learns from there.
   auto trained = [](const std::string& bound, std::vector<float>* start) {
     RunConfig c = tiny_run("pope");
-    c.pe.delta_init = "uniform-positive";
-    c.pe.delta_bound = bound;
+    c.pe.delta_init = DeltaInit::kUniformPositive;
+    c.pe.delta_bound = choices::kDeltaBound.parse(bound);
     c.optim.pe_lr_mult = 100;  // lr 1e-2 x 100: a delta with a gradient moves ~1 rad a step
-    auto be = make_backend(c, "cpu");
+    auto be = make_backend(c, DeviceChoice::kCpu);
     std::vector<float> p, m, v, out;
     be->get_state(p, m, v);
     if (start)
@@ -214,7 +211,7 @@ TEST_CASE("delta-init uniform-positive: delta drawn between 0 and 2 pi is a froz
   CHECK(std::count_if(projected.begin(), projected.end(), [](float x) { return x < -0.1f; }) > 0);  // it learns
   // The model computes with a zero phase: the same loss as the model whose delta is all zeros.
   RunConfig c = tiny_run("pope");
-  c.pe.delta_init = "uniform-positive";
+  c.pe.delta_init = DeltaInit::kUniformPositive;
   Transformer<double> mc(c.model, c.pe);
   std::vector<double> pc(mc.layout().total);
   mc.init_params(pc.data(), 3);
@@ -227,8 +224,7 @@ TEST_CASE("delta-init uniform-positive: delta drawn between 0 and 2 pi is a froz
   CHECK(with_delta == mc.forward(pz.data(), b));
   PEConfig bad;
   bad.kind = "pope";
-  bad.delta_init = "positive";
-  CHECK_THROWS_WITH(bad.validate(), Catch::Contains("unknown delta init 'positive'"));
+  CHECK_THROWS_WITH(choices::kDeltaInit.parse("positive"), Catch::Contains("unknown delta init 'positive'"));
 }
 
 TEST_CASE("grad-accum: K micro-batches make the step of one batch of their union", "[screen][optim]") {
@@ -236,7 +232,7 @@ TEST_CASE("grad-accum: K micro-batches make the step of one batch of their union
     RunConfig one = tiny_run(pe), acc = one;
     acc.train.grad_accum = 3;
     CHECK(acc.examples_per_step() == 3 * acc.train.batch);
-    auto b1 = make_backend(one, "cpu"), b3 = make_backend(acc, "cpu");
+    auto b1 = make_backend(one, DeviceChoice::kCpu), b3 = make_backend(acc, DeviceChoice::kCpu);
     Dataset d = generate_split(one.task, 1, Split::kTrain);
     for (long s = 1; s <= 3; ++s) {
       std::vector<size_t> all;
@@ -271,7 +267,7 @@ TEST_CASE("grad-accum: K micro-batches make the step of one batch of their union
 
 TEST_CASE("sampling epochs: each epoch is a permutation of the split, and replacement is the old stream", "[screen][data]") {
   const size_t n = 10;
-  BatchSampler s("epochs", 7, n);
+  BatchSampler s(BatchSampling::kEpochs, 7, n);
   std::vector<size_t> idx(4), drawn;
   for (int i = 0; i < 10; ++i) {  // 40 examples: four epochs, batches crossing their ends
     s.next(idx);
@@ -287,7 +283,7 @@ TEST_CASE("sampling epochs: each epoch is a permutation of the split, and replac
   }
   CHECK(!std::equal(drawn.begin(), drawn.begin() + n, drawn.begin() + n));  // a fresh order per epoch
   // Restored from its state mid-epoch, a sampler continues exactly.
-  BatchSampler a("epochs", 7, n), b("epochs", 7, n);
+  BatchSampler a(BatchSampling::kEpochs, 7, n), b(BatchSampling::kEpochs, 7, n);
   a.next(idx);
   a.next(idx);
   b.set_state(a.state());
@@ -298,20 +294,21 @@ TEST_CASE("sampling epochs: each epoch is a permutation of the split, and replac
     CHECK(ia == ib);
   }
   // With replacement: the run's batch stream drawn as before this class existed.
-  BatchSampler r("replacement", 7, n);
+  BatchSampler r(BatchSampling::kReplacement, 7, n);
   Pcg32 old = make_stream(7, Stream::kBatches);
   r.next(idx);
   for (size_t i : idx) CHECK(i == old.bounded(n));
-  CHECK_THROWS_WITH(BatchSampler("bootstrap", 7, n), Catch::Contains("unknown batch sampling"));
-  TrainConfig bad;
-  bad.sampling = "bootstrap";
-  CHECK_THROWS_WITH(bad.validate(), Catch::Contains("unknown batch sampling"));
+  // An unknown word is refused where it is read: the flag and a config's JSON.
+  CHECK_THROWS_WITH(choices::kSampling.parse("bootstrap"), Catch::Contains("unknown batch sampling"));
+  nlohmann::json bad = TrainConfig{};
+  bad["batch_sampling"] = "bootstrap";
+  CHECK_THROWS_WITH(bad.get<TrainConfig>(), Catch::Contains("unknown batch_sampling 'bootstrap' in the config"));
 }
 
 TEST_CASE("loss all: the mean cross-entropy of every next token, pads and what follows the answer left out", "[screen][model]") {
   for (std::string pad : {"right", "left"}) {
     RunConfig c = tiny_run("pope");
-    c.input.pad = pad;
+    c.input.pad = choices::kPad.parse(pad);
     Dataset d = generate_split(c.task, 1, Split::kTrain);
     Batch b = make_batch(d, {0, 1, 2, 3, 4}, c.input_len(), c.input);
     TokenTargets tt = every_token_targets(b);
@@ -360,8 +357,7 @@ TEST_CASE("loss all: the mean cross-entropy of every next token, pads and what f
     CHECK(gradcheck([&] { return m.forward(p.data(), b, true); }, p, g) < 1e-6);
   }
   TrainConfig bad;
-  bad.loss = "tokens";
-  CHECK_THROWS_WITH(bad.validate(), Catch::Contains("unknown loss"));
+  CHECK_THROWS_WITH(choices::kLoss.parse("tokens"), Catch::Contains("unknown loss"));
 }
 
 TEST_CASE("delta-shared: one PoPE delta for every layer, its gradient summed over them", "[screen][model]") {
@@ -404,7 +400,7 @@ TEST_CASE("bias: the blocks' linear layers get biases, zero at init, never decay
     if (v.kind == ParamKind::kBias) {
       CHECK(std::all_of(pb.begin() + v.offset, pb.begin() + v.offset + v.size(), [](double x) { return x == 0.0; }));
       OptimConfig all2d;
-      all2d.weight_decay_on = "all-2d";
+      all2d.weight_decay_on = WeightDecayOn::kAll2d;
       CHECK_FALSE(v.decays(OptimConfig{}));
       CHECK_FALSE(v.decays(all2d));
     }

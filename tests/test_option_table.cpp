@@ -1,5 +1,5 @@
 // The options' declarations (config/option_table.hpp): each flag and JSON key declared once,
-// a word option on a text field, every option's value through the run JSON and back, and a JSON
+// a JSON spelling only for a word option, every option's value through the run JSON and back, and a JSON
 // written before an option existed read as its declaration says.
 #include <catch2/catch.hpp>
 
@@ -19,8 +19,7 @@ void collect(const std::vector<OptionDecl<S>>& decls, std::set<std::string>& fla
     INFO(d.key);
     CHECK(keys.insert(d.key).second);  // a key once in its section
     if (d.flag) CHECK(flags.insert(d.flag).second);  // a flag once over every section
-    if (d.words) CHECK(std::holds_alternative<std::string S::*>(d.field));
-    if (d.spellings) CHECK(d.words);
+    if (d.spellings) CHECK(std::holds_alternative<WordField<S>>(d.field));
     if (d.range) CHECK_FALSE(std::holds_alternative<double S::*>(d.field));
     if (d.only_when_set) CHECK_FALSE(d.absent.is_null());
   }
@@ -36,11 +35,11 @@ RunConfig every_option_set() {
   c.model.attn_scale = "qk_dim";
   c.model.tied_embeddings = true;
   c.model.bias = true;
-  c.model.abs_pos = "learned";
-  c.model.attn_temp = "learned";
+  c.model.abs_pos = AbsPos::kLearned;
+  c.model.attn_temp = AttnTemp::kLearned;
   c.pe.kind = "rope";
   c.pe.base = 500;
-  c.pe.rope_scaling = "yarn";
+  c.pe.rope_scaling = RopeScaling::kYarn;
   c.pe.rope_factor = 4;
   c.pe.rope_train_len = 48;
   c.optim.lr = 3e-4;
@@ -51,16 +50,16 @@ RunConfig every_option_set() {
   c.optim.eps = 1e-6;
   c.optim.weight_decay = 0.1;
   c.optim.grad_clip = 0.5;
-  c.optim.weight_decay_on = "all-2d";
+  c.optim.weight_decay_on = WeightDecayOn::kAll2d;
   c.optim.pe_lr_mult = 2;
-  c.input.pad = "left";
-  c.input.pad_attention = "masked";
+  c.input.pad = PadSide::kLeft;
+  c.input.pad_attention = PadAttention::kMasked;
   c.train.seed = 11;
   c.train.data_seed = 12;
   c.train.steps = 500;
   c.train.batch = 5;
   c.train.grad_accum = 2;
-  c.train.loss = "all";
+  c.train.loss = TrainLoss::kAll;
   c.train.loss_fields = {0, 2};
   c.train.curriculum_steps = 100;
   c.train.init_from = "a.ckpt";
@@ -68,9 +67,9 @@ RunConfig every_option_set() {
   c.train.eval_examples = 10;
   c.train.eval_batch = 13;
   c.train.checkpoint_every = 14;
-  c.train.device = "cpu";
-  c.train.gpu_matmul = "fp32";
-  c.train.gpu_attention = "tf32";
+  c.train.device = DeviceChoice::kCpu;
+  c.train.gpu_matmul = GpuMatmul::kFp32;
+  c.train.gpu_attention = GpuAttention::kTf32;
   c.size_model_for_task();
   return c;
 }
@@ -101,12 +100,12 @@ TEST_CASE("every option's value goes through the run JSON and back", "[config]")
   CHECK(nlohmann::json(back) == j);
   CHECK(back.train.loss_fields == std::vector<int>{0, 2});
   CHECK(back.pe.rope_train_len == 48);
-  CHECK(back.train.sampling == "replacement");
+  CHECK(back.train.sampling == BatchSampling::kReplacement);
   RunConfig epochs = c;
-  epochs.train.sampling = "epochs";
+  epochs.train.sampling = BatchSampling::kEpochs;
   epochs.train.curriculum_steps = 0;  // a curriculum draws with replacement
   CHECK(nlohmann::json(epochs)["train"]["batch_sampling"] == "shuffled_epochs");
-  CHECK(nlohmann::json(epochs).get<RunConfig>().train.sampling == "epochs");
+  CHECK(nlohmann::json(epochs).get<RunConfig>().train.sampling == BatchSampling::kEpochs);
 }
 
 TEST_CASE("options recorded only when set leave a default run's JSON as it was", "[config]") {
@@ -128,12 +127,12 @@ TEST_CASE("a run JSON written before an option existed reads as its declaration 
   j["pe"].erase("freqs");
   j["input"].erase("pad_attention");
   const RunConfig back = j;
-  CHECK(back.train.gpu_matmul == "tf32");
-  CHECK(back.train.sampling == "replacement");
+  CHECK(back.train.gpu_matmul == GpuMatmul::kTf32);
+  CHECK(back.train.sampling == BatchSampling::kReplacement);
   CHECK(back.train.grad_accum == 1);
   CHECK(back.model.attn_scale == "head_dim");
-  CHECK(back.pe.freqs == "decreasing");
-  CHECK(back.input.pad_attention == "visible");
+  CHECK(back.pe.freqs == FreqOrder::kDecreasing);
+  CHECK(back.input.pad_attention == PadAttention::kVisible);
   // A key every run has always written is required; an integer must be one.
   nlohmann::json no_layers = c;
   no_layers["model"].erase("n_layer");

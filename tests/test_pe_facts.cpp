@@ -202,14 +202,14 @@ TEST_CASE("every registered PE builds, takes the options it declares and refuses
     CHECK(make_positional_embedding<double>(pc, m) != nullptr);
     CHECK(make_positional_embedding<float>(pc, m) != nullptr);
     PEConfig f = pc;
-    f.freqs = "increasing";
+    f.freqs = FreqOrder::kIncreasing;
     if (k.frequencies) CHECK_NOTHROW(f.validate()); else CHECK_THROWS_WITH(f.validate(), Catch::Contains("--pe-freqs applies to"));
     PEConfig r = pc;
-    r.rope_scaling = "ntk";
+    r.rope_scaling = RopeScaling::kNtk;
     r.rope_factor = 2;
     if (k.rope_scaling) CHECK_NOTHROW(r.validate()); else CHECK_THROWS_WITH(r.validate(), Catch::Contains("applies to"));
     PEConfig d = pc;
-    d.delta_bound = "project";
+    d.delta_bound = DeltaBound::kProject;
     if (k.delta) CHECK_NOTHROW(d.validate()); else CHECK_THROWS_WITH(d.validate(), Catch::Contains("--delta-bound applies to"));
     if (!k.gpu) continue;
     // What the GPU kernels take must fit the model: frequencies for the rotation's width, one
@@ -240,7 +240,7 @@ TEST_CASE("RoPE position interpolation at factor s scores positions (s a, s b) a
   const int D = 16, Tn = 13, s = 3;
   PEConfig plain, pi;
   pi.kind = plain.kind = "rope";
-  pi.rope_scaling = "pi";
+  pi.rope_scaling = RopeScaling::kPi;
   pi.rope_factor = s;
   RoPE<double> rope(D, plain), rope_pi(D, pi);
   // One q and one k vector repeated at every position, so scores differ only by position.
@@ -267,7 +267,7 @@ TEST_CASE("RoPE position interpolation at factor s scores positions (s a, s b) a
 TEST_CASE("NTK-aware scaling keeps the highest frequency and divides the lowest by the factor", "[pe][spec]") {
   PEConfig ntk;
   ntk.kind = "rope";
-  ntk.rope_scaling = "ntk";
+  ntk.rope_scaling = RopeScaling::kNtk;
   ntk.rope_factor = 8;
   for (int d : {8, 32, 64}) {
     auto plain = rope_thetas(d, 10000.0), scaled = rope_thetas(d, ntk);
@@ -284,18 +284,17 @@ TEST_CASE("NTK-aware scaling keeps the highest frequency and divides the lowest 
 TEST_CASE("RoPE scaling is refused for PEs it does not apply to", "[pe][config]") {
   PEConfig p;
   p.kind = "pope";
-  p.rope_scaling = "pi";
+  p.rope_scaling = RopeScaling::kPi;
   p.rope_factor = 2;
   CHECK_THROWS_WITH(p.validate(), Catch::Contains("applies to rope, rope-interleaved and rope-half only"));
   p.kind = "rope";
   p.rope_factor = 0.5;
   CHECK_THROWS_WITH(p.validate(), Catch::Contains("factor must be in [1, 10000]"));
   p.rope_factor = 2;
-  p.rope_scaling = "longrope";
-  CHECK_THROWS_WITH(p.validate(), Catch::Contains("unknown RoPE scaling 'longrope'"));
+  CHECK_THROWS_WITH(choices::kRopeScaling.parse("longrope"), Catch::Contains("unknown RoPE scaling 'longrope'"));
   // YaRN's attention factor multiplies the rotated channels: a factor of the whole score only
   // where every channel rotates, so not for rope-half; and its ramp needs the training length.
-  p.rope_scaling = "yarn";
+  p.rope_scaling = RopeScaling::kYarn;
   CHECK_THROWS_WITH(p.validate(), Catch::Contains("needs the training length"));
   p.rope_train_len = 40;
   CHECK_NOTHROW(p.validate());
@@ -337,7 +336,7 @@ TEST_CASE("YaRN's frequencies and attention factor equal its reference formulas"
     INFO("d " << k.d << ", s " << k.s << ", L " << k.train_len);
     PEConfig y;
     y.kind = "rope";
-    y.rope_scaling = "yarn";
+    y.rope_scaling = RopeScaling::kYarn;
     y.rope_factor = k.s;
     y.rope_train_len = int(k.train_len);
     const auto th = rope_thetas(k.d, y);
@@ -350,7 +349,7 @@ TEST_CASE("YaRN's frequencies and attention factor equal its reference formulas"
   // 0.1 ln(s) + 1 on q and on k: the score times its square.
   PEConfig y;
   y.kind = "rope";
-  y.rope_scaling = "yarn";
+  y.rope_scaling = RopeScaling::kYarn;
   y.rope_train_len = 64;
   y.rope_factor = 4;
   CHECK(pe_score_factor(y) == Approx(1.2964769927807063).epsilon(1e-14));
@@ -360,7 +359,7 @@ TEST_CASE("YaRN's frequencies and attention factor equal its reference formulas"
   CHECK(pe_score_factor(y) == 1.0);
   const auto plain = rope_thetas(64, 10000.0), same = rope_thetas(64, y);
   for (size_t c = 0; c < plain.size(); ++c) CHECK(same[c] == Approx(plain[c]).epsilon(1e-15));
-  y.rope_scaling = "pi";
+  y.rope_scaling = RopeScaling::kPi;
   y.rope_factor = 4;
   CHECK(pe_score_factor(y) == 1.0);
 }
@@ -387,11 +386,11 @@ TEST_CASE("extrapolation labels name their PE and read back as it", "[pe][config
     PEConfig p = pe_from_label(label, PEConfig{});
     CHECK(pe_label(p) == label);
   }
-  CHECK(pe_from_label("pope-delta0", PEConfig{}).delta_init == "zero");
-  CHECK(pe_from_label("pope", PEConfig{}).delta_init == "uniform");
-  CHECK(pe_from_label("pope-delta2pi", PEConfig{}).delta_init == "uniform-positive");
+  CHECK(pe_from_label("pope-delta0", PEConfig{}).delta_init == DeltaInit::kZero);
+  CHECK(pe_from_label("pope", PEConfig{}).delta_init == DeltaInit::kUniform);
+  CHECK(pe_from_label("pope-delta2pi", PEConfig{}).delta_init == DeltaInit::kUniformPositive);
   PEConfig pi = pe_from_label("rope", PEConfig{});
-  pi.rope_scaling = "pi";
+  pi.rope_scaling = RopeScaling::kPi;
   CHECK(pe_label(pi) == "rope+pi");
   CHECK_THROWS_WITH(pe_from_label("rope+pi", PEConfig{}), Catch::Contains("not trained"));
   CHECK_THROWS_WITH(pe_from_label("pope-delta1", PEConfig{}), Catch::Contains("unknown positional embedding"));

@@ -36,8 +36,8 @@ class CpuBatchEngine : public BatchEngine {
   int static_len() const override { return 0; }
   void init_run(int r, const RunConfig& cfg) override {
     RunConfig c = cfg;
-    c.train.device = "cpu";
-    slots_[r].be = make_backend(c, "cpu");
+    c.train.device = DeviceChoice::kCpu;
+    slots_[r].be = make_backend(c, DeviceChoice::kCpu);
   }
   void get_state(int r, std::vector<float>& p, std::vector<float>& m, std::vector<float>& v) override {
     slots_[r].be->get_state(p, m, v);
@@ -92,7 +92,7 @@ RunConfig tiny(uint64_t seed) {
   c.train.eval_every = 4;
   c.train.eval_batch = 16;
   c.train.checkpoint_every = 0;
-  c.train.device = "cpu";
+  c.train.device = DeviceChoice::kCpu;
   c.train.seed = seed;
   c.train.data_seed = seed % 2;  // members may differ in their data too
   return c;

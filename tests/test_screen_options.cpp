@@ -20,7 +20,7 @@ using namespace popebench::test;
 
 TEST_CASE("pe-freqs increasing is the paper's Eq. 4 as printed", "[screen][pe]") {
   PEConfig pe;
-  pe.freqs = "increasing";
+  pe.freqs = FreqOrder::kIncreasing;
   const int d = 64;
   auto p = pope_thetas(d, pe), r = rope_thetas(d, pe);
   auto pd = pope_thetas(d, PEConfig{}), rd = rope_thetas(d, PEConfig{});
@@ -36,11 +36,10 @@ TEST_CASE("pe-freqs increasing is the paper's Eq. 4 as printed", "[screen][pe]")
   for (int c = 0; c < d / 2; ++c) CHECK(r[c] * rd[c] == Approx(1.0).epsilon(1e-13));
   PEConfig bad;
   bad.kind = "alibi";
-  bad.freqs = "increasing";
+  bad.freqs = FreqOrder::kIncreasing;
   CHECK_THROWS_WITH(bad.validate(), Catch::Contains("--pe-freqs applies to rope"));
   bad.kind = "pope";
-  bad.freqs = "upward";
-  CHECK_THROWS_WITH(bad.validate(), Catch::Contains("unknown frequency order"));
+  CHECK_THROWS_WITH(choices::kFreqs.parse("upward"), Catch::Contains("unknown frequency order"));
 }
 
 namespace {
@@ -104,7 +103,7 @@ TEST_CASE("context keeps the last N input tokens, and pad left puts the pads bef
     for (std::string pad : {"right", "left"}) {
       InputConfig in;
       in.context = context;
-      in.pad = pad;
+      in.pad = choices::kPad.parse(pad);
       RunConfig rc = c;
       rc.input = in;
       const int row = rc.input_len();
@@ -129,9 +128,8 @@ TEST_CASE("context keeps the last N input tokens, and pad left puts the pads bef
       }
     }
   InputConfig bad;
-  bad.pad = "middle";
-  CHECK_THROWS_WITH(bad.validate(), Catch::Contains("padding side"));
-  bad.pad = "right";
+  CHECK_THROWS_WITH(choices::kPad.parse("middle"), Catch::Contains("padding side"));
+  bad.pad = PadSide::kRight;
   bad.context = -1;
   CHECK_THROWS_WITH(bad.validate(), Catch::Contains("context"));
 }
@@ -140,9 +138,9 @@ TEST_CASE("a cropped or left-padded run trains and evaluates on the CPU backend"
   for (std::string pad : {"right", "left"}) {
     RunConfig c = tiny_run("pope");
     c.input.context = 8;
-    c.input.pad = pad;
-    c.train.device = "cpu";
-    auto be = make_backend(c, "cpu");
+    c.input.pad = choices::kPad.parse(pad);
+    c.train.device = DeviceChoice::kCpu;
+    auto be = make_backend(c, DeviceChoice::kCpu);
     Dataset d = generate_split(c.task, 1, Split::kTrain);
     Batch b = make_batch(d, {0, 1, 2, 3}, c.input_len(), c.input);
     StepResult r = be->train_step(b, 1e-3, 1);
@@ -167,7 +165,7 @@ TEST_CASE("a cropped or left-padded run trains and evaluates on the CPU backend"
 namespace {
 // One CPU step of `c` from its seed's init; returns the parameters before and after.
 std::pair<std::vector<float>, std::vector<float>> one_step(const RunConfig& c) {
-  auto be = make_backend(c, "cpu");
+  auto be = make_backend(c, DeviceChoice::kCpu);
   Dataset d = generate_split(c.task, 1, Split::kTrain);
   std::vector<float> p0, p1, m, v;
   be->get_state(p0, m, v);
@@ -181,7 +179,7 @@ TEST_CASE("weight-decay-on all-2d decays embeddings and delta, never norm gains"
   RunConfig a = tiny_run("pope");
   a.optim.weight_decay = 0.5;  // large, so the decay term stands out of the Adam step
   RunConfig b = a;
-  b.optim.weight_decay_on = "all-2d";
+  b.optim.weight_decay_on = WeightDecayOn::kAll2d;
   auto [p0, pa] = one_step(a);
   auto [q0, pb] = one_step(b);
   REQUIRE(p0 == q0);
@@ -199,8 +197,7 @@ TEST_CASE("weight-decay-on all-2d decays embeddings and delta, never norm gains"
     }
   }
   OptimConfig bad;
-  bad.weight_decay_on = "everything";
-  CHECK_THROWS_WITH(bad.validate(), Catch::Contains("weight decay scope"));
+  CHECK_THROWS_WITH(choices::kWeightDecayOn.parse("everything"), Catch::Contains("weight decay scope"));
 }
 
 TEST_CASE("pe-lr-mult scales the PE parameters' step only", "[screen][optim]") {
@@ -289,10 +286,10 @@ TEST_CASE("configs written before the screen's options read back with their defa
   CHECK(normalized_config(j) == nlohmann::json(c));
   RunConfig d;
   d.model.attn_scale = "qk_dim";
-  d.pe.freqs = "increasing";
+  d.pe.freqs = FreqOrder::kIncreasing;
   d.input.context = 40;
-  d.input.pad = "left";
-  d.optim.weight_decay_on = "all-2d";
+  d.input.pad = PadSide::kLeft;
+  d.optim.weight_decay_on = WeightDecayOn::kAll2d;
   d.optim.pe_lr_mult = 0.5;
   d.task.as<IndirectIndexingConfig>().pair_draw = "shift-first";
   nlohmann::json dj = d;

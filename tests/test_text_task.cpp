@@ -244,11 +244,11 @@ TEST_CASE("text: evaluation reports bits per byte over every prediction of every
   c.model.n_head = 2;
   c.size_model_for_task();
   c.pe.kind = "pope";
-  c.train.loss = "all";
+  c.train.loss = TrainLoss::kAll;
   c.train.eval_batch = 5;  // 16 windows: three full batches and one of 1
   const Dataset d = generate_split(c.task, 0, Split::kTest);
   REQUIRE(d.size() == (400 - 1) / 24);
-  auto be = make_backend(c, "cpu");
+  auto be = make_backend(c, DeviceChoice::kCpu);
   const EvalResult r = evaluate(*be, c, d);
   REQUIRE(r.bytes == static_cast<long>(d.size()) * 24);
   // The same number from the double model's logits at every position, by the definition:

@@ -34,7 +34,7 @@ RunConfig tiny_run(const std::string& pe) {
   c.train.eval_every = 10;
   c.train.eval_batch = 32;
   c.train.checkpoint_every = 0;
-  c.train.device = "cpu";
+  c.train.device = DeviceChoice::kCpu;
   return c;
 }
 TrainOptions opts(const RunConfig& c, const std::string& out) { return test::quiet_run(c, out); }
@@ -47,7 +47,7 @@ TEST_CASE("a tiny model overfits a handful of examples to 100%", "[train]") {
   for (std::string pe : {"rope", "pope"}) {
     RunConfig c = tiny_run(pe);
     c.optim.weight_decay = 0;
-    auto be = make_backend(c, "cpu");
+    auto be = make_backend(c, DeviceChoice::kCpu);
     Dataset d = generate_split(c.task, 0, Split::kTrain);
     std::vector<size_t> idx = {0, 1, 2, 3, 4, 5, 6, 7};
     Batch b = make_batch(d, idx);
@@ -88,7 +88,7 @@ TEST_CASE("resume from a checkpoint equals an uninterrupted run", "[train]") {
   std::string dir = test::fresh_tmpdir("train_resume_" + mode);
   RunConfig c = tiny_run("pope");
   if (mode == "epochs") {
-    c.train.sampling = "epochs";
+    c.train.sampling = BatchSampling::kEpochs;
     c.train.grad_accum = 2;
   }
   if (mode == "curriculum") c.train.curriculum_steps = 20;
@@ -130,7 +130,7 @@ TEST_CASE("a stop during an evaluation stops there, and the resumed run equals a
   {  // evaluate() itself gives up between batches (two of 32 here)
     StopSignalScope scope;
     std::raise(SIGINT);
-    auto be = make_backend(c, "cpu");
+    auto be = make_backend(c, DeviceChoice::kCpu);
     CHECK_THROWS_AS(evaluate(*be, c, generate_split(c.task, 0, Split::kVal)), EvalInterrupted);
   }
   // A stop that is pending when the run starts lands in its step-0 evaluation: the run stops

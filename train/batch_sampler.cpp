@@ -7,14 +7,13 @@
 
 namespace popebench {
 
-BatchSampler::BatchSampler(const std::string& sampling, uint64_t seed, size_t n_train)
-    : epochs_(sampling == "epochs"), seed_(seed), n_(n_train), rng_(make_stream(seed, Stream::kBatches)) {
-  if (sampling != "epochs" && sampling != "replacement") throw UserError("unknown batch sampling '" + sampling + "'");
+BatchSampler::BatchSampler(BatchSampling sampling, uint64_t seed, size_t n_train)
+    : epochs_(sampling == BatchSampling::kEpochs), seed_(seed), n_(n_train), rng_(make_stream(seed, Stream::kBatches)) {
   if (n_ == 0) throw UserError("the training split is empty");
   if (n_ > UINT32_MAX) throw UserError("the training split has more than 2^32 examples");
 }
 
-BatchSampler::BatchSampler(const std::string& sampling, uint64_t seed, const std::vector<uint16_t>& lengths,
+BatchSampler::BatchSampler(BatchSampling sampling, uint64_t seed, const std::vector<uint16_t>& lengths,
                            int64_t curriculum_steps)
     : BatchSampler(sampling, seed, lengths.size()) {
   if (curriculum_steps < 0) throw UserError("the curriculum's steps must be >= 0");

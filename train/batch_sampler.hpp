@@ -15,14 +15,15 @@
 #include <nlohmann/json.hpp>
 
 #include "common/rng.hpp"
+#include "config/choices.hpp"
 
 namespace popebench {
 
 class BatchSampler {
  public:
-  BatchSampler(const std::string& sampling, uint64_t seed, size_t n_train);
+  BatchSampler(BatchSampling sampling, uint64_t seed, size_t n_train);
   // The curriculum: input lengths (N,) of the split and the steps it lasts (0: none).
-  BatchSampler(const std::string& sampling, uint64_t seed, const std::vector<uint16_t>& lengths, int64_t curriculum_steps);
+  BatchSampler(BatchSampling sampling, uint64_t seed, const std::vector<uint16_t>& lengths, int64_t curriculum_steps);
   // Fills idx (its size is the batch) with the indices of the examples of optimizer step `step`
   // (0-based; it matters only during a curriculum).
   void next(std::vector<size_t>& idx, int64_t step = 0);

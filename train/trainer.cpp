@@ -65,7 +65,7 @@ Splits load_data(RunConfig& cfg, const std::string& dir) {
 
 int batch_row_len(const Backend& be, const RunConfig& cfg) {
   if (be.static_len() > 0) return be.static_len();
-  return cfg.input.pad == "left" ? cfg.input_len() : 0;
+  return cfg.input.pad == PadSide::kLeft ? cfg.input_len() : 0;
 }
 
 EvalResult evaluate(Backend& be, const RunConfig& cfg, const Dataset& d, size_t limit) {

@@ -22,7 +22,7 @@ size_t run_stride(size_t total) { return (total + 63) / 64 * 64; }
 }  // namespace
 
 CudaBackend::CudaBackend(const RunConfig& cfg, int runs)
-    : cfg_(cfg), host_model_(cfg.model, cfg.pe), gemm_(cuda::parse_matmul_mode(cfg.train.gpu_matmul)), R_(runs) {
+    : cfg_(cfg), host_model_(cfg.model, cfg.pe), gemm_(cuda::parse_matmul_mode(word(cfg.train.gpu_matmul))), R_(runs) {
   const auto& m = cfg.model;
   C_ = m.d_model;
   H_ = m.n_head;
@@ -32,13 +32,13 @@ CudaBackend::CudaBackend(const RunConfig& cfg, int runs)
   L_ = m.n_layer;
   T_ = cfg.input_len();
   attn_scale_ = float(host_model_.score_scale());
-  emb_scale_ = m.init == "scaled-embedding" ? float(std::sqrt(double(C_))) : 1.f;  // as the CPU model's
+  emb_scale_ = m.init == ModelInit::kScaledEmbedding ? float(std::sqrt(double(C_))) : 1.f;  // as the CPU model's
   // Examples the activations hold: every run's training batch, or one evaluation batch.
   maxB_ = std::max(R_ * cfg.train.batch, cfg.train.eval_batch);
-  every_token_ = cfg.train.loss == "all";
-  masked_pads_ = cfg.input.pad_attention == "masked";
-  tf32_attention_ = cfg.train.gpu_attention == "tf32";
-  flash_attention_ = cfg.train.gpu_attention == "bf16";
+  every_token_ = cfg.train.loss == TrainLoss::kAll;
+  masked_pads_ = cfg.input.pad_attention == PadAttention::kMasked;
+  tf32_attention_ = cfg.train.gpu_attention == GpuAttention::kTf32;
+  flash_attention_ = cfg.train.gpu_attention == GpuAttention::kBf16;
   if (tf32_attention_ && !cuda::attention_has_tf32_form(T_, D_))
     std::fprintf(stderr, "popebench: note: --gpu-attention tf32 takes T <= 64 at head dims 16, 32 and 64; at T %d, "
                          "head dim %d attention's products run in fp32\n", T_, D_);

@@ -228,7 +228,7 @@ void CudaBackend::optimizer_update(const float* g) {
   if (!g) g = grads_;
   cuda::l2_norm(g, total_, norm_partial_, &hyper_->grad_norm, stream_, R_, P_, sizeof(cuda::AdamWHyper) / sizeof(float));
   const auto& o = cfg_.optim;
-  const bool project = cfg_.pe.delta_bound == "project";  // PEConfig::delta_bound: delta back onto [-2 pi, 0]
+  const bool project = cfg_.pe.delta_bound == DeltaBound::kProject;  // PEConfig::delta_bound: delta back onto [-2 pi, 0]
   // Each run's padding past total_ is not in AdamW's range, but it stays 0 in params_ and in the
   // copy (refresh_bf16_shadow wrote it at the start), so the copy mirrors all of params_.
   cuda::adamw_update(params_, g, m_, v_, group_, total_, hyper_, groups_, float(o.beta1), float(o.beta2),

@@ -6,10 +6,10 @@ namespace popebench {
 
 std::string pe_label(const PEConfig& pe) {
   std::string l = pe.kind;
-  if (pe.kind == "pope" && pe.delta_init == "zero") l += "-delta0";
-  if (pe.kind == "pope" && pe.delta_init == "uniform-positive") l += "-delta2pi";  // a label of its own: no merge
+  if (pe.kind == "pope" && pe.delta_init == DeltaInit::kZero) l += "-delta0";
+  if (pe.kind == "pope" && pe.delta_init == DeltaInit::kUniformPositive) l += "-delta2pi";  // a label of its own: no merge
                                                                                      // takes it for the default
-  if (pe.rope_scaling != "none") l += "+" + pe.rope_scaling;
+  if (pe.rope_scaling != RopeScaling::kNone) l += "+" + word(pe.rope_scaling);
   return l;
 }
 
@@ -21,7 +21,7 @@ PEConfig pe_from_label(const std::string& label, const PEConfig& base) {
   p.kind = label;
   if (label == "pope-delta0" || label == "pope-delta2pi") {
     p.kind = "pope";
-    p.delta_init = label == "pope-delta0" ? "zero" : "uniform-positive";
+    p.delta_init = label == "pope-delta0" ? DeltaInit::kZero : DeltaInit::kUniformPositive;
   }
   p.validate();
   return p;

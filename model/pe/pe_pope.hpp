@@ -18,7 +18,7 @@ inline std::vector<double> pope_thetas(int head_dim, double base, bool increasin
   return th;
 }
 inline std::vector<double> pope_thetas(int head_dim, const PEConfig& pe) {
-  return pope_thetas(head_dim, pe.base, pe.freqs == "increasing");
+  return pope_thetas(head_dim, pe.base, pe.freqs == FreqOrder::kIncreasing);
 }
 
 template <typename T>
@@ -33,9 +33,9 @@ class PoPE final : public PositionalEmbedding<T> {
     // passes none outside [-2 pi, 0]), so it stays a frozen zero phase; --delta-bound project
     // moves it to 0 after the first update, from where it learns as --delta-init zero does.
     for (int i = 0; i < n_head * head_dim; ++i)
-      p[i] = delta_init_ == "uniform"            ? T(cpu::kPopeDeltaMin * rng.uniform01())
-             : delta_init_ == "uniform-positive" ? T(-cpu::kPopeDeltaMin * rng.uniform01())
-                                                 : T(0);
+      p[i] = delta_init_ == DeltaInit::kUniform           ? T(cpu::kPopeDeltaMin * rng.uniform01())
+             : delta_init_ == DeltaInit::kUniformPositive ? T(-cpu::kPopeDeltaMin * rng.uniform01())
+                                                          : T(0);
   }
   void fwd(const T* q, const T* k, T* qo, T* ko, const T* delta, const PEShape& s) const override {
     cpu::pope_fwd(q, qo, s.B, s.H, s.T, s.D, theta_.data(), static_cast<const T*>(nullptr));
@@ -56,7 +56,7 @@ class PoPE final : public PositionalEmbedding<T> {
 
  private:
   std::vector<double> theta_;
-  std::string delta_init_;  // PEConfig::delta_init
+  DeltaInit delta_init_;  // PEConfig::delta_init
 };
 
 }  // namespace popebench

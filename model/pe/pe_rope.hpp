@@ -49,7 +49,7 @@ inline double yarn_mscale(double s) { return s > 1 ? 0.1 * std::log(s) + 1 : 1.0
 
 // The factor a PE's test-time scaling puts on every attention score: 1 but for YaRN.
 inline double pe_score_factor(const PEConfig& pe) {
-  if (pe.rope_scaling != "yarn") return 1.0;
+  if (pe.rope_scaling != RopeScaling::kYarn) return 1.0;
   const double m = yarn_mscale(pe.rope_factor);
   return m * m;
 }
@@ -59,11 +59,11 @@ inline double pe_score_factor(const PEConfig& pe) {
 // GPU kernels need nothing else: PI's angle (t / s) theta equals t (theta / s).
 inline std::vector<double> rope_thetas(int rot_dim, const PEConfig& pe) {
   const double s = pe.rope_factor;
-  const bool inc = pe.freqs == "increasing";
-  if (pe.rope_scaling == "ntk") return rope_thetas(rot_dim, pe.base * std::pow(s, rot_dim / (rot_dim - 2.0)), inc);
-  if (pe.rope_scaling == "yarn") return yarn_thetas(rot_dim, pe.base, s, pe.rope_train_len);
+  const bool inc = pe.freqs == FreqOrder::kIncreasing;
+  if (pe.rope_scaling == RopeScaling::kNtk) return rope_thetas(rot_dim, pe.base * std::pow(s, rot_dim / (rot_dim - 2.0)), inc);
+  if (pe.rope_scaling == RopeScaling::kYarn) return yarn_thetas(rot_dim, pe.base, s, pe.rope_train_len);
   std::vector<double> th = rope_thetas(rot_dim, pe.base, inc);
-  if (pe.rope_scaling == "pi")
+  if (pe.rope_scaling == RopeScaling::kPi)
     for (double& t : th) t /= s;
   return th;
 }
