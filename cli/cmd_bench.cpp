@@ -56,6 +56,7 @@ Runner register_bench(CLI::App& app) {
                   "for each R listed: what --batch-runs R is compared with");
   return [st](const std::string& command) -> int {  // explicit: in a CPU-only build the body is a throw alone
 #ifndef POPEBENCH_HAVE_CUDA_BACKEND
+    (void)command;
     throw UserError("bench needs a build with the CUDA backend and a GPU");
 #else
     DeviceInfo dev = query_device();

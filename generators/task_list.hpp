@@ -32,12 +32,15 @@ namespace popebench {
 
 using TaskParams = std::variant<IndirectIndexingConfig, AssociativeRecallConfig, KBackConfig, TextConfig>;
 
-// Calls f(Cfg{}) for every registered task, in order.
+// Calls f(Cfg{}) for every registered task, in order. (No templated lambda: the CUDA sources
+// that reach this header are compiled as C++17.)
+template <typename F, size_t... I>
+void for_each_task_kind_of(F& f, std::index_sequence<I...>) {
+  (f(std::variant_alternative_t<I, TaskParams>{}), ...);
+}
 template <typename F>
 void for_each_task_kind(F&& f) {
-  [&]<size_t... I>(std::index_sequence<I...>) {
-    (f(std::variant_alternative_t<I, TaskParams>{}), ...);
-  }(std::make_index_sequence<std::variant_size_v<TaskParams>>{});
+  for_each_task_kind_of(f, std::make_index_sequence<std::variant_size_v<TaskParams>>{});
 }
 
 }  // namespace popebench
