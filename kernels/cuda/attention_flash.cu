@@ -454,6 +454,9 @@ __global__ void __launch_bounds__(kThreads, kDqMinBlocks<D, PE>)
   const int last_key = min(q0 + kBlockQ, T) - 1;
   const int warp_last_row = min(q0 + r0 + kRows, T) - 1;
   const int tiles = last_key / kTileK + 1;
+  // The forward's double-buffered loop, written out again: a helper taking the next tile's copy as
+  // a lambda cost this kernel up to 63 more registers a thread (ptxas, sm_90: 231 instead of 168
+  // at D 64 with PoPE), and the forward 27 at D 128.
   for (int it = 0; it < tiles; ++it) {
     const int k0 = it * kTileK, buf = it & 1;
     if (it + 1 < tiles) {
