@@ -53,8 +53,7 @@ Runner register_eval(CLI::App& app) {
     std::vector<Bucket> buckets;  // --factors: checked before any evaluation runs
     if (!st->factors.empty()) {
       st->ex.factors = parse_int_list(st->factors, "--factors");
-      st->ex.rope_variants =
-          st->variants == "none" ? std::vector<std::string>{} : parse_distinct_list(st->variants, "--rope-variants");
+      st->ex.rope_variants = parse_rope_variants(st->variants);
       st->ex.validate();
       buckets = make_buckets(cfg.task, cfg.train.data_seed, st->ex);
       const int need = longest_input(buckets) + 1;

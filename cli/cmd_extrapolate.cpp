@@ -26,7 +26,7 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
     RunOptions run;
     SweepOptions sweep;
     ExtrapolationConfig ex;
-    std::string pes = "rope,pope,pope-delta0,alibi,none", factors, variants = "pi,ntk", out;
+    std::string pes = "rope,pope,pope-delta0,alibi,none", factors, variants = "pi,ntk", out, attention;
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("extrapolate", "Train at the training lengths, evaluate zero-shot up to 10x longer");
@@ -38,7 +38,7 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
       ->check(integer_in(1, 100000000));
   cmd->add_option("--rope-variants", st->variants, "Test-time RoPE scalings evaluated for rope runs: pi, ntk, yarn (rope only) (or none)")
       ->default_val(st->variants)->check(non_empty());
-  cmd->add_option("--eval-gpu-attention", st->ex.gpu_attention,
+  cmd->add_option("--eval-gpu-attention", st->attention,
                   "GPU attention's products for the evaluations (default: as each run trained): " +
                       choices::kGpuAttention.help())
       ->check(CLI::IsMember(choices::kGpuAttention.names()));
@@ -50,7 +50,8 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
     st->sweep.command = command;
     std::vector<uint64_t> seeds = sweep_seeds(st->sweep);
     if (!st->factors.empty()) st->ex.factors = parse_int_list(st->factors, "--factors");
-    st->ex.rope_variants = st->variants == "none" ? std::vector<std::string>{} : parse_distinct_list(st->variants, "--rope-variants");
+    st->ex.rope_variants = parse_rope_variants(st->variants);
+    if (!st->attention.empty()) st->ex.gpu_attention = choices::kGpuAttention.parse(st->attention);
     st->ex.validate();
     if (!st->run.data_dir.empty()) throw UserError("extrapolate generates its data; --data is not supported here");
     finish_run_options(st->run);
@@ -94,7 +95,7 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
       std::vector<nlohmann::json> mine;
       for (const auto& scaling : scalings_for(j.opt.cfg.pe, st->ex)) {
         PEConfig pl = j.opt.cfg.pe;
-        pl.rope_scaling = choices::kRopeScaling.parse(scaling);
+        pl.rope_scaling = scaling;
         const std::string file = st->out + "/eval/" + pe_label(pl) + "_seed" + std::to_string(j.seed) + ".json";
         // What this evaluation depends on; an existing file made from the same is reused.
         const nlohmann::json key = {{"run_config", run.at("config")}, {"extrapolation", st->ex}, {"scaling", scaling}};
@@ -110,7 +111,7 @@ Runner register_extrapolate(CLI::App& app, const std::string& preset) {
         if (row.is_null()) {
           if (params.empty()) params = load_checkpoint(run.at("checkpoint").get<std::string>()).params;
           RunConfig ec = j.opt.cfg;
-          if (!st->ex.gpu_attention.empty()) ec.train.gpu_attention = choices::kGpuAttention.parse(st->ex.gpu_attention);
+          if (st->ex.gpu_attention) ec.train.gpu_attention = *st->ex.gpu_attention;
           row = evaluate_buckets(ec, params, buckets, scaling, base.train.device);
           row["seed"] = j.seed;
           row["key"] = key;

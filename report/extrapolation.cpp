@@ -23,10 +23,24 @@ void ExtrapolationConfig::validate() const {
   }
   if (examples < 1) throw UserError("extrapolation: need at least 1 example per bucket");
   if (base_len < 0 || base_len > 1000000) throw UserError("extrapolation: the base length must be 0 (the training length) or in [1, 10^6]");
-  if (!gpu_attention.empty()) choices::kGpuAttention.require(gpu_attention);
-  for (const auto& v : rope_variants)
-    if (v != "pi" && v != "ntk" && v != "yarn")
-      throw UserError("extrapolation: unknown RoPE variant '" + v + "' (known: pi, ntk, yarn)");
+  for (RopeScaling v : rope_variants)
+    if (v == RopeScaling::kNone) throw UserError("extrapolation: 'none' is not a RoPE variant (every run is evaluated without scaling)");
+}
+
+std::vector<RopeScaling> parse_rope_variants(const std::string& list) {
+  if (list == "none") return {};
+  std::vector<RopeScaling> out;
+  for (size_t start = 0;;) {
+    const size_t comma = list.find(',', start);
+    const std::string w = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (w == "none") throw UserError("--rope-variants: 'none' stands alone (no extra rows), not in a list");
+    if (!choices::kRopeScaling.has(w)) throw UserError("--rope-variants: unknown RoPE variant '" + w + "' (known: pi, ntk, yarn)");
+    const RopeScaling v = choices::kRopeScaling.parse(w);
+    if (std::find(out.begin(), out.end(), v) != out.end()) throw UserError("--rope-variants: '" + w + "' given twice");
+    out.push_back(v);
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
 }
 
 void to_json(nlohmann::json& j, const ExtrapolationConfig& c) {
@@ -34,7 +48,7 @@ void to_json(nlohmann::json& j, const ExtrapolationConfig& c) {
        {"buckets", c.base_len > 0 ? "factor k: lengths ((k-1) L, k L], k = 1 from the training range's start; L = base_len"
                                   : "factor k: lengths ((k-1) L, k L], k = 1: the training range; L = training max length"}};
   if (c.base_len > 0) j["base_len"] = c.base_len;
-  if (!c.gpu_attention.empty()) j["gpu_attention"] = c.gpu_attention;
+  if (c.gpu_attention) j["gpu_attention"] = *c.gpu_attention;
 }
 
 std::vector<Bucket> make_buckets(const TaskConfig& train, uint64_t data_seed, const ExtrapolationConfig& e) {
@@ -74,11 +88,11 @@ nlohmann::json buckets_json(const std::vector<Bucket>& buckets) {
   return out;
 }
 
-std::vector<std::string> scalings_for(const PEConfig& pe, const ExtrapolationConfig& e) {
-  std::vector<std::string> s = {"none"};
+std::vector<RopeScaling> scalings_for(const PEConfig& pe, const ExtrapolationConfig& e) {
+  std::vector<RopeScaling> s = {RopeScaling::kNone};
   const PEKindInfo& k = pe_kind(pe.kind);
-  for (const std::string& v : e.rope_variants)  // yarn only where its attention factor is exact (PEKindInfo::yarn)
-    if (k.rope_scaling && (v != "yarn" || k.yarn)) s.push_back(v);
+  for (RopeScaling v : e.rope_variants)  // yarn only where its attention factor is exact (PEKindInfo::yarn)
+    if (k.rope_scaling && (v != RopeScaling::kYarn || k.yarn)) s.push_back(v);
   return s;
 }
 

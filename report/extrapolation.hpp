@@ -3,6 +3,7 @@
 // training range itself). RoPE runs are also evaluated with test-time frequency scaling (position
 // interpolation, NTK), which changes no parameter.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,18 +17,23 @@ namespace popebench {
 struct ExtrapolationConfig {
   std::vector<int> factors = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};  // bucket k: lengths ((k-1) L, k L]
   int64_t examples = 1000;                                     // test examples per bucket
-  std::vector<std::string> rope_variants = {"pi", "ntk"};      // extra rows for every rope/rope-half run (yarn: rope only)
+  // Extra rows for every rope/rope-half run (yarn: rope only); never RopeScaling::kNone, the row
+  // every run has.
+  std::vector<RopeScaling> rope_variants = {RopeScaling::kPi, RopeScaling::kNtk};
   // > 0: L, the length the factors multiply, instead of the training max length (the first
   // bucket then runs from the training range's start, or is L alone where that start lies beyond L). A model
   // fine-tuned at 4 L is evaluated at its base model's lengths (`eval --factor-of`).
   int base_len = 0;
-  // The GPU attention's products for the evaluations (TrainConfig::gpu_attention's words), e.g.
-  // bf16 for the flash kernels at 10x a long training length; empty: as each run was trained.
-  // Recorded only when set, so earlier evaluations keep their cache keys.
-  std::string gpu_attention;
+  // The GPU attention's products for the evaluations, e.g. bf16 for the flash kernels at 10x a
+  // long training length; unset: as each run was trained. Recorded only when set, so earlier
+  // evaluations keep their cache keys.
+  std::optional<GpuAttention> gpu_attention;
   void validate() const;
 };
 void to_json(nlohmann::json& j, const ExtrapolationConfig& c);
+// --rope-variants' list ("pi,ntk", or "none" for no extra rows) as ExtrapolationConfig holds it;
+// UserError on a word other than pi, ntk and yarn, or one given twice.
+std::vector<RopeScaling> parse_rope_variants(const std::string& list);
 
 struct Bucket {
   int factor;
@@ -40,15 +46,15 @@ int longest_input(const std::vector<Bucket>& buckets);
 // The buckets as the extrapolation JSON records them: factor, lengths, longest input, examples, data seed.
 nlohmann::json buckets_json(const std::vector<Bucket>& buckets);
 
-// The rows to evaluate for one trained run: its own PE, plus each rope variant for rope runs
-// (each row labelled by model/pe/label.hpp's pe_label).
-std::vector<std::string> scalings_for(const PEConfig& pe, const ExtrapolationConfig& e);
+// The rows to evaluate for one trained run: its own PE (RopeScaling::kNone), plus each rope
+// variant for rope runs (each row labelled by model/pe/label.hpp's pe_label).
+std::vector<RopeScaling> scalings_for(const PEConfig& pe, const ExtrapolationConfig& e);
 
-// Evaluates trained parameters on every bucket with the given test-time scaling ("none", "pi",
-// "ntk", "yarn"; the factor of each bucket = its longest input / the training task's). Returns
-// {label, scaling, factors, rope_factor[], acc[], loss[], n[]}.
+// Evaluates trained parameters on every bucket with the given test-time scaling (the factor of
+// each bucket = its longest input / the training task's). Returns {label, scaling, factors,
+// rope_factor[], acc[], loss[], n[]}.
 nlohmann::json evaluate_buckets(const RunConfig& run, const std::vector<float>& params, const std::vector<Bucket>& buckets,
-                                const std::string& scaling, DeviceChoice device);
+                                RopeScaling scaling, DeviceChoice device);
 
 // Mean and sample std over seeds of each label's accuracy per bucket. rows: evaluate_buckets
 // results, each with "seed" added.

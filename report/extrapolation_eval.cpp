@@ -10,7 +10,7 @@
 namespace popebench {
 
 nlohmann::json evaluate_buckets(const RunConfig& run, const std::vector<float>& params, const std::vector<Bucket>& buckets,
-                                const std::string& scaling, DeviceChoice device) {
+                                RopeScaling scaling, DeviceChoice device) {
   const int train_input = run.task.width() - 1;
   const std::vector<float> no_moments(params.size(), 0.f);  // evaluation never steps the optimizer
   nlohmann::json acc = nlohmann::json::array(), loss = nlohmann::json::array(), n = nlohmann::json::array(),
@@ -20,9 +20,8 @@ nlohmann::json evaluate_buckets(const RunConfig& run, const std::vector<float>& 
     ec.task = b.task;
     ec.task.n_train = run.task.n_train;
     const int input = b.task.width() - 1;
-    const RopeScaling s = choices::kRopeScaling.parse(scaling);
-    if (s != RopeScaling::kNone) {
-      ec.pe.rope_scaling = s;
+    if (scaling != RopeScaling::kNone) {
+      ec.pe.rope_scaling = scaling;
       ec.pe.rope_factor = std::max(1.0, double(input) / train_input);
       ec.pe.rope_train_len = train_input;
     }
@@ -41,7 +40,7 @@ nlohmann::json evaluate_buckets(const RunConfig& run, const std::vector<float>& 
     if (r.bits_per_byte >= 0) bits.push_back(r.bits_per_byte);
   }
   PEConfig labelled = run.pe;
-  labelled.rope_scaling = choices::kRopeScaling.parse(scaling);
+  labelled.rope_scaling = scaling;
   nlohmann::json row = {{"label", pe_label(labelled)}, {"pe", run.pe.kind}, {"scaling", scaling}, {"factors", factors},
                         {"rope_factor", rope_factor}, {"acc", acc}, {"loss", loss}, {"n", n}};
   if (!bits.empty()) row["bits_per_byte"] = bits;  // the text task: every prediction of the windows

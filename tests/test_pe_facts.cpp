@@ -366,19 +366,26 @@ TEST_CASE("YaRN's frequencies and attention factor equal its reference formulas"
 
 TEST_CASE("extrapolation evaluates yarn for the PEs it is exact for, pi and ntk for every RoPE", "[pe][config]") {
   ExtrapolationConfig e;
-  e.rope_variants = {"pi", "yarn"};
+  e.rope_variants = {RopeScaling::kPi, RopeScaling::kYarn};
   CHECK_NOTHROW(e.validate());
   auto for_kind = [&](const std::string& kind) {
     PEConfig p;
     p.kind = kind;
     return scalings_for(p, e);
   };
-  CHECK(for_kind("rope") == std::vector<std::string>{"none", "pi", "yarn"});
-  CHECK(for_kind("rope-interleaved") == std::vector<std::string>{"none", "pi", "yarn"});
-  CHECK(for_kind("rope-half") == std::vector<std::string>{"none", "pi"});
-  CHECK(for_kind("pope") == std::vector<std::string>{"none"});
-  e.rope_variants = {"longrope"};
-  CHECK_THROWS_WITH(e.validate(), Catch::Contains("unknown RoPE variant 'longrope' (known: pi, ntk, yarn)"));
+  using R = RopeScaling;
+  CHECK(for_kind("rope") == std::vector<R>{R::kNone, R::kPi, R::kYarn});
+  CHECK(for_kind("rope-interleaved") == std::vector<R>{R::kNone, R::kPi, R::kYarn});
+  CHECK(for_kind("rope-half") == std::vector<R>{R::kNone, R::kPi});
+  CHECK(for_kind("pope") == std::vector<R>{R::kNone});
+  e.rope_variants = {R::kNone};
+  CHECK_THROWS_WITH(e.validate(), Catch::Contains("'none' is not a RoPE variant"));
+  CHECK(parse_rope_variants("none").empty());
+  CHECK(parse_rope_variants("yarn,pi") == std::vector<R>{R::kYarn, R::kPi});
+  CHECK_THROWS_WITH(parse_rope_variants("longrope"), Catch::Contains("unknown RoPE variant 'longrope' (known: pi, ntk, yarn)"));
+  CHECK_THROWS_WITH(parse_rope_variants("pi,none"), Catch::Contains("'none' stands alone"));
+  CHECK_THROWS_WITH(parse_rope_variants("pi,,ntk"), Catch::Contains("unknown RoPE variant ''"));
+  CHECK_THROWS_WITH(parse_rope_variants("ntk,ntk"), Catch::Contains("'ntk' given twice"));
 }
 
 TEST_CASE("extrapolation labels name their PE and read back as it", "[pe][config]") {
