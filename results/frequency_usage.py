@@ -10,7 +10,7 @@ and layers). Prints, per file and layer, the mean magnitude of the quarter of fr
 highest theta over that of the quarter with the lowest (above 1: the fast frequencies carry more),
 as a Markdown table.
 
-  /usr/bin/python3 results/frequency_usage.py FILE.inspect.json [...] [--out FIGURE.png]
+  /usr/bin/python3 results/frequency_usage.py FILE.inspect.json[.gz] [...] [--out FIGURE.png]
 
 With --out, writes FIGURE.png and FIGURE.pdf. Exit 2 with one line on bad input: a file that is not an
 inspect JSON, one without a frequency_usage section (a PE without frequencies, or written before

@@ -1,9 +1,14 @@
 """How the results scripts read the JSON files popebench writes (results/SCHEMA.md).
 
+A committed file may be stored gzip-compressed (NAME.json.gz: the inspect JSONs, whose frequency
+tables make them ~0.5 MB each); load_json reads either, and glob_json finds both.
+
 Bad input ends a script with one line naming the script, the file and the problem, and exit
 status 2: a file that cannot be opened, is not JSON, is not a JSON object, or is not of the schema
 (or is of a newer schema version) the script reads. Never a traceback, never half a figure.
 """
+import glob
+import gzip
 import json
 import os
 import sys
@@ -20,9 +25,10 @@ def load_json(path, script=None, schema=None, max_version=None):
     schema: the "schema" field it must have (None: any object); max_version: the newest
     "schema_version" the script reads (None: any)."""
     try:
-        with open(path, encoding="utf-8") as f:
+        opener = gzip.open if str(path).endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8") as f:
             doc = json.load(f)
-    except (OSError, ValueError) as e:  # ValueError: bad JSON and bad UTF-8 alike
+    except (OSError, EOFError, ValueError) as e:  # ValueError: bad JSON and bad UTF-8 alike; EOFError: a cut .gz
         fail(script, f"cannot read {path}: {e}")
     if not isinstance(doc, dict):
         fail(script, f"{path} is not a popebench JSON file (not a JSON object)")
@@ -39,3 +45,17 @@ def version_readable(doc, max_version):
     script reading up to max_version can read."""
     v = doc.get("schema_version", 0)
     return isinstance(v, int) and not isinstance(v, bool) and v <= max_version
+
+
+def glob_json(pattern, recursive=False):
+    """The files that match pattern (a glob ending in .json), stored plain or as pattern + ".gz",
+    sorted by name."""
+    return sorted(glob.glob(pattern, recursive=recursive) + glob.glob(pattern + ".gz", recursive=recursive))
+
+
+def json_stem(path, suffix):
+    """path's name without suffix (e.g. ".inspect.json") and without a ".gz" after it."""
+    name = os.path.basename(path)
+    if name.endswith(".gz"):
+        name = name[:-3]
+    return name[:-len(suffix)] if name.endswith(suffix) else name

@@ -56,7 +56,7 @@ def plot(path, out=None):
         ax.set_title(f"attention from the answer on the {kind}")
         fig.colorbar(im, ax=ax)
     fig.tight_layout()
-    style.save(fig, out or os.path.splitext(path)[0] + ".png")
+    style.save(fig, out or path.removesuffix(".gz").removesuffix(".json") + ".png")
 
 
 if __name__ == "__main__":

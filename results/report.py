@@ -44,8 +44,8 @@ PY = sys.executable or "/usr/bin/python3"
 # get no count.
 LEARNED_ABOVE = {"indirect-indexing": 50, "associative-recall": 40}
 SCREEN = os.path.join("results", "indirect_indexing", "screen")
-INSPECT_FIGURES = [os.path.join(SCREEN, "inspect", "pair_shift_first", "pope_seed0.inspect.json"),
-                   os.path.join(SCREEN, "inspect", "pair_source_first", "rope_seed0.inspect.json")]
+INSPECT_FIGURES = [os.path.join(SCREEN, "inspect", "pair_shift_first", "pope_seed0.inspect.json.gz"),
+                   os.path.join(SCREEN, "inspect", "pair_source_first", "rope_seed0.inspect.json.gz")]
 
 
 def schema_of(path):
@@ -103,7 +103,7 @@ def outputs(job):
         return [os.path.join(src, "overview.png")]
     if kind == "lookup_heads":
         return [os.path.join(src, "lookup_heads.png")]
-    return [os.path.splitext(src)[0] + ".png"]
+    return [src.removesuffix(".gz").removesuffix(".json") + ".png"]  # X.inspect.json.gz -> X.inspect.png
 
 
 def draw(job, out_root):

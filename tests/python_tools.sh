@@ -403,7 +403,7 @@ PY
 check "lookup_heads.py" "$py" "$scr/lookup_heads.py" "$scr/inspect" --out "$tmp/lookup.png"
 [[ -s "$tmp/lookup.png" ]] || { echo "FAIL: lookup_heads.py wrote no figure"; fails=$((fails+1)); }
 mkdir -p "$tmp/noinspect" "$tmp/badname"
-cp "$(ls "$scr"/inspect/base_100/rope_seed0.inspect.json)" "$tmp/badname/seed0.inspect.json"
+cp "$scr/inspect/base_100/rope_seed0.inspect.json.gz" "$tmp/badname/seed0.inspect.json.gz"
 "$py" "$scr/lookup_heads.py" "$scr/inspect" --out "$tmp/nofolder/lookup.png" >"$tmp/out" 2>&1
 [[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] || { echo "FAIL: lookup_heads.py took an output folder that does not exist"; cat "$tmp/out"; fails=$((fails+1)); }
 for bad in "$tmp/noinspect" "$tmp/badname"; do
@@ -454,14 +454,26 @@ for bad in cut list obj; do
   [[ ! -e "$d/accuracy.png" && ! -e "$d/curves.png" && ! -e "$tmp/bad.png" ]] ||
     { echo "FAIL: a figure was written from a $bad JSON"; fails=$((fails+1)); }
 done
+# The committed inspects are gzip-compressed: one cut short, and a .gz that is not gzip, end the
+# readers with one line and exit 2 as well.
+head -c 5000 "$scr/inspect/base_100/rope_seed0.inspect.json.gz" > "$tmp/cut.inspect.json.gz"
+cp "$tmp/list.json" "$tmp/plain.inspect.json.gz"
+for b in "$tmp/cut.inspect.json.gz" "$tmp/plain.inspect.json.gz"; do
+  for c in "results/plot_inspect.py" "results/indirect_indexing/screen/inspect_table.py" "results/indirect_indexing/screen/same_inspect.py $b"; do
+    read -ra argv <<< "$c"
+    "$py" "$src/${argv[0]}" "${argv[@]:1}" "$b" >"$tmp/out" 2>&1
+    [[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] && ! grep -q Traceback "$tmp/out" ||
+      { echo "FAIL: ${argv[0]} on $(basename "$b"): not one line and exit 2"; cat "$tmp/out"; fails=$((fails+1)); }
+  done
+done
 # same_inspect.py on a committed inspect: new provenance and a new result section are the same
 # measurement (exit 0); a changed number (1) or a lost key (1) are not; an unreadable file exits 2.
 si=$src/results/indirect_indexing/screen/same_inspect.py
-ref=$src/results/indirect_indexing/screen/inspect/depth_4/along/pope_seed0.step20000.inspect.json
+ref=$src/results/indirect_indexing/screen/inspect/depth_4/along/pope_seed0.step20000.inspect.json.gz
 mkdir -p "$tmp/si"
 "$py" -c "
-import json, sys
-r = json.load(open(sys.argv[1]))
+import gzip, json, sys
+r = json.load(gzip.open(sys.argv[1], 'rt'))
 r['environment']['date'] = 'later'; r['checkpoint'] = '/elsewhere'; r['result']['new_section'] = {'x': 1}
 json.dump(r, open(sys.argv[2] + '/same.json', 'w'))
 d = json.loads(json.dumps(r)); d['result'][next(iter(d['result']))] = 'changed'; json.dump(d, open(sys.argv[2] + '/number.json', 'w'))

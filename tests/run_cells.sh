@@ -63,15 +63,19 @@ ingest() { SCREEN_DIR="$tmp/scr" bash "$src/results/indirect_indexing/screen/ing
 mkdir -p "$tmp/scr"
 out=$(ingest "$tmp/b" stage1 c_pope 2>&1) || fail "ingest_half.sh exited $?: $out"
 for f in stage1/c/pope_seed0.json stage1/c/pope_seed1.steps.csv stage1/sweep_c_pope.log stage1/c/curves.png \
-         inspect/c/pope_seed0.inspect.json inspect/c/pope_seed1.inspect.json; do
+         inspect/c/pope_seed0.inspect.json.gz inspect/c/pope_seed1.inspect.json.gz; do
   [[ -s "$tmp/scr/$f" ]] || fail "ingest_half.sh left no $f ($out)"
 done
 [[ ! -e "$tmp/scr/inspect/stderr.log" && $(grep -c '^new: ' <<< "$out") -eq 7 ]] || fail "ingest_half.sh copied other than 7 files: $out"
+# The inspects are stored gzip-compressed, holding the delivered bytes.
+mkdir -p "$tmp/bx" && tar xzf "$tmp/b/inspect.tgz" -C "$tmp/bx"
+gzip -dc "$tmp/scr/inspect/c/pope_seed1.inspect.json.gz" | cmp -s - "$tmp/bx/inspect/c/pope_seed1.inspect.json" ||
+  fail "the stored inspect does not hold the delivered bytes"
 out=$(ingest "$tmp/b" stage1 c_pope 2>&1); [[ $? -eq 2 && "$out" == *"exists already"* ]] || fail "a log name used before was not refused ($out)"
 # The Table 1 retrain lands beside the stages, its inspects (the same files) kept as they are.
 out=$(ingest "$tmp/b" table1_retrain c_pope 2>&1) || fail "ingest_half.sh into table1_retrain exited $?: $out"
 [[ -s "$tmp/scr/table1_retrain/c/pope_seed0.json" && -s "$tmp/scr/table1_retrain/sweep_c_pope.log" &&
-   "$out" == *"same: inspect/c/pope_seed0.inspect.json"* ]] || fail "ingest_half.sh table1_retrain did not land the runs ($out)"
+   "$out" == *"same: inspect/c/pope_seed0.inspect.json.gz"* ]] || fail "ingest_half.sh table1_retrain did not land the runs ($out)"
 # So do the baseline's seeds 3-5.
 out=$(ingest "$tmp/b" baseline_seeds c_pope 2>&1) || fail "ingest_half.sh into baseline_seeds exited $?: $out"
 [[ -s "$tmp/scr/baseline_seeds/c/pope_seed0.json" && -s "$tmp/scr/baseline_seeds/sweep_c_pope.log" ]] ||
@@ -79,19 +83,19 @@ out=$(ingest "$tmp/b" baseline_seeds c_pope 2>&1) || fail "ingest_half.sh into b
 # A committed inspect with other provenance (a continuation trains its run again from step 0) but
 # the same measurement is kept; one with another measurement stops the ingest before any copy.
 /usr/bin/python3 -c "
-import json, sys
-r = json.load(open(sys.argv[1])); r['environment']['date'] = 'an earlier session'; json.dump(r, open(sys.argv[1], 'w'))
-" "$tmp/scr/inspect/c/pope_seed0.inspect.json"
+import gzip, json, sys
+r = json.load(gzip.open(sys.argv[1], 'rt')); r['environment']['date'] = 'an earlier session'; json.dump(r, gzip.open(sys.argv[1], 'wt'))
+" "$tmp/scr/inspect/c/pope_seed0.inspect.json.gz"
 out=$(ingest "$tmp/b" stage1 c_pope_rerun 2>&1) || fail "ingest_half.sh refused an inspect of the same measurement: $out"
-[[ "$out" == *"same measurement, the committed file kept: inspect/c/pope_seed0.inspect.json"* ]] &&
-  grep -q "an earlier session" "$tmp/scr/inspect/c/pope_seed0.inspect.json" || fail "the committed inspect was not kept ($out)"
+[[ "$out" == *"same measurement, the committed file kept: inspect/c/pope_seed0.inspect.json.gz"* ]] &&
+  gzip -dc "$tmp/scr/inspect/c/pope_seed0.inspect.json.gz" | grep -q "an earlier session" || fail "the committed inspect was not kept ($out)"
 /usr/bin/python3 -c "
-import json, sys
-r = json.load(open(sys.argv[1])); r['step'] += 1; json.dump(r, open(sys.argv[1], 'w'))
-" "$tmp/scr/inspect/c/pope_seed0.inspect.json"
+import gzip, json, sys
+r = json.load(gzip.open(sys.argv[1], 'rt')); r['step'] += 1; json.dump(r, gzip.open(sys.argv[1], 'wt'))
+" "$tmp/scr/inspect/c/pope_seed0.inspect.json.gz"
 rm "$tmp/scr/stage1/c/pope_seed1.json"
 out=$(ingest "$tmp/b" stage1 c_pope_again 2>&1)
-[[ $? -eq 2 && "$out" == *"inspect/c/pope_seed0.inspect.json exists with another measurement (differs: /step"* && ! -e "$tmp/scr/stage1/c/pope_seed1.json" &&
+[[ $? -eq 2 && "$out" == *"inspect/c/pope_seed0.inspect.json.gz exists with another measurement (differs: /step"* && ! -e "$tmp/scr/stage1/c/pope_seed1.json" &&
    ! -e "$tmp/scr/stage1/sweep_c_pope_again.log" ]] || fail "an inspect conflict was not refused before any copy ($out)"
 for bad in "$tmp/b stage3 x" "$tmp/b stage1 a/b" "$tmp/nothing stage1 x" "$tmp/b stage1"; do
   out=$(ingest $bad 2>&1); [[ $? -eq 2 && $(wc -l <<< "$out") -eq 1 ]] || fail "ingest_half.sh $bad was not refused with one line ($out)"

@@ -5,10 +5,12 @@
 #   screen/CELL/RUN.json, RUN.steps.csv  ->  STAGE/CELL/        (a run of 100,000 steps replaces
 #                                                                the same run's 40,000-step JSON:
 #                                                                git keeps the one it replaced)
-#   inspect/CELL/...                     ->  inspect/CELL/...   (never overwritten: an inspect
-#                                                                already there that measured
-#                                                                otherwise is an error, nothing is
-#                                                                copied; same_inspect.py)
+#   inspect/CELL/...X.inspect.json      ->  inspect/CELL/...X.inspect.json.gz (gzip -n: the same
+#                                                                bytes, a quarter of the size; never
+#                                                                overwritten: an inspect already
+#                                                                there that measured otherwise is
+#                                                                an error, nothing is copied;
+#                                                                same_inspect.py)
 #   screen.log                           ->  STAGE/sweep_LOG_NAME.log (must not exist yet)
 # then draws each touched cell's curves (results/plot.py), the overview and the lookup-heads figure,
 # and prints the checks that say what else is stale: readme_tables.py (the README's tables;
@@ -55,10 +57,10 @@ mapfile -t inspects < <([[ -d "$tmp/inspect" ]] && cd "$tmp/inspect" && find . -
 # come a second time: the same measurement with new provenance (same_inspect.py) keeps the
 # committed file; any other difference stops the ingest.
 for f in "${inspects[@]}"; do
-  dest="$screen/inspect/$f"
-  [[ ! -e "$dest" ]] || cmp -s "$dest" "$tmp/inspect/$f" ||
+  dest="$screen/inspect/$f.gz"
+  [[ ! -e "$dest" ]] || gzip -dc "$dest" | cmp -s - "$tmp/inspect/$f" ||
     /usr/bin/python3 "$here/same_inspect.py" "$dest" "$tmp/inspect/$f" > "$tmp/same_inspect.out" 2>&1 ||
-    die "inspect/$f exists with another measurement ($(head -1 "$tmp/same_inspect.out")): nothing copied"
+    die "inspect/$f.gz exists with another measurement ($(head -1 "$tmp/same_inspect.out")): nothing copied"
 done
 
 cells=()
@@ -75,13 +77,16 @@ for f in "${runs[@]}"; do
   [[ " ${cells[*]} " == *" $cell "* ]] || cells+=("$cell")
 done
 for f in "${inspects[@]}"; do
-  mkdir -p "$(dirname "$screen/inspect/$f")"
-  if [[ ! -e "$screen/inspect/$f" ]]; then
-    cp "$tmp/inspect/$f" "$screen/inspect/$f"; echo "new: inspect/$f"
-  elif cmp -s "$screen/inspect/$f" "$tmp/inspect/$f"; then
-    echo "same: inspect/$f"
+  dest="$screen/inspect/$f.gz"
+  mkdir -p "$(dirname "$dest")"
+  if [[ ! -e "$dest" ]]; then
+    # gzip -n: no name or time in the header, so the same inspect compresses to the same bytes
+    gzip -n -9 -c "$tmp/inspect/$f" > "$dest.part" && mv "$dest.part" "$dest" || die "cannot write $dest"
+    echo "new: inspect/$f.gz"
+  elif gzip -dc "$dest" | cmp -s - "$tmp/inspect/$f"; then
+    echo "same: inspect/$f.gz"
   else
-    echo "same measurement, the committed file kept: inspect/$f"
+    echo "same measurement, the committed file kept: inspect/$f.gz"
   fi
 done
 # What the inspects printed on stderr: a line per finished inspect, and any error. (Deliveries

@@ -6,13 +6,12 @@ and (files that have it) the same from the query letter's position to the source
 
   /usr/bin/python3 results/indirect_indexing/screen/inspect_table.py DIR_OR_FILES...
 """
-import glob
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-from json_input import load_json  # noqa: E402
+from json_input import glob_json, load_json  # noqa: E402
 
 
 CLASSES = ["correct", "source, right sign", "source, wrong sign", "other letter of the string", "not in the string"]
@@ -26,7 +25,7 @@ def in_step_order(path):
 def files(args):
     out = []
     for a in args:
-        found = glob.glob(os.path.join(a, "**", "*.inspect.json"), recursive=True)
+        found = glob_json(os.path.join(a, "**", "*.inspect.json"), recursive=True)
         out += sorted(found, key=in_step_order) if os.path.isdir(a) else [a]
     return out
 
@@ -48,7 +47,7 @@ for f, d in docs:
     r = d["result"]
     cls = [f"{100 * r['prediction_classes'].get(c, {'share': 0})['share']:.1f}" for c in CLASSES]
     layers = r["attention_from_answer"]["layers"]
-    name = os.path.relpath(f).replace(".inspect.json", "")
+    name = os.path.relpath(f).replace(".inspect.json.gz", "").replace(".inspect.json", "")
     print(f"| {name} | {d['step']} | {r['n']} | {100 * r['acc']:.2f} | " + " | ".join(cls) +
           f" | {top(layers, 'source')} | {top(layers, 'target')} | "
           f"{top(r['attention_from_query']['layers'], 'source') if 'attention_from_query' in r else '-'} |")

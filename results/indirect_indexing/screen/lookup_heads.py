@@ -13,14 +13,13 @@ such a head.
 INSPECT_DIR: default this folder's inspect/; FILE: default INSPECT_DIR/lookup_heads.png (and .pdf). Exit 2
 on bad input (no inspect JSON, a file of another schema or a name that does not say its PE).
 """
-import glob
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from json_input import load_json  # noqa: E402
+from json_input import glob_json, load_json  # noqa: E402
 from plot_common import pop_out, pyplot_or_exit  # noqa: E402
 from plateau_levels import plateau_levels  # noqa: E402
 
@@ -29,7 +28,7 @@ import figure_style as style  # noqa: E402
 
 PLATEAU = plateau_levels()["source found, shift ignored"][1]
 COLOURS = {pe: style.pe_colour(pe) for pe in ("rope", "pope")}
-NAME = re.compile(r"^(rope|pope)_seed(\d+)(?:\.step(\d+))?\.inspect\.json$")
+NAME = re.compile(r"^(rope|pope)_seed(\d+)(?:\.step(\d+))?\.inspect\.json(?:\.gz)?$")
 
 
 def fail(msg):
@@ -44,7 +43,7 @@ def largest(layers, kind):
 def points(inspect_dir):
     """[(run key, PE, step, accuracy, max target mass, max query-to-source mass or None)]."""
     out = []
-    paths = sorted(glob.glob(os.path.join(inspect_dir, "**", "*.inspect.json"), recursive=True))
+    paths = glob_json(os.path.join(inspect_dir, "**", "*.inspect.json"), recursive=True)
     if not paths:
         fail(f"no *.inspect.json under {inspect_dir}")
     for p in paths:

@@ -14,14 +14,14 @@ screen's run and inspect JSONs:
 
   /usr/bin/python3 results/indirect_indexing/screen/plateau_summary.py [SCREEN_DIR]
 
-SCREEN_DIR (default: this folder) holds stage*/CELL/RUN.json and inspect/CELL/[SUB/]RUN[.stepN].inspect.json.
+SCREEN_DIR (default: this folder) holds stage*/CELL/RUN.json and inspect/CELL/[SUB/]RUN[.stepN].inspect.json[.gz].
 """
 import glob
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-from json_input import load_json  # noqa: E402
+from json_input import glob_json, load_json  # noqa: E402
 from screen_runs import BASELINE, ESCAPE, HERE, cells, val_at  # noqa: E402
 
 APART = ("init_scaled_embedding", "delta_lr_x10")
@@ -49,7 +49,7 @@ def head_max(layers, kind):
 
 
 plateau = []  # (cell, name, measures)
-for path in sorted(glob.glob(os.path.join(root, "inspect", "**", "*.inspect.json"), recursive=True)):
+for path in glob_json(os.path.join(root, "inspect", "**", "*.inspect.json"), recursive=True):
     run_path = run_of(path)
     if run_path is None:
         continue

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Whether a delivered inspect JSON measured what a committed one of the same checkpoint measured.
 
-    /usr/bin/python3 results/indirect_indexing/screen/same_inspect.py COMMITTED.json DELIVERED.json
+    /usr/bin/python3 results/indirect_indexing/screen/same_inspect.py COMMITTED.json[.gz] DELIVERED.json[.gz]
 
 A run continued to 100,000 steps is trained again from step 0 (checkpoints do not come back from
 the GPU machine), so its inspects along the way (step 20,000, 40,000) are taken a second time.
@@ -13,6 +13,7 @@ every key of the committed `result`, recursively, with numbers compared exactly.
 Exit 0 and one line when the delivered inspect adds nothing but provenance and new sections;
 exit 1 with the first difference; exit 2 on bad input.
 """
+import gzip
 import json
 import sys
 
@@ -48,9 +49,9 @@ def main(argv):
     docs = []
     for name in argv[1:]:
         try:
-            with open(name) as f:
+            with (gzip.open if name.endswith(".gz") else open)(name, "rt", encoding="utf-8") as f:
                 doc = json.load(f)
-        except (OSError, ValueError) as e:
+        except (OSError, EOFError, ValueError) as e:
             print(f"same_inspect.py: cannot read {name}: {e}", file=sys.stderr)
             return 2
         if not isinstance(doc, dict) or "result" not in doc:
