@@ -133,3 +133,28 @@ TEST_CASE("a CPU training run gives the same numbers with 1 and 3 threads", "[cp
   CHECK(test::run_numbers(a) == test::run_numbers(b));
   std::filesystem::remove_all(dir);
 }
+
+// Eigen cuts a long sum into pieces whose length comes from the L1 size it reads from the CPU:
+// the ops fix it (kernels/cpu/eigen_types.hpp), so the same run gives the same bits on a CPU with
+// another L1 (tests/quick_prefix.sh checks a committed run end to end).
+TEST_CASE("the CPU products block their sums as on a 32 KiB L1 whatever the CPU, Eigen unthreaded", "[cpu][threads]") {
+  std::vector<float> x(70 * 1000, 0.5f), w(3 * 1000, 0.25f), y(70 * 3);
+  cpu::linear_fwd(x.data(), w.data(), y.data(), 70, 1000, 3);
+  CHECK(Eigen::l1CacheSize() == 32 * 1024);
+  CHECK(Eigen::nbThreads() == 1);
+  // A sum of 1,000 terms made with the blocking fixed equals the same product made after
+  // setting that blocking explicitly: the fix is what the products use.
+  const std::ptrdiff_t l2 = Eigen::l2CacheSize(), l3 = Eigen::l3CacheSize();
+  std::mt19937 rng(3);
+  std::normal_distribution<float> nd;
+  for (float& v : x) v = nd(rng);
+  for (float& v : w) v = nd(rng);
+  cpu::linear_fwd(x.data(), w.data(), y.data(), 70, 1000, 3);
+  Eigen::setCpuCacheSizes(48 * 1024, l2, l3);
+  cpu::MatR<float> other = cpu::CMapR<float>(x.data(), 70, 1000) * cpu::CMapR<float>(w.data(), 3, 1000).transpose();
+  Eigen::setCpuCacheSizes(32 * 1024, l2, l3);
+  cpu::MatR<float> same = cpu::CMapR<float>(x.data(), 70, 1000) * cpu::CMapR<float>(w.data(), 3, 1000).transpose();
+  CHECK(std::memcmp(same.data(), y.data(), y.size() * sizeof(float)) == 0);
+  // ... and the 48 KiB blocking does add up otherwise (else this test could not see a change).
+  CHECK(std::memcmp(other.data(), y.data(), y.size() * sizeof(float)) != 0);
+}

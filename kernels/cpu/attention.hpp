@@ -35,6 +35,7 @@ inline int first_key(const int32_t* key_start, int b, int t) {
 template <typename T>
 void attention_fwd(const T* q, const T* k, const T* v, T* out, T* probs, const AttentionShape& s,
                    T scale, const double* slopes, const int32_t* key_start = nullptr, const T* log_temp = nullptr) {
+  fix_eigen_products();  // P V sums over T keys: Eigen's blocking of it fixed (eigen_types.hpp)
   const size_t qs = static_cast<size_t>(s.T) * s.Dqk, vs = static_cast<size_t>(s.T) * s.Dv,
                ps = static_cast<size_t>(s.T) * s.T;
 #pragma omp parallel for schedule(static)
@@ -68,6 +69,7 @@ void attention_fwd(const T* q, const T* k, const T* v, T* out, T* probs, const A
 template <typename T>
 void attention_bwd(const T* dout, const T* q, const T* k, const T* v, const T* probs, T* dq, T* dk,
                    T* dv, const AttentionShape& s, T scale, const T* log_temp = nullptr, T* dlog_temp = nullptr) {
+  fix_eigen_products();
   const size_t qs = static_cast<size_t>(s.T) * s.Dqk, vs = static_cast<size_t>(s.T) * s.Dv,
                ps = static_cast<size_t>(s.T) * s.T;
   std::vector<T> temp_part(log_temp ? static_cast<size_t>(s.B) * s.H : 0);  // (B, H), summed in order below

@@ -1,15 +1,14 @@
 // Linear layer without bias: y = x W^T, W stored (out, in) row-major as in PyTorch.
 //
-// The same bits for any thread count. Eigen's own multi-threaded product chooses how it blocks
-// the summed dimension from the number of threads (Eigen 3.4, evaluateProductBlockingSizesHeuristic:
-// one rule for several threads, another for one), so a sum of more than a few hundred terms, such
-// as a weight gradient's over the batch's token rows, was added up in another order with another
-// --threads, and runs depended on it: the quick preset with the loss on every token, RoPE seed 0,
-// ended at 93.7 % test accuracy with 2 threads and at 73.7 % with 1. Here Eigen never threads a
-// product itself (setNbThreads(1): alone, its blocking of the sum depends on the sum's length
-// only); the products are cut into row chunks whose size depends on the shape alone, and OpenMP
-// spreads the chunks over the threads. Each output element is then summed in one order whatever
-// the thread count (tests/test_linear_threads.cpp).
+// The same bits for any thread count and on any CPU. Eigen's own multi-threaded product chooses
+// how it blocks the summed dimension from the number of threads, so a sum of more than a few
+// hundred terms, such as a weight gradient's over the batch's token rows, was added up in another
+// order with another --threads, and runs depended on it: the quick preset with the loss on every
+// token, RoPE seed 0, ended at 93.7 % test accuracy with 2 threads and at 73.7 % with 1. Here
+// Eigen never threads a product itself and its blocking is fixed (fix_eigen_products,
+// eigen_types.hpp); the products are cut into row chunks whose size depends on the shape alone,
+// and OpenMP spreads the chunks over the threads. Each output element is then summed in one order
+// whatever the thread count (tests/test_linear_threads.cpp).
 #pragma once
 #include <algorithm>
 
@@ -24,14 +23,6 @@ namespace detail {
 // the paper model's 3,008; a weight gradient of 512 rows gives 8.
 constexpr int kRowChunk = 64;
 
-inline void eigen_products_single_threaded() {
-  static const bool once = [] {
-    Eigen::setNbThreads(1);
-    return true;
-  }();
-  (void)once;
-}
-
 template <typename T>
 using CMapStrided = Eigen::Map<const MatR<T>, 0, Eigen::OuterStride<>>;
 }  // namespace detail
@@ -39,7 +30,7 @@ using CMapStrided = Eigen::Map<const MatR<T>, 0, Eigen::OuterStride<>>;
 // x (N, in), w (out, in) -> y (N, out)
 template <typename T>
 void linear_fwd(const T* x, const T* w, T* y, int N, int in, int out) {
-  detail::eigen_products_single_threaded();
+  fix_eigen_products();
   const int chunks = (N + detail::kRowChunk - 1) / detail::kRowChunk;
 #pragma omp parallel for schedule(static)
   for (int c = 0; c < chunks; ++c) {
@@ -52,7 +43,7 @@ void linear_fwd(const T* x, const T* w, T* y, int N, int in, int out) {
 // dy (N, out) -> dx (N, in) overwritten (when dx != nullptr), dw (out, in) accumulated.
 template <typename T>
 void linear_bwd(const T* dy, const T* x, const T* w, T* dx, T* dw, int N, int in, int out) {
-  detail::eigen_products_single_threaded();
+  fix_eigen_products();
   const int dx_chunks = dx ? (N + detail::kRowChunk - 1) / detail::kRowChunk : 0;
   const int dw_chunks = (out + detail::kRowChunk - 1) / detail::kRowChunk;
   // One loop over both products' chunks, so that neither waits for the other's slowest thread.
