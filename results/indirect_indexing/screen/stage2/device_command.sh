@@ -103,3 +103,24 @@ J $((585 - SECONDS))   # call 1
 J 580                  # call 2
 J 240                  # call 3: delivered the files (the attention benchmark ran after it)
 # Landed with: bash $S/ingest_half.sh FILES_DIR stage2 stage2_depth_4_200k_pope
+
+# --- Session of 2026-12-06, 23:46-00:01 UTC, three consecutive device calls on one `nvidia-h100-x1`
+# machine (NVIDIA H100 80GB HBM3, driver 580.159.04), the binaries built on the development
+# machine at 6eda221 (same flags), stripped and carried xz-compressed in .devgz/ with libgomp
+# (the working tree's 64 MiB limit; six failed machine starts before these took 751 s of the
+# session's device time, PLAN.md's order changes of this session). Call 1 gated the binary while
+# the job trained: every GPU test passed (13368 assertions in 36 test cases, the two-GPU one
+# skipped; results/bench/h100_cuda_tests_6eda221.log), the new flash kernels of 8c128a3 among
+# them, and abs_pos_learned's RoPE half rerun to 2,000 steps repeated the committed runs bit for
+# bit (both seeds).
+# depth_4_budget_200k's RoPE seeds 0 and 1 to their full 200,000 steps, each run alone (SHARD):
+# seed 0 in 441 s (526 steps/s beside the gate), seed 1 in 406 s (563 steps/s); inspects along
+# (every 20k, 1,000 test examples); logs sweep_stage2_depth_4_200k_rope_seed{0,1}.log.
+dec() { mkdir -p .devbin && for f in .devgz/*.xz; do python3 -c "import lzma,sys; open(sys.argv[2],'wb').write(lzma.open(sys.argv[1]).read())" "$f" .devbin/$(basename "$f" .xz); done && chmod +x .devbin/popebench*; }
+J() { PLAN=$S/stage2.json SHARD=$1/3 CONCURRENT=1 STOP_AT=0 ALONG=1 MIN_BUDGET_S=0 POPEBENCH=.devbin/popebench \
+  bash $S/cells_across_calls.sh d4r_200k_s$1 "$2" $OUT/job depth_4_budget_200k "$3" rope; }
+dec; J 0 1 900
+GATE_TESTS_S=400 POPEBENCH=.devbin/popebench bash $S/gated_call.sh - rope 480 $OUT/gate gate eq
+J 0 $((585 - SECONDS)) 900   # call 1: delivered seed 0
+dec; J 1 530 510             # call 2: delivered seed 1
+# Landed with: bash $S/ingest_half.sh FILES_DIR stage2 stage2_depth_4_200k_rope_seed0 (and _seed1)
