@@ -24,6 +24,7 @@
 #include "model/pe/pe_registry.hpp"
 #include "backend/run_batch.hpp"
 #include "model/transformer.hpp"
+#include "report/extrapolation.hpp"
 #include "kernels/device.hpp"
 
 namespace popebench::cli {
@@ -124,6 +125,10 @@ std::vector<std::string> parse_distinct_list(const std::string& s, const std::st
     for (size_t j = 0; j < i; ++j)
       if (out[i] == out[j]) throw UserError(what + ": " + out[i] + " is listed twice");
   return out;
+}
+
+std::vector<RopeScaling> parse_rope_variants(const std::string& s) {
+  return s == "none" ? std::vector<RopeScaling>{} : rope_variants_from(parse_distinct_list(s, "--rope-variants"));
 }
 
 std::vector<int> parse_int_list(const std::string& s, const std::string& what) {

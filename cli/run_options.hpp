@@ -114,6 +114,9 @@ std::vector<std::string> split_list(const std::string& s, const std::string& wha
 std::vector<uint64_t> parse_seeds(const std::string& s);
 // "a,b" -> items, refusing an empty list and a repeated item (`what` names the option).
 std::vector<std::string> parse_distinct_list(const std::string& s, const std::string& what);
+// --rope-variants: "none" -> no extra rows, else its distinct words as RoPE scalings
+// (report/extrapolation.hpp's rope_variants_from).
+std::vector<RopeScaling> parse_rope_variants(const std::string& s);
 // "1,2,5" -> positive integers (for `what` in the message).
 std::vector<int> parse_int_list(const std::string& s, const std::string& what);
 

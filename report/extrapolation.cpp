@@ -27,20 +27,14 @@ void ExtrapolationConfig::validate() const {
     if (v == RopeScaling::kNone) throw UserError("extrapolation: 'none' is not a RoPE variant (every run is evaluated without scaling)");
 }
 
-std::vector<RopeScaling> parse_rope_variants(const std::string& list) {
-  if (list == "none") return {};
+std::vector<RopeScaling> rope_variants_from(const std::vector<std::string>& words) {
   std::vector<RopeScaling> out;
-  for (size_t start = 0;;) {
-    const size_t comma = list.find(',', start);
-    const std::string w = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+  for (const std::string& w : words) {
     if (w == "none") throw UserError("--rope-variants: 'none' stands alone (no extra rows), not in a list");
     if (!choices::kRopeScaling.has(w)) throw UserError("--rope-variants: unknown RoPE variant '" + w + "' (known: pi, ntk, yarn)");
-    const RopeScaling v = choices::kRopeScaling.parse(w);
-    if (std::find(out.begin(), out.end(), v) != out.end()) throw UserError("--rope-variants: '" + w + "' given twice");
-    out.push_back(v);
-    if (comma == std::string::npos) return out;
-    start = comma + 1;
+    out.push_back(choices::kRopeScaling.parse(w));
   }
+  return out;
 }
 
 void to_json(nlohmann::json& j, const ExtrapolationConfig& c) {

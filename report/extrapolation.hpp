@@ -31,9 +31,10 @@ struct ExtrapolationConfig {
   void validate() const;
 };
 void to_json(nlohmann::json& j, const ExtrapolationConfig& c);
-// --rope-variants' list ("pi,ntk", or "none" for no extra rows) as ExtrapolationConfig holds it;
-// UserError on a word other than pi, ntk and yarn, or one given twice.
-std::vector<RopeScaling> parse_rope_variants(const std::string& list);
+// --rope-variants' words (already split, each once) as ExtrapolationConfig holds them; a
+// UserError on a word other than pi, ntk and yarn ("none" stands alone, for no extra rows, and
+// is the CLI's to read: cli/run_options.hpp's parse_rope_variants).
+std::vector<RopeScaling> rope_variants_from(const std::vector<std::string>& words);
 
 struct Bucket {
   int factor;

@@ -53,9 +53,6 @@ def glob_json(pattern, recursive=False):
     return sorted(glob.glob(pattern, recursive=recursive) + glob.glob(pattern + ".gz", recursive=recursive))
 
 
-def json_stem(path, suffix):
-    """path's name without suffix (e.g. ".inspect.json") and without a ".gz" after it."""
-    name = os.path.basename(path)
-    if name.endswith(".gz"):
-        name = name[:-3]
-    return name[:-len(suffix)] if name.endswith(suffix) else name
+def json_base(path):
+    """path without its ".json" or ".json.gz" ending: X.inspect.json.gz -> X.inspect."""
+    return str(path).removesuffix(".gz").removesuffix(".json")

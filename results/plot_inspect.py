@@ -13,7 +13,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from json_input import load_json  # noqa: E402
+from json_input import json_base, load_json  # noqa: E402
 from plot_common import pyplot_or_exit  # noqa: E402
 
 plt = pyplot_or_exit("plot_inspect.py", __doc__)
@@ -56,7 +56,7 @@ def plot(path, out=None):
         ax.set_title(f"attention from the answer on the {kind}")
         fig.colorbar(im, ax=ax)
     fig.tight_layout()
-    style.save(fig, out or path.removesuffix(".gz").removesuffix(".json") + ".png")
+    style.save(fig, out or json_base(path) + ".png")
 
 
 if __name__ == "__main__":

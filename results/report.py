@@ -34,6 +34,8 @@ import subprocess
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
+from json_input import json_base
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PY = sys.executable or "/usr/bin/python3"
@@ -103,7 +105,7 @@ def outputs(job):
         return [os.path.join(src, "overview.png")]
     if kind == "lookup_heads":
         return [os.path.join(src, "lookup_heads.png")]
-    return [src.removesuffix(".gz").removesuffix(".json") + ".png"]  # X.inspect.json.gz -> X.inspect.png
+    return [json_base(src) + ".png"]  # X.inspect.json.gz -> X.inspect.png
 
 
 def draw(job, out_root):

@@ -11,7 +11,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-from json_input import glob_json, load_json  # noqa: E402
+from json_input import glob_json, json_base, load_json  # noqa: E402
 
 
 CLASSES = ["correct", "source, right sign", "source, wrong sign", "other letter of the string", "not in the string"]
@@ -47,7 +47,7 @@ for f, d in docs:
     r = d["result"]
     cls = [f"{100 * r['prediction_classes'].get(c, {'share': 0})['share']:.1f}" for c in CLASSES]
     layers = r["attention_from_answer"]["layers"]
-    name = os.path.relpath(f).replace(".inspect.json.gz", "").replace(".inspect.json", "")
+    name = json_base(os.path.relpath(f)).removesuffix(".inspect")
     print(f"| {name} | {d['step']} | {r['n']} | {100 * r['acc']:.2f} | " + " | ".join(cls) +
           f" | {top(layers, 'source')} | {top(layers, 'target')} | "
           f"{top(r['attention_from_query']['layers'], 'source') if 'attention_from_query' in r else '-'} |")
