@@ -124,3 +124,24 @@ GATE_TESTS_S=400 POPEBENCH=.devbin/popebench bash $S/gated_call.sh - rope 480 $O
 J 0 $((585 - SECONDS)) 900   # call 1: delivered seed 0
 dec; J 1 530 510             # call 2: delivered seed 1
 # Landed with: bash $S/ingest_half.sh FILES_DIR stage2 stage2_depth_4_200k_rope_seed0 (and _seed1)
+
+# --- Session of 2026-12-07, 02:41-02:49 UTC, one device call on one `nvidia-h100-x1` machine
+# (NVIDIA H100 80GB HBM3, driver 580.159.04), the binaries built on the development machine at
+# 042286d (the kernels of 6eda221; same flags), stripped and carried xz-compressed in .devgz/ with
+# libgomp (eight failed machine starts before it took ~1,000 s of the session's 1,800 s of device
+# time). The call gated the binary while the job trained: every GPU test passed (13368 assertions
+# in 36 test cases, the two-GPU one skipped; results/bench/h100_cuda_tests_042286d.log), and
+# abs_pos_learned's RoPE half rerun to 2,000 steps repeated the committed runs bit for bit (both
+# seeds).
+# depth_4_budget_200k's RoPE seed 2 to its full 200,000 steps, alone (SHARD=2/3, PLAN.md's order
+# change of 2026-12-07): 446 s (~518 steps/s beside the gate); inspects along (every 20k, 1,000
+# test examples); log sweep_stage2_depth_4_200k_rope_seed2.log. After it, in the same call,
+# Nsight Compute on the flash kernels (results/bench/, bench/log/034).
+S=results/indirect_indexing/screen
+dec() { mkdir -p .devbin && for f in .devgz/*.xz; do python3 -c "import lzma,sys; open(sys.argv[2],'wb').write(lzma.open(sys.argv[1]).read())" "$f" .devbin/$(basename "$f" .xz); done && chmod +x .devbin/popebench*; export LD_LIBRARY_PATH=$PWD/.devbin:${LD_LIBRARY_PATH:-}; }
+J() { PLAN=$S/stage2.json SHARD=2/3 CONCURRENT=1 STOP_AT=0 ALONG=1 MIN_BUDGET_S=0 POPEBENCH=.devbin/popebench \
+  bash $S/cells_across_calls.sh d4r_200k_s2 "$1" $OUT/job_d4r2 depth_4_budget_200k 900 rope; }
+dec; J 1
+GATE_TESTS_S=400 POPEBENCH=.devbin/popebench bash $S/gated_call.sh - rope 480 $OUT/gate gate eq
+J $((575 - SECONDS))   # delivered seed 2 at 446 s
+# Landed with: bash $S/ingest_half.sh FILES_DIR stage2 stage2_depth_4_200k_rope_seed2
