@@ -70,7 +70,7 @@ struct OptionDecl {
   // key is required.
   nlohmann::json absent = nullptr;
   // Written only when it differs from `absent`, so that every run made before the option keeps
-  // the JSON it had (results/same_bits.py compares reruns with committed runs).
+  // the JSON it had (tools/same_bits.py compares reruns with committed runs).
   bool only_when_set = false;
   const Spellings* spellings = nullptr;
   std::string help_after;

@@ -27,7 +27,7 @@ struct ParsedExample {
 // Throws UserError when the tokens are not an Indirect Indexing example.
 ParsedExample parse_indirect_indexing(const uint16_t* seq, int length);
 
-// The partial solution a prediction matches (results/indirect_indexing/plateau_levels.py's
+// The partial solution a prediction matches (tools/plateau_levels.py's
 // classes): "correct"; "source, right sign" (a letter another shift of the same sign reaches
 // from the source); "source, wrong sign" (reached by a shift of the other sign); "other letter of
 // the string"; "not in the string".

@@ -47,17 +47,17 @@ done
   fail "ingest.sh did not merge the three parts"
 bash "$lm/ingest.sh" "$tmp/out" rope "$tmp/res" >/dev/null 2>&1; rc=$?
 (( rc == 2 )) || fail "ingest.sh over a part already in: exit $rc, not 2"
-table=$(/usr/bin/python3 "$lm/lm_table.py" "$tmp/res/base/extrapolation.json" "$tmp/res/finetune") || fail "lm_table.py"
+table=$(PYTHONPATH="$src" /usr/bin/python3 -m tools.lm_table "$tmp/res/base/extrapolation.json" "$tmp/res/finetune") || fail "lm_table.py"
 for row in "| rope | 3 |" "| rope+yarn | 3 |" "| pope-delta0 | 3 |" "| alibi | 3 |" "| none | 3 |" \
            "| rope+yarn (fine-tuned at 4L) | 3 |" "| pope-delta0 (fine-tuned at 4L) | 3 |" \
            "The paper's claim" "YaRN's part"; do
   grep -qF "$row" <<< "$table" || fail "lm_table.py printed no '$row'"
 done
 if /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
-  /usr/bin/python3 "$lm/lm_table.py" "$tmp/res/base/extrapolation.json" "$tmp/res/finetune" --figure "$tmp/f.png" >/dev/null &&
+  PYTHONPATH="$src" /usr/bin/python3 -m tools.lm_table "$tmp/res/base/extrapolation.json" "$tmp/res/finetune" --figure "$tmp/f.png" >/dev/null &&
     [[ -s "$tmp/f.png" && -s "$tmp/f.pdf" ]] || fail "lm_table.py --figure"
 fi
-/usr/bin/python3 "$lm/lm_table.py" "$tmp/res/base/extrapolation.json" "$tmp/res/base_rope" >/dev/null 2>&1; rc=$?
+PYTHONPATH="$src" /usr/bin/python3 -m tools.lm_table "$tmp/res/base/extrapolation.json" "$tmp/res/base_rope" >/dev/null 2>&1; rc=$?
 (( rc == 2 )) || fail "lm_table.py on a folder without evaluations: exit $rc, not 2"
 (( fails == 0 )) && echo "lm_extrapolation calls: passed"
 exit $(( fails > 0 ))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The committed quick result is what this build computes (CTest: quick_prefix): PoPE seed 0 of
 # results/quick/, the table `./run.sh main` prints on a machine without a GPU, trained again to
-# its first evaluation points must repeat the committed run bit for bit (results/same_bits.py:
+# its first evaluation points must repeat the committed run bit for bit (tools/same_bits.py:
 # curve points and step-log rows). A result made by an older build that computes otherwise fails
 # here instead of going stale. Results differ in the last bits between CPU ISA levels (the
 # level is in each run JSON's environment.compiler), so on a machine built for another level the
@@ -21,4 +21,4 @@ if [[ "$(isa "$committed")" != "$(isa "$tmp/q/pope_seed0.json")" ]]; then
   echo "skipped: results/quick was made at ISA level '$(isa "$committed")', this build is '$(isa "$tmp/q/pope_seed0.json")'"
   exit 77
 fi
-/usr/bin/python3 "$src/results/same_bits.py" "$committed" "$tmp/q/pope_seed0.json" --steps $steps
+PYTHONPATH="$src" /usr/bin/python3 -m tools.same_bits "$committed" "$tmp/q/pope_seed0.json" --steps $steps

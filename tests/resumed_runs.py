@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Test helper: the runs of folder B, trained in parts (stopped and resumed), are the runs of
 folder A trained in one go: both complete, the same final numbers, B's resumed at least once,
-and the same curves and step logs by results/same_bits.py.
+and the same curves and step logs by tools/same_bits.py.
 
     /usr/bin/python3 tests/resumed_runs.py DIR_A DIR_B RUN...   (RUN: e.g. rope_seed0)
 
@@ -12,7 +12,7 @@ import os
 import subprocess
 import sys
 
-same_bits = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results", "same_bits.py")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 a_dir, b_dir, runs = sys.argv[1], sys.argv[2], sys.argv[3:]
 bad = []
 for r in runs:
@@ -25,7 +25,7 @@ for r in runs:
     elif not b.get("resumed_from_step"):
         bad.append(f"{r}: never resumed")
     else:
-        p = subprocess.run([sys.executable, same_bits, pa, pb], capture_output=True, text=True)
+        p = subprocess.run([sys.executable, "-m", "tools.same_bits", pa, pb], cwd=ROOT, capture_output=True, text=True)
         if p.returncode != 0:
             bad.append(f"{r}: {(p.stdout + p.stderr).strip()}")
 print("\n".join(bad) if bad else f"{len(runs)} runs equal")

@@ -1,6 +1,6 @@
 // Reading run JSON files back (results/SCHEMA.md). The C++ readers (summaries, merge, export)
 // go through this, so a file written by an older version is read by the newer one; the Python
-// plot scripts read the same schema themselves (results/plot_common.py).
+// plot scripts read the same schema themselves (tools/plot_common.py).
 #pragma once
 #include <string>
 

@@ -45,5 +45,5 @@ if [[ -d "$dest/base_rope" && -d "$dest/base_pope" && -d "$dest/base_others" ]];
   rm -rf "$dest/base"
   "$bin" merge "$dest/base_rope" "$dest/base_pope" "$dest/base_others" --out "$dest/base/extrapolation.json" >/dev/null ||
     die "the three parts do not merge"
-  /usr/bin/python3 "$here/lm_table.py" "$dest/base/extrapolation.json" "$dest/finetune" --figure "$dest/extrapolation.png"
+  PYTHONPATH="$here/../.." /usr/bin/python3 -m tools.lm_table "$dest/base/extrapolation.json" "$dest/finetune" --figure "$dest/extrapolation.png"
 fi

@@ -2,7 +2,7 @@
 # One device command of the screen (a PE's half of a cell, run_cells.sh) for a binary whose kernels
 # changed since the last one that passed on the GPU, with a gate: the screen uses the new binary
 # only once every GPU test has passed and a committed cell's runs, rerun to a few thousand steps
-# with it, repeat their committed curves and step logs bit for bit (results/same_bits.py).
+# with it, repeat their committed curves and step logs bit for bit (tools/same_bits.py).
 # Otherwise it runs on the known-good binary, so that every cell of the screen stays comparable
 # with the baseline. The gate's outcome is kept in STATE, on the machine's disk, for the later
 # commands of the same session (a fresh machine has no STATE: its first command gates again).
@@ -75,7 +75,7 @@ for x in "$@"; do
       for f in "$extras/eq_$pe/$eq_cell/${pe}"_seed*.json; do
         [[ -e "$f" ]] || continue
         n=$((n + 1))
-        python3 "$here/../../same_bits.py" "$committed/$eq_cell/$(basename "$f")" "$f" --steps "$eq_steps" \
+        PYTHONPATH="$here/../../.." python3 -m tools.same_bits "$committed/$eq_cell/$(basename "$f")" "$f" --steps "$eq_steps" \
           >> "$extras/eq_$pe.same_bits" 2>&1 || fail_gate "$(basename "$f") differs from the committed run (eq_$pe.same_bits)"
       done
       (( n > 0 )) || fail_gate "the eq rerun wrote no run"

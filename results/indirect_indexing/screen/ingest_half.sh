@@ -12,7 +12,7 @@
 #                                                                an error, nothing is copied;
 #                                                                same_inspect.py)
 #   screen.log                           ->  STAGE/sweep_LOG_NAME.log (must not exist yet)
-# then draws each touched cell's curves (results/plot.py), the overview and the lookup-heads figure,
+# then draws each touched cell's curves (tools/plot.py), the overview and the lookup-heads figure,
 # and prints the checks that say what else is stale: readme_tables.py (the README's tables;
 # --write updates them) and screen_progress.py --check (the counts in the text, which are prose
 # and written by hand).
@@ -101,14 +101,14 @@ echo "new: $stage/sweep_$log_name.log"
 
 py=/usr/bin/python3
 for c in "${cells[@]}"; do
-  "$py" "$src/results/plot.py" "$screen/$stage/$c" > /dev/null || echo "plot.py failed on $stage/$c"
+  PYTHONPATH="$src" "$py" -m tools.plot "$screen/$stage/$c" > /dev/null || echo "plot.py failed on $stage/$c"
 done
 echo "figures: $(printf '%s/curves.png ' "${cells[@]/#/$stage/}")"
 if [[ "$screen" == "$here" ]]; then
   "$py" "$here/screen_overview.py" > /dev/null && echo "figure: overview.png" || echo "screen_overview.py failed"
   "$py" "$here/lookup_heads.py" > /dev/null && echo "figure: inspect/lookup_heads.png" || echo "lookup_heads.py failed"
-  echo "-- results/readme_tables.py (tables; --write updates them):"
-  "$py" "$src/results/readme_tables.py" "$here/README.md" && echo "tables up to date"
+  echo "-- tools/readme_tables.py (tables; --write updates them):"
+  PYTHONPATH="$src" "$py" -m tools.readme_tables "$here/README.md" && echo "tables up to date"
   echo "-- screen_progress.py --check (the counts written in the READMEs' text):"
   "$py" "$here/screen_progress.py" --check
 fi

@@ -10,8 +10,8 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-from json_input import glob_json, json_base, load_json  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))  # the repository root: the tools package (until this folder's scripts move into it)
+from tools.json_input import glob_json, json_base, load_json  # noqa: E402
 
 
 CLASSES = ["correct", "source, right sign", "source, wrong sign", "other letter of the string", "not in the string"]

@@ -17,14 +17,13 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from json_input import glob_json, load_json  # noqa: E402
-from plot_common import pop_out, pyplot_or_exit  # noqa: E402
-from plateau_levels import plateau_levels  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))  # the repository root: the tools package (until this folder's scripts move into it)
+from tools.json_input import glob_json, load_json  # noqa: E402
+from tools.plot_common import pop_out, pyplot_or_exit  # noqa: E402
+from tools.plateau_levels import plateau_levels  # noqa: E402
 
 plt = pyplot_or_exit("lookup_heads.py", __doc__)
-import figure_style as style  # noqa: E402
+from tools import figure_style as style  # noqa: E402
 
 PLATEAU = plateau_levels()["source found, shift ignored"][1]
 COLOURS = {pe: style.pe_colour(pe) for pe in ("rope", "pope")}

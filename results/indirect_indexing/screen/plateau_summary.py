@@ -20,8 +20,8 @@ import glob
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-from json_input import glob_json, load_json  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))  # the repository root: the tools package (until this folder's scripts move into it)
+from tools.json_input import glob_json, load_json  # noqa: E402
 from screen_runs import BASELINE, ESCAPE, HERE, cells, val_at  # noqa: E402
 
 APART = ("init_scaled_embedding", "delta_lr_x10")

@@ -9,19 +9,18 @@ so that the plateau's 4-6 % stays readable beside the runs that learned (~99 %).
   /usr/bin/python3 results/indirect_indexing/screen/screen_overview.py [SCREEN_DIR] [--out FILE]
 
 SCREEN_DIR as for screen_table.py (default: this folder); FILE default SCREEN_DIR/overview.png (and
-the same name .pdf; colours and lines as every figure's, results/figure_style.py).
+the same name .pdf; colours and lines as every figure's, tools/figure_style.py).
 """
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from json_input import load_json  # noqa: E402
-from plot_common import pop_out, pyplot_or_exit  # noqa: E402
-from plateau_levels import plateau_levels  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))  # the repository root: the tools package (until this folder's scripts move into it)
+from tools.json_input import load_json  # noqa: E402
+from tools.plot_common import pop_out, pyplot_or_exit  # noqa: E402
+from tools.plateau_levels import plateau_levels  # noqa: E402
 
 plt = pyplot_or_exit("screen_overview.py", __doc__)
-import figure_style as style  # noqa: E402
+from tools import figure_style as style  # noqa: E402
 from screen_runs import ESCAPE, HERE, cells, complete, val_at  # noqa: E402
 
 # The paper task's plateau (the source found, the shift ignored; joint draw: 4.65 %).

@@ -20,8 +20,8 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-from json_input import load_json  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))  # the repository root: the tools package (until this folder's scripts move into it)
+from tools.json_input import load_json  # noqa: E402
 from screen_runs import HERE, RECIPE_STEPS, STAGES, complete, stop_of  # noqa: E402
 
 

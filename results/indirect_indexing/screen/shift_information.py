@@ -32,8 +32,8 @@ import os
 import sys
 from collections import Counter
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from plateau_levels import pair_probabilities  # noqa: E402  (the generator's pair draw, once)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))  # the repository root: the tools package (until this folder's scripts move into it)
+from tools.plateau_levels import pair_probabilities  # noqa: E402  (the generator's pair draw, once)
 
 
 def entropy(masses):

@@ -20,8 +20,8 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from screen_runs import BASELINE, by_pe, cells, complete, screen_dir_argument  # noqa: E402  (puts results/ on the path)
-from compare_seeds import fisher_two_sided_p  # noqa: E402
+from screen_runs import BASELINE, by_pe, cells, complete, screen_dir_argument  # noqa: E402  (puts the repository root on the path)
+from tools.compare_seeds import fisher_two_sided_p  # noqa: E402
 
 SOLVED = 0.50                             # PLAN.md: test accuracy at the end of the schedule
 PAPER = {"pope": (3, 3), "rope": (0, 3)}  # Table 1: solved seeds of seeds, read from its means ± std

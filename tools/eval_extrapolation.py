@@ -1,11 +1,10 @@
-#!/usr/bin/python3
 """Length extrapolation of checkpoints evaluated one by one (`popebench eval --checkpoint CKPT
 --factors ...`, schema popebench.eval): every seed's test accuracy per length bucket for each
 label (pope, rope, rope+pi, ...), as a Markdown table, and with --figure each seed as a line.
 For trained runs whose checkpoints exist already (a sweep's); `extrapolate` writes the same
-buckets for the runs it trains itself (extrapolation.json, results/plot.py).
+buckets for the runs it trains itself (extrapolation.json, tools/plot.py).
 
-    /usr/bin/python3 results/eval_extrapolation.py EVAL.json... [--figure OUT.png] [--title T]
+    /usr/bin/python3 -m tools.eval_extrapolation EVAL.json... [--figure OUT.png] [--title T]
 
 Every file must be an eval JSON with an extrapolation section, and all must share the buckets
 (factors, lengths, examples); otherwise exit 2 with one line. Accuracies are printed in %.
@@ -14,8 +13,7 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from json_input import load_json  # noqa: E402
+from .json_input import load_json
 
 
 
@@ -72,9 +70,9 @@ def main():
             print(f"| {label} | {seed} | " + " | ".join(f"{100 * a:.1f}" for a in acc) + " |")
 
     if args.figure:
-        from plot_common import pyplot_or_exit
+        from .plot_common import pyplot_or_exit
         plt = pyplot_or_exit("eval_extrapolation.py", __doc__)
-        import figure_style as style
+        from . import figure_style as style
         fig, ax = plt.subplots(figsize=(7.2, 4.2))
         style.by_length(ax, factors, {label: [[100 * a for a in acc] for _, acc in per_seed]
                                       for label, per_seed in rows.items()}, 100 * chance if chance else None)

@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Figures of `popebench inspect` JSON files (matplotlib from Debian's python3-matplotlib).
 
-  results/plot_inspect.py FILE.json [FILE.json ...]
+  /usr/bin/python3 -m tools.plot_inspect FILE.json [FILE.json ...]
 
 For each FILE.json writes FILE.png (and FILE.pdf) beside it, three panels:
   accuracy by shift (bars; the number of examples of each shift above them),
@@ -12,12 +11,11 @@ Reads schema "popebench.inspect" version 1 (results/SCHEMA.md) and refuses anyth
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from json_input import json_base, load_json  # noqa: E402
-from plot_common import pyplot_or_exit  # noqa: E402
+from .json_input import json_base, load_json
+from .plot_common import pyplot_or_exit
 
 plt = pyplot_or_exit("plot_inspect.py", __doc__)
-import figure_style as style  # noqa: E402
+from . import figure_style as style
 
 
 def fail(msg):

@@ -1,11 +1,10 @@
-#!/usr/bin/python3
 """Whether two runs of the same config computed the same numbers: their evaluation curves (every
 point's keys but elapsed_s) and their step logs (the run JSON's "step_log" file, CSV: every column
 as written, 9 significant digits) compared over the steps both reached, or up to --steps. Each is
 compared to its own last common step: a run stopped between two evaluations has step-log rows
 past its last curve point, and they are compared too.
 
-    /usr/bin/python3 results/same_bits.py RUN_A.json RUN_B.json [--steps N] [--ignore model.max_len]
+    /usr/bin/python3 -m tools.same_bits RUN_A.json RUN_B.json [--steps N] [--ignore model.max_len]
         [--curve-only]
 
 What it is for: a kernel change that should keep the bits (the same products in the same order)
@@ -27,8 +26,7 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from json_input import load_json  # noqa: E402
+from .json_input import load_json
 
 
 IGNORED_CURVE_KEYS = {"elapsed_s"}

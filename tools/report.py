@@ -1,10 +1,9 @@
-#!/usr/bin/python3
 """Redraws every figure of results/ and rewrites every generated table of the Markdown files from
 the committed JSON, all in one style (figure_style.py: a fixed colour per PE, logarithmic
 accuracy axes with chance and the plateau drawn with their values, one legend entry per PE,
 length in multiples of the training length on a log axis, PNG and PDF).
 
-  /usr/bin/python3 results/report.py [--out DIR] [--list] [--jobs N]
+  /usr/bin/python3 -m tools.report [--out DIR] [--list] [--jobs N]
 
 What it draws (the rules, so that a new result folder is drawn without being listed):
   - each folder holding run JSONs (results/SCHEMA.md) whose runs share one task: curves.png,
@@ -34,7 +33,7 @@ import subprocess
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
-from json_input import json_base
+from .json_input import json_base
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -113,25 +112,25 @@ def draw(job, out_root):
     kind, src, learned_above = job
     dest = os.path.join(out_root, src) if kind != "inspect" else os.path.join(out_root, os.path.dirname(src))
     os.makedirs(dest, exist_ok=True)
-    script = {"folder": "plot.py", "eval": "eval_extrapolation.py", "inspect": "plot_inspect.py",
-              "frequency": "frequency_usage.py",
-              "overview": os.path.join("indirect_indexing", "screen", "screen_overview.py"),
-              "lookup_heads": os.path.join("indirect_indexing", "screen", "lookup_heads.py")}[kind]
+    # Every command runs from the repository root (ROOT): the tools as modules of this package,
+    # the screen's two figure scripts as the files they still are.
     if kind == "folder":
-        code = ("import sys; sys.path.insert(0, sys.argv[1]); import plot; "
-                "plot.plot_folder(sys.argv[2], sys.argv[3], None if sys.argv[4] == '-' else float(sys.argv[4]))")
-        cmd = [PY, "-c", code, HERE, os.path.join(ROOT, src), dest, "-" if learned_above is None else str(learned_above)]
+        code = ("import sys; from tools import plot; "
+                "plot.plot_folder(sys.argv[1], sys.argv[2], None if sys.argv[3] == '-' else float(sys.argv[3]))")
+        cmd = [PY, "-c", code, os.path.join(ROOT, src), dest, "-" if learned_above is None else str(learned_above)]
     elif kind == "eval":
         evals = sorted(glob.glob(os.path.join(ROOT, src, "*.eval.json")))
-        cmd = [PY, os.path.join(HERE, script), *evals, "--figure", os.path.join(dest, "extrapolation.png")]
+        cmd = [PY, "-m", "tools.eval_extrapolation", *evals, "--figure", os.path.join(dest, "extrapolation.png")]
     elif kind == "frequency":
         files = sorted(glob.glob(os.path.join(ROOT, src, "*.inspect.json")))
-        cmd = [PY, os.path.join(HERE, script), *files, "--out", os.path.join(dest, "frequency_usage.png")]
+        cmd = [PY, "-m", "tools.frequency_usage", *files, "--out", os.path.join(dest, "frequency_usage.png")]
     elif kind == "inspect":
-        code = "import sys; sys.path.insert(0, sys.argv[1]); import plot_inspect; plot_inspect.plot(sys.argv[2], sys.argv[3])"
-        cmd = [PY, "-c", code, HERE, os.path.join(ROOT, src), os.path.join(out_root, outputs(job)[0])]
+        code = "import sys; from tools import plot_inspect; plot_inspect.plot(sys.argv[1], sys.argv[2])"
+        cmd = [PY, "-c", code, os.path.join(ROOT, src), os.path.join(out_root, outputs(job)[0])]
     else:
-        cmd = [PY, os.path.join(HERE, script), os.path.join(ROOT, src), "--out", os.path.join(out_root, outputs(job)[0])]
+        script = {"overview": "screen_overview.py", "lookup_heads": "lookup_heads.py"}[kind]
+        cmd = [PY, os.path.join(ROOT, SCREEN, script), os.path.join(ROOT, src), "--out",
+               os.path.join(out_root, outputs(job)[0])]
     p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if p.returncode != 0:
         return job, (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
@@ -175,7 +174,7 @@ def main():
     print(f"report.py: {n - len(errors)} of {n} figures drawn (PNG and PDF) under {out_root}")
     for e in errors:
         print(f"report.py: {e}", file=sys.stderr)
-    tables = [PY, os.path.join(HERE, "readme_tables.py")] + ([] if args.out else ["--write"])
+    tables = [PY, "-m", "tools.readme_tables"] + ([] if args.out else ["--write"])
     rc = subprocess.run(tables, cwd=ROOT).returncode
     if errors:
         return 2

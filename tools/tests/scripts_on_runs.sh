@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# results/plot.py, results/compare_seeds.py, results/plot_inspect.py and the screen's table and overview on the JSON that real runs write: the figures
+# tools/plot.py, tools/compare_seeds.py, tools/plot_inspect.py and the screen's table and overview on the JSON that real runs write: the figures
 # appear, the seed comparison counts the runs of a merged extrapolation table, bad input exits 2.
 set -u
 bin="$1"
-src=$(cd "$(dirname "$0")/.." && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
+# From the repository root: the tools run as modules of its tools package (python3 -m tools.NAME).
+cd "$src" || exit 1
 py=/usr/bin/python3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
+script_argv() {  # a results script by its path: a module of the tools package, else the file
+  if [[ $1 == tools/*.py ]]; then local m=${1#tools/}; echo "-m tools.${m%.py}"; else echo "$src/$1"; fi
+}
 check() {  # description, command...
   local what="$1"; shift
   if ! "$@" >"$tmp/out" 2>&1; then echo "FAIL: $what"; cat "$tmp/out"; fails=$((fails+1)); fi
@@ -20,49 +25,49 @@ check "merge" "$bin" merge "$tmp/a" "$tmp/b" --out "$tmp/m/extrapolation.json"
 check "reproduce" "$bin" reproduce indirect-indexing --preset quick --pe rope,pope --seeds 0 --steps 3 --warmup 1 \
   --eval-every 2 --n-val 16 --n-test 16 --device cpu --out "$tmp/r"
 
-check "plot.py" "$py" "$src/results/plot.py" "$tmp/a" "$tmp/m" "$tmp/r"
-check "plot.py --learned-above" "$py" "$src/results/plot.py" "$tmp/m" --learned-above 40
-"$py" "$src/results/plot.py" "$tmp/m" --learned-above lots >/dev/null 2>&1 &&
+check "plot.py" "$py" -m tools.plot "$tmp/a" "$tmp/m" "$tmp/r"
+check "plot.py --learned-above" "$py" -m tools.plot "$tmp/m" --learned-above 40
+"$py" -m tools.plot "$tmp/m" --learned-above lots >/dev/null 2>&1 &&
   { echo "FAIL: plot.py accepted --learned-above lots"; fails=$((fails+1)); }
 for f in a/extrapolation.png a/curves.png m/extrapolation.png r/accuracy.png r/curves.png; do
   [[ -s "$tmp/$f" ]] || { echo "FAIL: plot.py wrote no $f"; fails=$((fails+1)); }
 done
 # Legends list runs in the summary tables' order (the paper's Table 1, then Table 9, then by name).
 check "plot.py legend order" "$py" -c "
-import sys; sys.path.insert(0, '$src/results'); import plot
+from tools import plot
 got = sorted(['none', 'sinusoidal', 'pope', 'alibi', 'rope', 'learned', 'rope-half', 'alibi-half'], key=plot.table_rank)
 assert got == ['rope', 'pope', 'rope-half', 'alibi-half', 'learned', 'sinusoidal', 'alibi', 'none'], got"
 # The merged folder holds no runs: compare_seeds.py finds the three seeds through its rows.
-check "compare_seeds.py paired" "$py" "$src/results/compare_seeds.py" "$tmp/m" pope rope
+check "compare_seeds.py paired" "$py" -m tools.compare_seeds "$tmp/m" pope rope
 grep -q "(2 df)" "$tmp/out" || { echo "FAIL: compare_seeds.py did not pair three seeds"; cat "$tmp/out"; fails=$((fails+1)); }
-check "compare_seeds.py --above" "$py" "$src/results/compare_seeds.py" "$tmp/m" pope rope --above -1
+check "compare_seeds.py --above" "$py" -m tools.compare_seeds "$tmp/m" pope rope --above -1
 grep -q "pope 3 of 3, rope 3 of 3; two-sided Fisher exact p = 1" "$tmp/out" ||
   { echo "FAIL: compare_seeds.py --above -1 did not count every run"; cat "$tmp/out"; fails=$((fails+1)); }
-"$py" "$src/results/compare_seeds.py" "$tmp/m" pope alibi >/dev/null 2>&1
+"$py" -m tools.compare_seeds "$tmp/m" pope alibi >/dev/null 2>&1
 [[ $? -eq 2 ]] || { echo "FAIL: compare_seeds.py with a PE that has no runs did not exit 2"; fails=$((fails+1)); }
 # One PE under two configs: PE_B's runs from another folder (the reproduce runs below the merged table).
-check "compare_seeds.py --dir-b" "$py" "$src/results/compare_seeds.py" "$tmp/m" rope rope --dir-b "$tmp/r" --above -1
+check "compare_seeds.py --dir-b" "$py" -m tools.compare_seeds "$tmp/m" rope rope --dir-b "$tmp/r" --above -1
 grep -q "rope ($tmp/m) 3 of 3, rope ($tmp/r) 1 of 1; two-sided Fisher exact p = 1" "$tmp/out" ||
   { echo "FAIL: compare_seeds.py --dir-b did not count each folder's runs"; cat "$tmp/out"; fails=$((fails+1)); }
-"$py" "$src/results/compare_seeds.py" "$tmp/m" rope rope --dir-b "$tmp/none" >/dev/null 2>&1
+"$py" -m tools.compare_seeds "$tmp/m" rope rope --dir-b "$tmp/none" >/dev/null 2>&1
 [[ $? -eq 2 ]] || { echo "FAIL: compare_seeds.py with a missing --dir-b did not exit 2"; fails=$((fails+1)); }
 # The Fisher p against a hand count: 5 of 10 against 0 of 10 is twice C(10,5) / C(20,5) = 2 * 252 / 15504.
 check "compare_seeds.py Fisher p" "$py" -c "
-import sys; sys.path.insert(0, '$src/results'); import compare_seeds as c
+from tools import compare_seeds as c
 p = c.fisher_two_sided_p(5, 10, 0, 10)
 assert abs(p - 2 * 252 / 15504) < 1e-12, p
 assert abs(c.fisher_two_sided_p(3, 3, 0, 3) - 0.1) < 1e-12"
-"$py" "$src/results/plot.py" "$tmp/none" >/dev/null 2>&1 && { echo "FAIL: plot.py accepted a missing folder"; fails=$((fails+1)); }
+"$py" -m tools.plot "$tmp/none" >/dev/null 2>&1 && { echo "FAIL: plot.py accepted a missing folder"; fails=$((fails+1)); }
 # inspect on the reproduce run's checkpoint, and its figure.
 check "inspect" "$bin" inspect "$tmp/r/pope_seed0.json.ckpt" --examples 16 --show 2 --out "$tmp/i/pope.json"
-check "plot_inspect.py" "$py" "$src/results/plot_inspect.py" "$tmp/i/pope.json"
+check "plot_inspect.py" "$py" -m tools.plot_inspect "$tmp/i/pope.json"
 [[ -s "$tmp/i/pope.png" ]] || { echo "FAIL: plot_inspect.py wrote no pope.png"; fails=$((fails+1)); }
 # The frequency-usage figure from the same inspect JSON (PoPE: mu per frequency and delta).
-check "frequency_usage.py" "$py" "$src/results/frequency_usage.py" "$tmp/i/pope.json" --out "$tmp/i/fu.png"
+check "frequency_usage.py" "$py" -m tools.frequency_usage "$tmp/i/pope.json" --out "$tmp/i/fu.png"
 [[ -s "$tmp/i/fu.png" && -s "$tmp/i/fu.pdf" ]] || { echo "FAIL: frequency_usage.py wrote no fu.png and fu.pdf"; fails=$((fails+1)); }
-"$py" "$src/results/frequency_usage.py" "$tmp/r/pope_seed0.json" --out "$tmp/i/x.png" >"$tmp/out" 2>&1
+"$py" -m tools.frequency_usage "$tmp/r/pope_seed0.json" --out "$tmp/i/x.png" >"$tmp/out" 2>&1
 [[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] || { echo "FAIL: frequency_usage.py did not refuse a run JSON in one line"; cat "$tmp/out"; fails=$((fails+1)); }
-"$py" "$src/results/plot_inspect.py" "$tmp/r/pope_seed0.json" >/dev/null 2>&1
+"$py" -m tools.plot_inspect "$tmp/r/pope_seed0.json" >/dev/null 2>&1
 [[ $? -eq 2 ]] || { echo "FAIL: plot_inspect.py accepted a run JSON"; fails=$((fails+1)); }
 # The screen's table and overview figure on the committed screen (the baseline row first); a
 # missing folder and a stray argument are refused.
@@ -172,10 +177,10 @@ mkdir -p "$tmp/sb"
 "$bin" "${sb[@]}" --out "$tmp/sb/a.json" >/dev/null 2>&1
 "$bin" "${sb[@]}" --stop-at 4 --out "$tmp/sb/b.json" >/dev/null 2>&1
 "$bin" "${sb[@]}" --seed 1 --out "$tmp/sb/c.json" >/dev/null 2>&1
-check "same_bits.py" "$py" "$src/results/same_bits.py" "$tmp/sb/a.json" "$tmp/sb/b.json"
+check "same_bits.py" "$py" -m tools.same_bits "$tmp/sb/a.json" "$tmp/sb/b.json"
 grep -q "^same bits: 3 curve points and 4 step-log rows, to step 4$" "$tmp/out" ||
   { echo "FAIL: same_bits.py did not compare 3 points and 4 rows"; cat "$tmp/out"; fails=$((fails+1)); }
-"$py" "$src/results/same_bits.py" "$tmp/sb/a.json" "$tmp/sb/c.json" >/dev/null 2>&1
+"$py" -m tools.same_bits "$tmp/sb/a.json" "$tmp/sb/c.json" >/dev/null 2>&1
 [[ $? -eq 2 ]] || { echo "FAIL: same_bits.py compared runs of different seeds"; fails=$((fails+1)); }
 "$py" -c "
 import json, sys
@@ -187,7 +192,7 @@ cp "$tmp/sb/b.steps.csv" "$tmp/sb/d.steps.csv"
 # A run stopped between evaluations (step 5; curve to 4): its last step-log row is compared too,
 # and a change there is found.
 "$bin" "${sb[@]}" --stop-at 5 --out "$tmp/sb/f.json" >/dev/null 2>&1
-check "same_bits.py (stopped between evaluations)" "$py" "$src/results/same_bits.py" "$tmp/sb/a.json" "$tmp/sb/f.json"
+check "same_bits.py (stopped between evaluations)" "$py" -m tools.same_bits "$tmp/sb/a.json" "$tmp/sb/f.json"
 grep -q "^same bits: 3 curve points to step 4 and 5 step-log rows to step 5$" "$tmp/out" ||
   { echo "FAIL: same_bits.py did not compare the step log past the last curve point"; cat "$tmp/out"; fails=$((fails+1)); }
 "$py" -c "
@@ -196,7 +201,7 @@ r = json.load(open(sys.argv[1])); r['step_log']['file'] = 'g.steps.csv'; json.du
 rows = open(sys.argv[3]).read().rstrip('\n').split('\n'); rows[-1] = rows[-1].rsplit(',', 1)[0] + ',0.999'
 open(sys.argv[4], 'w').write('\n'.join(rows) + '\n')" "$tmp/sb/f.json" "$tmp/sb/g.json" "$tmp/sb/f.steps.csv" "$tmp/sb/g.steps.csv"
 for m in d e g; do
-  "$py" "$src/results/same_bits.py" "$tmp/sb/a.json" "$tmp/sb/$m.json" >"$tmp/out" 2>&1
+  "$py" -m tools.same_bits "$tmp/sb/a.json" "$tmp/sb/$m.json" >"$tmp/out" 2>&1
   [[ $? -eq 1 ]] && grep -q "^differ: " "$tmp/out" || { echo "FAIL: same_bits.py missed a changed value ($m)"; cat "$tmp/out"; fails=$((fails+1)); }
 done
 # --ignore: a run whose config differs only in a field that does not enter what is compared
@@ -206,9 +211,9 @@ import json, sys
 r = json.load(open(sys.argv[1])); r['config']['model']['max_len'] += 90; r['step_log']['file'] = 'h.steps.csv'
 json.dump(r, open(sys.argv[2], 'w'))" "$tmp/sb/b.json" "$tmp/sb/h.json"
 cp "$tmp/sb/b.steps.csv" "$tmp/sb/h.steps.csv"
-"$py" "$src/results/same_bits.py" "$tmp/sb/a.json" "$tmp/sb/h.json" >"$tmp/out" 2>&1
+"$py" -m tools.same_bits "$tmp/sb/a.json" "$tmp/sb/h.json" >"$tmp/out" 2>&1
 [[ $? -eq 2 ]] && grep -q "differ at config.model.max_len" "$tmp/out" || { echo "FAIL: same_bits.py compared runs of different max_len"; cat "$tmp/out"; fails=$((fails+1)); }
-check "same_bits.py --ignore model.max_len" "$py" "$src/results/same_bits.py" "$tmp/sb/a.json" "$tmp/sb/h.json" --ignore model.max_len
+check "same_bits.py --ignore model.max_len" "$py" -m tools.same_bits "$tmp/sb/a.json" "$tmp/sb/h.json" --ignore model.max_len
 grep -q "^same bits: 3 curve points and 4 step-log rows, to step 4$" "$tmp/out" || { echo "FAIL: same_bits.py --ignore"; cat "$tmp/out"; fails=$((fails+1)); }
 # A run written before a section's options existed has no such section: ignoring every field of
 # the other run's section compares them; ignoring only some of it does not.
@@ -218,20 +223,20 @@ r = json.load(open(sys.argv[1])); sec = r['config'].pop('input'); json.dump(r, o
 print(' '.join('--ignore input.' + k for k in sec))" "$tmp/sb/a.json" "$tmp/sb/old.json" > "$tmp/sb/ign"
 cp "$tmp/sb/a.steps.csv" "$tmp/sb/old.steps.csv"
 [[ $(wc -w < "$tmp/sb/ign") -ge 4 ]] || { echo "FAIL: the run JSON's input section has under 2 fields"; fails=$((fails+1)); }
-check "same_bits.py (a section the older run lacks)" "$py" "$src/results/same_bits.py" "$tmp/sb/old.json" "$tmp/sb/b.json" $(cat "$tmp/sb/ign")
+check "same_bits.py (a section the older run lacks)" "$py" -m tools.same_bits "$tmp/sb/old.json" "$tmp/sb/b.json" $(cat "$tmp/sb/ign")
 grep -q "^same bits: 3 curve points and 4 step-log rows, to step 4$" "$tmp/out" || { echo "FAIL: same_bits.py with a section missing"; cat "$tmp/out"; fails=$((fails+1)); }
-"$py" "$src/results/same_bits.py" "$tmp/sb/old.json" "$tmp/sb/b.json" $(cut -d' ' -f1-2 "$tmp/sb/ign") >"$tmp/out" 2>&1
+"$py" -m tools.same_bits "$tmp/sb/old.json" "$tmp/sb/b.json" $(cut -d' ' -f1-2 "$tmp/sb/ign") >"$tmp/out" 2>&1
 [[ $? -eq 2 ]] && grep -q "differ at config.input" "$tmp/out" || { echo "FAIL: same_bits.py compared a half-ignored section"; cat "$tmp/out"; fails=$((fails+1)); }
 # A run without a step log (written before they existed) against one with: refused, unless
 # --curve-only, which compares the curves alone.
 "$py" -c "
 import json, sys
 r = json.load(open(sys.argv[1])); r.pop('step_log'); json.dump(r, open(sys.argv[2], 'w'))" "$tmp/sb/a.json" "$tmp/sb/nolog.json"
-"$py" "$src/results/same_bits.py" "$tmp/sb/nolog.json" "$tmp/sb/b.json" >"$tmp/out" 2>&1
+"$py" -m tools.same_bits "$tmp/sb/nolog.json" "$tmp/sb/b.json" >"$tmp/out" 2>&1
 [[ $? -eq 2 ]] && grep -q "only one of the runs has a step log" "$tmp/out" || { echo "FAIL: same_bits.py compared a run without a step log"; cat "$tmp/out"; fails=$((fails+1)); }
-check "same_bits.py --curve-only" "$py" "$src/results/same_bits.py" "$tmp/sb/nolog.json" "$tmp/sb/b.json" --curve-only
+check "same_bits.py --curve-only" "$py" -m tools.same_bits "$tmp/sb/nolog.json" "$tmp/sb/b.json" --curve-only
 grep -q "^same bits: 3 curve points and 0 step-log rows, to step 4$" "$tmp/out" || { echo "FAIL: same_bits.py --curve-only"; cat "$tmp/out"; fails=$((fails+1)); }
-"$py" "$src/results/same_bits.py" "$tmp/sb/a.json" "$tmp/sb/d.json" --curve-only >"$tmp/out" 2>&1
+"$py" -m tools.same_bits "$tmp/sb/a.json" "$tmp/sb/d.json" --curve-only >"$tmp/out" 2>&1
 [[ $? -eq 1 ]] || { echo "FAIL: same_bits.py --curve-only missed a changed curve value"; cat "$tmp/out"; fails=$((fails+1)); }
 # eval_extrapolation.py: two seeds' checkpoints evaluated at 1x and 2x become one row each per
 # label (RoPE with its scalings), with a figure; other buckets, or a plain eval, refused.
@@ -244,15 +249,15 @@ for s in 0 1; do
 done
 "$bin" eval --checkpoint "$tmp/ee/r0.json.ckpt" --factors 1,3 --out "$tmp/ee/other.json" >/dev/null 2>&1
 "$bin" eval --checkpoint "$tmp/ee/r0.json.ckpt" --out "$tmp/ee/plain.json" >/dev/null 2>&1
-check "eval_extrapolation.py" "$py" "$src/results/eval_extrapolation.py" "$tmp/ee/e0.json" "$tmp/ee/e1.json" --figure "$tmp/ee/x.png"
+check "eval_extrapolation.py" "$py" -m tools.eval_extrapolation "$tmp/ee/e0.json" "$tmp/ee/e1.json" --figure "$tmp/ee/x.png"
 [[ $(grep -cE "^\| rope(\+pi)? \| [01] \| [0-9.]+ \| [0-9.]+ \|$" "$tmp/out") -eq 4 && -s "$tmp/ee/x.png" ]] ||
   { echo "FAIL: eval_extrapolation.py did not give 4 rows (rope, rope+pi x 2 seeds) and a figure"; cat "$tmp/out"; fails=$((fails+1)); }
 touch "$tmp/ee/afile"
-"$py" "$src/results/eval_extrapolation.py" "$tmp/ee/e0.json" --figure "$tmp/ee/afile/x.png" >"$tmp/out" 2>&1
+"$py" -m tools.eval_extrapolation "$tmp/ee/e0.json" --figure "$tmp/ee/afile/x.png" >"$tmp/out" 2>&1
 [[ $? -eq 2 ]] && grep -q "^eval_extrapolation.py: cannot write the figure" "$tmp/out" ||
   { echo "FAIL: eval_extrapolation.py did not refuse a figure under a file"; cat "$tmp/out"; fails=$((fails+1)); }
 for bad in "$tmp/ee/other.json" "$tmp/ee/plain.json" "$tmp/ee/e0.json"; do
-  "$py" "$src/results/eval_extrapolation.py" "$tmp/ee/e0.json" "$bad" >"$tmp/out" 2>&1
+  "$py" -m tools.eval_extrapolation "$tmp/ee/e0.json" "$bad" >"$tmp/out" 2>&1
   [[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] || { echo "FAIL: eval_extrapolation.py took $bad beside e0.json"; cat "$tmp/out"; fails=$((fails+1)); }
 done
 # The screen's progress (cells done, committed runs) as the report and the top-level README state
@@ -281,8 +286,8 @@ done
 # choose_setup.py: the extrapolation setup sweep's rule on the committed runs (the choice the
 # results README states), then on made-up runs: a tie broken by the parameter counts of the logs,
 # a tie with no counts refused, no cell qualifying, a missing run.
-cs="$src/results/length_extrapolation/indirect_indexing_setup/choose_setup.py"
-check "choose_setup.py" "$py" "$cs"
+cs=(-m tools.choose_setup)
+check "choose_setup.py" "$py" "${cs[@]}"
 grep -q "^chosen: d128_h8 " "$tmp/out" || { echo "FAIL: choose_setup.py did not choose d128_h8 from the committed runs"; cat "$tmp/out"; fails=$((fails+1)); }
 mkdir -p "$tmp/cs/runs/x" "$tmp/cs/runs/y"
 echo '{"cells": [{"name": "x", "pe": ["rope", "pope"], "seeds": [0, 1]}, {"name": "y", "pe": ["rope", "pope"], "seeds": [0, 1]}]}' > "$tmp/cs/plan.json"
@@ -290,16 +295,16 @@ cs_run() { echo "{\"status\": \"complete\", \"final\": {\"test\": {\"acc\": $2, 
 cs_run x/rope_seed0 0.95; cs_run x/rope_seed1 0.90; cs_run x/pope_seed0 0.2; cs_run x/pope_seed1 0.899
 cs_run y/rope_seed0 0.1; cs_run y/rope_seed1 0.1; cs_run y/pope_seed0 0.99; cs_run y/pope_seed1 1.0
 printf 'popebench: x/rope/0: 500 parameters (1 layers x 8, 2 heads) on cpu\npopebench: y/pope/0: 400 parameters (1 layers x 8, 2 heads) on cpu\n' > "$tmp/cs/runs/sweep.log"
-check "choose_setup.py (a tie)" "$py" "$cs" --plan "$tmp/cs/plan.json" --runs "$tmp/cs/runs"
+check "choose_setup.py (a tie)" "$py" "${cs[@]}" --plan "$tmp/cs/plan.json" --runs "$tmp/cs/runs"
 grep -q "^chosen: y (the most learned runs (2), then the fewest parameters (400))$" "$tmp/out" ||
   { echo "FAIL: choose_setup.py broke the tie wrongly"; cat "$tmp/out"; fails=$((fails+1)); }
-"$py" "$cs" --plan "$tmp/cs/plan.json" --runs "$tmp/cs/runs" --logs >"$tmp/out" 2>&1
+"$py" "${cs[@]}" --plan "$tmp/cs/plan.json" --runs "$tmp/cs/runs" --logs >"$tmp/out" 2>&1
 [[ $? -eq 2 ]] && grep -q "needs the parameter counts" "$tmp/out" || { echo "FAIL: choose_setup.py broke a tie with no counts"; cat "$tmp/out"; fails=$((fails+1)); }
 cs_run x/rope_seed1 0.5; cs_run y/pope_seed1 0.5
-check "choose_setup.py (none qualifies)" "$py" "$cs" --plan "$tmp/cs/plan.json" --runs "$tmp/cs/runs"
+check "choose_setup.py (none qualifies)" "$py" "${cs[@]}" --plan "$tmp/cs/plan.json" --runs "$tmp/cs/runs"
 grep -q "^no cell qualifies" "$tmp/out" || { echo "FAIL: choose_setup.py chose a cell with one learned run a PE"; cat "$tmp/out"; fails=$((fails+1)); }
 rm "$tmp/cs/runs/y/pope_seed1.json"
-"$py" "$cs" --plan "$tmp/cs/plan.json" --runs "$tmp/cs/runs" >"$tmp/out" 2>&1
+"$py" "${cs[@]}" --plan "$tmp/cs/plan.json" --runs "$tmp/cs/runs" >"$tmp/out" 2>&1
 [[ $? -eq 1 ]] && grep -q "y/pope_seed1" "$tmp/out" || { echo "FAIL: choose_setup.py chose with a run missing"; cat "$tmp/out"; fails=$((fails+1)); }
 # The TF32 attention error model (numpy): its worst errors over 8 draws per case stay under half
 # the limits of tests/test_cuda_attention.cpp (read from that file, as are the floors the model
@@ -322,49 +327,49 @@ PY
 # readme_tables.py: every table the READMEs mark as generated equals what its command prints from
 # the committed files now; a stale copy is found (exit 1) and rewritten by --write; a marker with
 # no table, a failing command or a header the command does not print is exit 2 and one line.
-rt="$src/results/readme_tables.py"
-check "readme_tables.py on the repository" "$py" "$rt"
+rt=(-m tools.readme_tables)
+check "readme_tables.py on the repository" "$py" "${rt[@]}"
 (( $(grep -rl --include='*.md' '^<!-- generated table: ' "$src" | wc -l) >= 4 )) ||
   { echo "FAIL: fewer than 4 files mark generated tables"; fails=$((fails+1)); }
 mk() { printf '%s\n' "intro" "<!-- generated table: $1 -->" "${@:2}" "" "outro" > "$tmp/t.md"; }
 table_cmd="printf '%s\n' 'x' '| a | b |' '| --- | --- |' '| 1 | 2 |' '' '| c |' '| --- |' '| 3 |'"
 mk "$table_cmd" '| a | b |' '| --- | --- |' '| 1 | 9 |'
-"$py" "$rt" "$tmp/t.md" >"$tmp/out" 2>&1
+"$py" "${rt[@]}" "$tmp/t.md" >"$tmp/out" 2>&1
 [[ $? -eq 1 ]] && grep -q "t.md:3: stale: row 2: has '| 1 | 9 |'" "$tmp/out" ||
   { echo "FAIL: readme_tables.py missed a stale cell"; cat "$tmp/out"; fails=$((fails+1)); }
-check "readme_tables.py --write" "$py" "$rt" --write "$tmp/t.md"
+check "readme_tables.py --write" "$py" "${rt[@]}" --write "$tmp/t.md"
 [[ "$(sed -n 5p "$tmp/t.md")" == "| 1 | 2 |" && "$(tail -1 "$tmp/t.md")" == "outro" && $(wc -l < "$tmp/t.md") -eq 7 ]] ||
   { echo "FAIL: readme_tables.py --write did not rewrite the table alone"; cat "$tmp/t.md"; fails=$((fails+1)); }
-check "readme_tables.py after --write" "$py" "$rt" "$tmp/t.md"
+check "readme_tables.py after --write" "$py" "${rt[@]}" "$tmp/t.md"
 mk "$table_cmd" '| c |' '| --- |'
-"$py" "$rt" "$tmp/t.md" >"$tmp/out" 2>&1
+"$py" "${rt[@]}" "$tmp/t.md" >"$tmp/out" 2>&1
 [[ $? -eq 1 ]] && grep -q "2 rows, the command prints 3" "$tmp/out" ||
   { echo "FAIL: readme_tables.py missed a missing row"; cat "$tmp/out"; fails=$((fails+1)); }
 for bad in "no table:$table_cmd:" "exit 3:exit 3:| a | b |" "header:$table_cmd:| z |"; do
   IFS=: read -r what cmd row <<< "$bad"
   if [[ -n "$row" ]]; then mk "$cmd" "$row"; else mk "$cmd"; sed -i '3d' "$tmp/t.md"; fi
-  "$py" "$rt" "$tmp/t.md" >"$tmp/out" 2>&1
+  "$py" "${rt[@]}" "$tmp/t.md" >"$tmp/out" 2>&1
   [[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] && grep -q "^readme_tables.py: .*t.md:2: " "$tmp/out" ||
     { echo "FAIL: readme_tables.py did not refuse a marker ($what) with exit 2 and one line"; cat "$tmp/out"; fails=$((fails+1)); }
 done
-"$py" "$rt" "$tmp/none.md" >/dev/null 2>&1; [[ $? -eq 2 ]] || { echo "FAIL: readme_tables.py accepted a missing file"; fails=$((fails+1)); }
+"$py" "${rt[@]}" "$tmp/none.md" >/dev/null 2>&1; [[ $? -eq 2 ]] || { echo "FAIL: readme_tables.py accepted a missing file"; fails=$((fails+1)); }
 # summary_table.py on the committed Table 1 summary, and on a file that is no summary.
-check "summary_table.py" "$py" "$src/results/summary_table.py" "$src/results/indirect_indexing/paper_100k/summary.json"
+check "summary_table.py" "$py" -m tools.summary_table "$src/results/indirect_indexing/paper_100k/summary.json"
 grep -q "^| PoPE | 3 | 8.11 ± 3.03 | 4.73 / 10.57 / 9.02 | 94.82 ± 2.91 |$" "$tmp/out" ||
   { echo "FAIL: summary_table.py's PoPE row"; cat "$tmp/out"; fails=$((fails+1)); }
-"$py" "$src/results/summary_table.py" "$src/results/indirect_indexing/paper_100k/pope_seed0.json" >"$tmp/out" 2>&1
+"$py" -m tools.summary_table "$src/results/indirect_indexing/paper_100k/pope_seed0.json" >"$tmp/out" 2>&1
 [[ $? -eq 2 ]] && grep -q "is not a popebench.summary JSON" "$tmp/out" || { echo "FAIL: summary_table.py read a run JSON as a summary"; fails=$((fails+1)); }
 # extrapolation_table.py on the merged extrapolate folder: the buckets asked for, rows in the order
 # asked; a factor without a bucket, an unknown label and a run JSON are refused with exit 2.
-check "extrapolation_table.py" "$py" "$src/results/extrapolation_table.py" "$tmp/m" --factors 1,2 --labels pope,rope
+check "extrapolation_table.py" "$py" -m tools.extrapolation_table "$tmp/m" --factors 1,2 --labels pope,rope
 [[ "$(sed -n 1p "$tmp/out")" == "| PE | 1x (4-6) | 2x (7-12) |" && "$(sed -n 3p "$tmp/out" | cut -d' ' -f2)" == pope &&
    "$(sed -n 4p "$tmp/out" | cut -d' ' -f2)" == rope && $(wc -l < "$tmp/out") -eq 4 ]] ||
   { echo "FAIL: extrapolation_table.py's table"; cat "$tmp/out"; fails=$((fails+1)); }
-check "extrapolation_table.py --per-seed" "$py" "$src/results/extrapolation_table.py" "$tmp/m" --factors 1,2 --labels pope --per-seed
+check "extrapolation_table.py --per-seed" "$py" -m tools.extrapolation_table "$tmp/m" --factors 1,2 --labels pope --per-seed
 [[ "$(sed -n 1p "$tmp/out")" == "| PE | seed | 1x (4-6) | 2x (7-12) |" && "$(sed -n '3,5p' "$tmp/out" | cut -d' ' -f2,4 | tr '\n' ' ')" == "pope 0 pope 1 pope 2 " ]] ||
   { echo "FAIL: extrapolation_table.py --per-seed did not give the merged folder's three seeds in order"; cat "$tmp/out"; fails=$((fails+1)); }
 for bad in "--factors 1,3" "--labels pope,alibi" "--factors 1,x"; do
-  "$py" "$src/results/extrapolation_table.py" "$tmp/m" $bad >"$tmp/out" 2>&1
+  "$py" -m tools.extrapolation_table "$tmp/m" $bad >"$tmp/out" 2>&1
   [[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] || { echo "FAIL: extrapolation_table.py accepted $bad"; cat "$tmp/out"; fails=$((fails+1)); }
 done
 # A file shaped almost right: refused whole, nothing printed (no half table).
@@ -376,7 +381,7 @@ for bad in "extrapolation_table.py $tmp/bad_ex.json --factors 1" "summary_table.
   [[ $? -eq 2 && ! -s "$tmp/stdout" && $(wc -l < "$tmp/stderr") -eq 1 ]] ||
     { echo "FAIL: ${argv[0]} on a malformed file: not exit 2 with one line and no table"; cat "$tmp/stdout" "$tmp/stderr"; fails=$((fails+1)); }
 done
-"$py" "$src/results/extrapolation_table.py" "$tmp/a/runs/pope_seed0.json" >/dev/null 2>&1
+"$py" -m tools.extrapolation_table "$tmp/a/runs/pope_seed0.json" >/dev/null 2>&1
 [[ $? -eq 2 ]] || { echo "FAIL: extrapolation_table.py read a run JSON"; fails=$((fails+1)); }
 # shift_information.py: knowing the source's position leaves the shift as uncertain as the answer
 # is to a model that found the source and ignores the shift (plateau_levels.py's level, derived
@@ -384,10 +389,10 @@ done
 si="$src/results/indirect_indexing/screen/shift_information.py"
 check "shift_information.py" "$py" "$si"
 [[ $(grep -c '^| ' "$tmp/out") -eq 7 ]] || { echo "FAIL: shift_information.py's table"; cat "$tmp/out"; fails=$((fails+1)); }
-check "shift_information.py against plateau_levels.py" "$py" - "$src/results/indirect_indexing" <<'PY'
+check "shift_information.py against plateau_levels.py" "$py" - "$src/results/indirect_indexing/screen" <<'PY'
 import sys
-sys.path.insert(0, sys.argv[1]); sys.path.insert(0, sys.argv[1] + "/screen")
-from plateau_levels import plateau_levels
+sys.path.insert(0, sys.argv[1])  # the screen's folder, for shift_information (tools from the cwd)
+from tools.plateau_levels import plateau_levels
 from shift_information import shift_information
 for draw in ("joint", "shift-first", "source-first"):
     for a in ((20, 40, 15), (5, 8, 2)):
@@ -410,21 +415,21 @@ for bad in "$tmp/noinspect" "$tmp/badname"; do
   "$py" "$scr/lookup_heads.py" "$bad" --out "$tmp/bad_lookup.png" >"$tmp/out" 2>&1
   [[ $? -eq 2 && ! -e "$tmp/bad_lookup.png" ]] || { echo "FAIL: lookup_heads.py accepted $bad"; cat "$tmp/out"; fails=$((fails+1)); }
 done
-# bench/batch_table.py on the committed H100 benchmark: two popebench files (one cut by its
+# tools/batch_table.py on the committed H100 benchmark: two popebench files (one cut by its
 # limit) and PyTorch's make one curve, with the targets' shortfall computed from the files; files
 # of two kinds of GPU and a file of another kind are refused.
 rb="$src/results/bench"
-check "batch_table.py" "$py" "$src/bench/batch_table.py" "$rb/h100_popebench_f2410b0_batched_1_8.json" \
+check "batch_table.py" "$py" -m tools.batch_table "$rb/h100_popebench_f2410b0_batched_1_8.json" \
   "$rb/h100_popebench_66f16b9_batched_16_32_cut.json" --torch "$rb/h100_torch_f2410b0_batched_8.json"
 for want in "| popebench pope, batch heuristic | 243.0 | 319.6 | 329.2 |" "PoPE at R = 8: 319.6 run-steps/s against the target 1,000 (3.13x short)" \
             "pope at R = 8: 1.06x PyTorch's better way (300.4)" "cut by a limit: $rb/h100_popebench_66f16b9_batched_16_32_cut.json"; do
   grep -qF "$want" "$tmp/out" || { echo "FAIL: batch_table.py lacks '$want'"; cat "$tmp/out"; fails=$((fails+1)); }
 done
-"$py" "$src/bench/batch_table.py" "$rb/h100_popebench_f2410b0_batched_1_8.json" "$rb/h200_popebench_04dd0b9_batch_pinned_4_8.json" >"$tmp/out" 2>&1
+"$py" -m tools.batch_table "$rb/h100_popebench_f2410b0_batched_1_8.json" "$rb/h200_popebench_04dd0b9_batch_pinned_4_8.json" >"$tmp/out" 2>&1
 [[ $? -eq 2 ]] && grep -q "more than one kind of GPU" "$tmp/out" || { echo "FAIL: batch_table.py mixed GPUs"; cat "$tmp/out"; fails=$((fails+1)); }
-"$py" "$src/bench/batch_table.py" "$rb/h100_torch_f2410b0_batched_8.json" >"$tmp/out" 2>&1
+"$py" -m tools.batch_table "$rb/h100_torch_f2410b0_batched_8.json" >"$tmp/out" 2>&1
 [[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] || { echo "FAIL: batch_table.py took a PyTorch file as popebench's"; cat "$tmp/out"; fails=$((fails+1)); }
-# Every results script that reads popebench JSON (results/json_input.py): a file that is not
+# Every results script that reads popebench JSON (tools/json_input.py): a file that is not
 # JSON, and one that is JSON but not an object, end it with one line and exit 2, never a
 # traceback, and no figure is written; an object of no popebench kind ({}) ends it with one line
 # and a non-zero exit (plot.py's errors exit 1, the others' 2).
@@ -435,17 +440,17 @@ for bad in cut list obj; do
   b="$tmp/$bad.json" d="$tmp/bad_$bad"
   mkdir -p "$d/cell"
   cp "$b" "$d/rope_seed0.json"; cp "$b" "$d/rope_seed0.inspect.json"; cp "$b" "$d/cell/rope_seed0.json"
-  cases=("results/plot.py $d" "results/summary_table.py $b" "results/plot_inspect.py $b" "results/same_bits.py $b $b"
-         "results/eval_extrapolation.py $b --figure $tmp/bad.png" "results/extrapolation_table.py $b"
-         "results/compare_seeds.py $d rope pope" "results/indirect_indexing/screen/inspect_table.py $b"
+  cases=("tools/plot.py $d" "tools/summary_table.py $b" "tools/plot_inspect.py $b" "tools/same_bits.py $b $b"
+         "tools/eval_extrapolation.py $b --figure $tmp/bad.png" "tools/extrapolation_table.py $b"
+         "tools/compare_seeds.py $d rope pope" "results/indirect_indexing/screen/inspect_table.py $b"
          "results/indirect_indexing/screen/lookup_heads.py $d --out $tmp/bad.png"
          "results/indirect_indexing/screen/screen_table.py $d" "results/indirect_indexing/screen/screen_verdict.py $d"
          "results/indirect_indexing/screen/solve_counts.py $d"
-         "bench/batch_table.py $b"
-         "results/length_extrapolation/indirect_indexing_setup/choose_setup.py --plan $b --runs $d")
+         "tools/batch_table.py $b"
+         "tools/choose_setup.py --plan $b --runs $d")
   for c in "${cases[@]}"; do
     read -ra argv <<< "$c"
-    "$py" "$src/${argv[0]}" "${argv[@]:1}" >"$tmp/out" 2>&1
+    "$py" $(script_argv "${argv[0]}") "${argv[@]:1}" >"$tmp/out" 2>&1
     rc=$?
     if [[ $rc -eq 0 || ($bad != obj && $rc -ne 2) || $(wc -l < "$tmp/out") -ne 1 ]] || grep -q Traceback "$tmp/out"; then
       echo "FAIL: ${argv[0]} on a $bad JSON: exit $rc, not one line"; cat "$tmp/out"; fails=$((fails+1))
@@ -459,9 +464,9 @@ done
 head -c 5000 "$scr/inspect/base_100/rope_seed0.inspect.json.gz" > "$tmp/cut.inspect.json.gz"
 cp "$tmp/list.json" "$tmp/plain.inspect.json.gz"
 for b in "$tmp/cut.inspect.json.gz" "$tmp/plain.inspect.json.gz"; do
-  for c in "results/plot_inspect.py" "results/indirect_indexing/screen/inspect_table.py" "results/indirect_indexing/screen/same_inspect.py $b"; do
+  for c in "tools/plot_inspect.py" "results/indirect_indexing/screen/inspect_table.py" "results/indirect_indexing/screen/same_inspect.py $b"; do
     read -ra argv <<< "$c"
-    "$py" "$src/${argv[0]}" "${argv[@]:1}" "$b" >"$tmp/out" 2>&1
+    "$py" $(script_argv "${argv[0]}") "${argv[@]:1}" "$b" >"$tmp/out" 2>&1
     [[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] && ! grep -q Traceback "$tmp/out" ||
       { echo "FAIL: ${argv[0]} on $(basename "$b"): not one line and exit 2"; cat "$tmp/out"; fails=$((fails+1)); }
   done
@@ -487,8 +492,8 @@ done
 "$py" "$si" "$ref" "$tmp/si/none.json" >"$tmp/out" 2>&1
 [[ $? -eq 2 ]] || { echo "FAIL: same_inspect.py on a missing file"; cat "$tmp/out"; fails=$((fails+1)); }
 # --help answers before matplotlib is imported
-for s in plot.py plot_inspect.py; do
-  "$py" "$src/results/$s" --help 2>/dev/null | grep -q "results/$s" || { echo "FAIL: $s --help"; fails=$((fails+1)); }
+for s in plot plot_inspect; do
+  "$py" -m tools.$s --help 2>/dev/null | grep -q "python3 -m tools.$s" || { echo "FAIL: $s --help"; fails=$((fails+1)); }
 done
 echo "python tools: $fails failed"
 [[ $fails -eq 0 ]]

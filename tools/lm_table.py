@@ -1,10 +1,9 @@
-#!/usr/bin/python3
 """The text task's extrapolation table and the plan's verdicts (PLAN.md, "What is measured, and
 what counts"), from the base models' merged table (BASE: `popebench merge` of base_call.sh's parts,
 extrapolation.json) and the fine-tuned models' evaluations (finetune_call.sh: FINETUNE_DIR/
 *.eval.json, `eval --factors ... --factor-of L`).
 
-  /usr/bin/python3 results/lm_extrapolation/lm_table.py BASE.json FINETUNE_DIR [--figure OUT.png]
+  /usr/bin/python3 -m tools.lm_table BASE.json FINETUNE_DIR [--figure OUT.png]
 
 Prints, as Markdown: bits per byte at each evaluation length k L, mean ± sample std over seeds,
 one row per label (base models, the RoPE base models with test-time PI, NTK and YaRN, and the
@@ -20,9 +19,7 @@ import os
 import statistics
 import sys
 
-here = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(here))
-from json_input import fail as fail_as, load_json  # noqa: E402
+from .json_input import fail as fail_as, load_json
 
 HOLD = 1.05            # PLAN.md: bits per byte at k L at most 5 % above the model's own at 1 L
 FINETUNED = " (fine-tuned at 4L)"
@@ -90,6 +87,9 @@ def seeds_holding(table, label, upto):
 
 def main():
     args, figure = sys.argv[1:], None
+    if args and args[0] in ("-h", "--help"):
+        print(__doc__)
+        return
     if "--figure" in args:
         i = args.index("--figure")
         if i + 1 >= len(args):
@@ -135,9 +135,9 @@ def main():
 
 
 def draw(factors, table, path):
-    from plot_common import pyplot_or_exit
+    from .plot_common import pyplot_or_exit
     plt = pyplot_or_exit("lm_table.py", __doc__)
-    import figure_style as style
+    from . import figure_style as style
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
     from matplotlib.lines import Line2D
     handles = []

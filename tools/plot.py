@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Plots popebench results (matplotlib from Debian's python3-matplotlib).
 
-  results/plot.py DIR [DIR ...] [--learned-above X]
+  /usr/bin/python3 -m tools.plot DIR [DIR ...] [--learned-above X]
 
 For each DIR holding run JSON files (and, when complete, summary.json), writes:
   DIR/accuracy.png  test accuracy per PE: each seed a point, our mean +- std across them, the
@@ -21,7 +20,7 @@ A DIR holding extrapolation.json (`popebench extrapolate`) gets instead:
                          whose plateau is ~31 %);
   DIR/curves.png         the learning curves of its runs (DIR/runs/).
 Accuracy axes are logarithmic, every figure is written as PNG and PDF, colours are fixed per PE
-(figure_style.py, the style of every figure; results/report.py redraws them all). Reads schema
+(figure_style.py, the style of every figure; tools/report.py redraws them all). Reads schema
 version 1 (results/SCHEMA.md) and refuses newer files.
 """
 import glob
@@ -29,14 +28,12 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "indirect_indexing"))
-from json_input import fail, load_json, version_readable  # noqa: E402
-from plot_common import pyplot_or_exit  # noqa: E402
-from plateau_levels import plateau_levels  # noqa: E402
+from .json_input import fail, load_json, version_readable
+from .plot_common import pyplot_or_exit
+from .plateau_levels import plateau_levels
 
 plt = pyplot_or_exit("plot.py", __doc__)
-import figure_style as style  # noqa: E402
+from . import figure_style as style
 
 SCHEMA_VERSION = 1
 

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """Which frequencies attention uses (the PoPE paper's frequency-usage analysis), from the
 `frequency_usage` section of `popebench inspect` JSON files: per layer, the mean magnitude q and
 k carry on each frequency (RoPE: the norm of each rotated channel pair; PoPE: the softplus
@@ -10,7 +9,7 @@ and layers). Prints, per file and layer, the mean magnitude of the quarter of fr
 highest theta over that of the quarter with the lowest (above 1: the fast frequencies carry more),
 as a Markdown table.
 
-  /usr/bin/python3 results/frequency_usage.py FILE.inspect.json[.gz] [...] [--out FIGURE.png]
+  /usr/bin/python3 -m tools.frequency_usage FILE.inspect.json[.gz] [...] [--out FIGURE.png]
 
 With --out, writes FIGURE.png and FIGURE.pdf. Exit 2 with one line on bad input: a file that is not an
 inspect JSON, one without a frequency_usage section (a PE without frequencies, or written before
@@ -19,12 +18,11 @@ inspect measured it), or files of different depths.
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from json_input import fail as fail_as, load_json  # noqa: E402
-from plot_common import pop_out, pyplot_or_exit  # noqa: E402
+from .json_input import fail as fail_as, load_json
+from .plot_common import pop_out, pyplot_or_exit
 
 plt = pyplot_or_exit("frequency_usage.py", __doc__)
-import figure_style as style  # noqa: E402
+from . import figure_style as style
 
 
 def fail(msg):

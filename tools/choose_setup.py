@@ -1,11 +1,10 @@
-#!/usr/bin/python3
 """The setup sweep's choice by the rule PLAN.md fixed before any run: a run learned the task when
 its final test accuracy at the training lengths is >= 90 %; a cell qualifies when at least one PE
 learned in at least 2 of its seeds; the chosen setup is the qualifying cell with the most learned
 runs (both PEs together), a tie going to the cell with fewer parameters, then to the earlier cell
 of the plan. Prints every run's number as a Markdown table, then the choice.
 
-    /usr/bin/python3 results/length_extrapolation/indirect_indexing_setup/choose_setup.py \
+    /usr/bin/python3 -m tools.choose_setup \
         [--plan setup.json] [--runs runs/] [--logs runs/sweep_*.log ...]
 
 RUNS holds one folder per cell with PE_seedN.json run JSONs (what `popebench sweep` writes). The
@@ -19,8 +18,7 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-from json_input import load_json  # noqa: E402
+from .json_input import load_json
 
 LEARNED = 0.90    # final test accuracy at the training lengths
 SEEDS_TO_QUALIFY = 2
@@ -48,7 +46,9 @@ def parameter_counts(logs):
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
+    # The setup sweep's folder (results/length_extrapolation/indirect_indexing_setup/) by default.
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results",
+                        "length_extrapolation", "indirect_indexing_setup")
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--plan", default=os.path.join(here, "setup.json"))
     ap.add_argument("--runs", default=os.path.join(here, "runs"))

@@ -1,18 +1,16 @@
-#!/usr/bin/python3
 """A results table from a summary JSON (`popebench reproduce` or `merge`, schema
 popebench.summary): per PE the number of runs, the mean ± sample std of the test accuracy, every
 seed's number, and the paper's mean ± std where the summary has it. The READMEs show the committed
-summaries through this script (results/readme_tables.py checks that they still match).
+summaries through this script (tools/readme_tables.py checks that they still match).
 
-  /usr/bin/python3 results/summary_table.py SUMMARY.json
+  /usr/bin/python3 -m tools.summary_table SUMMARY.json
 
 Exit 2 with one line when the file is not a summary.
 """
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from json_input import load_json  # noqa: E402
+from .json_input import load_json
 
 # How the READMEs name the PEs; a label not listed prints as it is.
 NAMES = {
@@ -32,6 +30,9 @@ def spread(mean, std):
 
 
 def main():
+    if sys.argv[1:] in (["-h"], ["--help"]):
+        print(__doc__)
+        return
     if len(sys.argv) != 2:
         fail("usage: summary_table.py SUMMARY.json")
     path = sys.argv[1]

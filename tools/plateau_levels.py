@@ -1,10 +1,9 @@
-#!/usr/bin/python3
 """Loss and accuracy of the partial solutions of Indirect Indexing, exactly, from the task's
 distribution (SPEC section 1: string length uniform, shifts uniform in [-max, +max] without 0,
 (source, shift) pairs drawn uniformly among those whose target is in the string; by default the
 paper's strings of 20-40 letters and shifts up to 15).
 
-  /usr/bin/python3 results/indirect_indexing/plateau_levels.py [--min-len 20 --max-len 40 --max-shift 15]
+  /usr/bin/python3 -m tools.plateau_levels [--min-len 20 --max-len 40 --max-shift 15]
       [--pair-draw joint|shift-first|source-first]
 
 A model that knows which letters the string holds but not where the answer is: uniform over the

@@ -3,7 +3,7 @@ axes are logarithmic from 1 % (so that chance, the plateau and a run that learne
 readable on one axis) with chance and the plateau drawn and labelled with their values, a legend
 has one entry per PE (its seeds are thin lines or points of its colour), and every figure is
 written as PNG and PDF, each beside its path and renamed, so that a failed write leaves no cut
-file. results/report.py redraws every committed figure through these."""
+file. tools/report.py redraws every committed figure through these."""
 import os
 
 # One colour per PE in every figure. PoPE and its variants blues, RoPE and its variants reds and

@@ -1,7 +1,6 @@
-#!/usr/bin/python3
 """Accuracy of the associative-recall guess "the value that occurs most often in the context".
 
-  most_frequent_value.py MIN_PAIRS MAX_PAIRS [--values 26] [--draws 200000] [--seed 0]
+  /usr/bin/python3 -m tools.most_frequent_value MIN_PAIRS MAX_PAIRS [--values 26] [--draws 200000] [--seed 0]
 
 Simulates the generator's distribution (docs/tasks.md): a number of pairs uniform in
 [MIN_PAIRS, MAX_PAIRS], each value drawn uniformly with replacement from VALUES symbols, the

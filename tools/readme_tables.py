@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """Keeps the tables that a script prints from committed results equal, in the Markdown files that
 show them, to what the script prints now: a table copied by hand goes stale the moment a run is
 added, and a stale table is a wrong result.
@@ -12,7 +11,7 @@ COMMAND is a shell command run with bash from the repository root; of the Markdo
 prints (runs of lines starting with '|'), the one with the same header line is the table's
 content. COMMAND sees what is committed, so the check needs nothing but the repository.
 
-  /usr/bin/python3 results/readme_tables.py [--write] [FILES...]
+  /usr/bin/python3 -m tools.readme_tables [--write] [FILES...]
 
 FILES: Markdown files (default: every *.md tracked by git; outside a git checkout, every *.md
 but under build folders). Without --write, exit 1 naming each
@@ -146,7 +145,7 @@ def main():
         print(f"readme_tables.py: {e}", file=sys.stderr)
         sys.exit(2)
     if n_stale and not a.write:
-        print(f"{n_stale} stale table(s) in {n_files} file(s): /usr/bin/python3 results/readme_tables.py --write")
+        print(f"{n_stale} stale table(s) in {n_files} file(s): /usr/bin/python3 -m tools.readme_tables --write")
         sys.exit(1)
 
 

@@ -1,10 +1,9 @@
-#!/usr/bin/python3
 """The batched-runs benchmark against its targets, as a markdown table: the R curve of aggregate
 run-steps/s from `popebench bench --batch-runs` JSONs, PyTorch's two ways of training R seeds at
 once from `bench/torch_ref.py` JSONs, and the single step, each against the targets of the
 issue of batched runs (bench/log/016-batches-of-runs-r-runs-as-one.md).
 
-    /usr/bin/python3 bench/batch_table.py POPEBENCH.json... [--torch TORCH.json...]
+    /usr/bin/python3 -m tools.batch_table POPEBENCH.json... [--torch TORCH.json...]
 
 A curve too long for one command of a lent GPU is measured in pieces (`BATCH_R=...
 bench/run_batch_bench.sh`); give every piece: a (PE, products, R) measured twice takes the file
@@ -16,8 +15,7 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results"))
-from json_input import load_json  # noqa: E402
+from .json_input import load_json
 
 # The targets on one H200 (issue of batched runs): aggregate PoPE run-steps/s at R, and the single
 # step.

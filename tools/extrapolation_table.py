@@ -1,11 +1,10 @@
-#!/usr/bin/python3
 """An extrapolation table (`popebench extrapolate` or `merge`: extrapolation.json) cut to the
 length buckets a README shows: per label, test accuracy % as mean ± sample std over seeds (the
 mean alone for one seed), with the bucket's lengths in the header of the first two and the last
-column. The READMEs show extrapolation folders through this script (results/readme_tables.py
+column. The READMEs show extrapolation folders through this script (tools/readme_tables.py
 checks them); extrapolation.md beside the JSON has every bucket.
 
-  /usr/bin/python3 results/extrapolation_table.py DIR_OR_JSON [--factors 1,2,3,4,5,10] [--labels A,B,...] [--per-seed]
+  /usr/bin/python3 -m tools.extrapolation_table DIR_OR_JSON [--factors 1,2,3,4,5,10] [--labels A,B,...] [--per-seed]
 
 --labels picks the rows and their order (default: every label, in the file's order); --per-seed
 gives each seed its own row (what a mean hides when some seeds learn and others do not). Exit 2 with
@@ -16,8 +15,7 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from json_input import load_json  # noqa: E402
+from .json_input import load_json
 
 
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Compare two PEs' test accuracy over the seeds of the run JSONs in a results folder.
 
   compare_seeds.py DIR PE_A PE_B               paired by seed: differences, mean, sample std,
@@ -22,8 +21,7 @@ import math
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from json_input import load_json  # noqa: E402
+from .json_input import load_json
 
 
 def fail(msg):
