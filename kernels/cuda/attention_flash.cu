@@ -452,6 +452,30 @@ struct FlashBwdQSmem {
   __device__ float* Di() const { return reinterpret_cast<float*>(base + kStats + smem_up(sizeof(float) * kBlockQ)); }
 };
 
+// dS = P o (dP - Di) of the dQ kernel's tile, into dp, for a lane's two rows; kWhole as the
+// forward's online_softmax_tile (no mask, ALiBi's term only for ALiBi; the same bits).
+template <bool kWhole, int NS>
+__device__ __forceinline__ void dq_ds_tile(mma::Acc (&dp)[NS], const mma::Acc (&s)[NS], const int (&t_row)[2],
+                                           const int (&first)[2], const float (&L_row)[2], const float (&Di_row)[2],
+                                           int k0, int c2, int T, float slope, bool alibi) {
+#pragma unroll
+  for (int n = 0; n < NS; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int i = e >> 1, t = t_row[i], key = k0 + 8 * n + c2 + (e & 1);
+      float ds = 0.f;
+      if constexpr (kWhole) {
+        float x = s[n].v[e];
+        if (alibi) x = x - slope * float(t - key);
+        ds = __expf(x - L_row[i]) * (dp[n].v[e] - Di_row[i]);
+      } else if (t < T && key <= t && key >= first[i]) {
+        const float p = __expf(s[n].v[e] - slope * float(t - key) - L_row[i]);
+        ds = p * (dp[n].v[e] - Di_row[i]);
+      }
+      dp[n].v[e] = ds;
+    }
+}
+
 template <int D, PEKind PE>
 __global__ void __launch_bounds__(kThreads, kDqMinBlocks<D, PE>)
     attention_bwd_flash_dq_kernel(AttentionArgs a, FlashScratch fs, const float* qkv, float* dqkv, float* dtemp_part) {
@@ -463,6 +487,8 @@ __global__ void __launch_bounds__(kThreads, kDqMinBlocks<D, PE>)
   const int g = lane >> 2, c2 = 2 * (lane & 3);
   const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kBlockQ, T = a.T, C = a.H * D;
   const float slope = a.slopes ? a.slopes[h] : 0.f, mul = head_scale(a, b, h);
+  const bool alibi = a.slopes != nullptr;
+  const int key_start = a.key_start ? a.key_start[b] : 0;  // the first key past b's left pads
   const Ptrs Pt{T, a.H, C};
   const int r0 = w * kRows;
   // The block's queries (one group of copies), then the first key tile (the next group); the
@@ -497,19 +523,11 @@ __global__ void __launch_bounds__(kThreads, kDqMinBlocks<D, PE>)
       mma::Acc s[NS], dp[NS];
       mma_rows_xt<DQ / 16, NS>(s, sm.Q(), Sm::LQ, r0, sm.K(buf), Sm::LQ, lane);
       mma_rows_xt<D / 16, NS>(dp, sm.dO(), Sm::LV, r0, sm.V(buf), Sm::LV, lane);
-      // dS = P o (dP - Di), into dp.
-#pragma unroll
-      for (int n = 0; n < NS; ++n)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int i = e >> 1, t = t_row[i], key = k0 + 8 * n + c2 + (e & 1);
-          float ds = 0.f;
-          if (t < T && key <= t && key >= first[i]) {
-            const float p = __expf(s[n].v[e] - slope * float(t - key) - L_row[i]);
-            ds = p * (dp[n].v[e] - Di_row[i]);
-          }
-          dp[n].v[e] = ds;
-        }
+      // dS = P o (dP - Di), into dp; a whole tile (as the forward's, bench/log/035) unmasked.
+      if (k0 + kTileK - 1 <= q0 + r0 && warp_last_row == q0 + r0 + kRows - 1 && k0 >= key_start)
+        dq_ds_tile<true>(dp, s, t_row, first, L_row, Di_row, k0, c2, T, slope, alibi);
+      else
+        dq_ds_tile<false>(dp, s, t_row, first, L_row, Di_row, k0, c2, T, slope, alibi);
       // dQ (of the scaled queries) += dS K.
       mma_acc_x<NS / 2, DQ / 8>(dq, dp, sm.K(buf), Sm::LQ, lane);
     }
