@@ -144,20 +144,27 @@ __device__ __forceinline__ void mma_acc_x(mma::Acc (&c)[NT], const mma::Acc (&p)
     mma_times_x<true>(c, mma::pack_a_from_acc(p[2 * kb], p[2 * kb + 1]), X, ldx, 16 * kb, lane);
 }
 
+// Whether a warp's 16 query rows (from row0; last_row the last inside the sequence) see every key
+// of the tile from k0 unmasked: the tile lies wholly at or before the first row, every row is
+// inside the sequence, and the tile is past the batch row's left pads (key_start). Such a "whole"
+// tile needs neither the causal nor the pad mask, and none of its scores is -inf. bench/log/034
+// counted ~13 instructions a score on every tile, half of them the masks and ALiBi's term, where
+// only the tile of the diagonal needs the mask (1 of ~32 at T 4096); entry 035 has the
+// prediction for the whole-tile paths below.
+__device__ __forceinline__ bool whole_tile(int k0, int row0, int last_row, int key_start) {
+  return k0 + kTileK - 1 <= row0 && last_row == row0 + kRows - 1 && k0 >= key_start;
+}
+
 // The forward's online softmax over one key tile, for a lane's two rows (g and g + 8 of its warp's
 // 16): the mask, ALiBi's term, the running max m and sum l, and P = exp(S - max) in s, with corr the
-// factor that rescales O. kWhole: the tile lies wholly at or before the warp's first row, every
-// row is inside the sequence and past its left pads, so the masks keep every score and none is
-// -inf; the compares and selects are then left out and ALiBi's term is added only for ALiBi.
-// bench/log/034 counted ~13 instructions a score on every tile, half of them the mask and the
-// ALiBi term, where only the tile of the diagonal needs the mask (1 of ~32 at T 4096); entry 035
-// has this change's prediction. For finite scores
-// both paths give the same bits (without ALiBi the general path subtracts 0 * d, which leaves x),
-// so the GPU tests' same-bits checks hold across the choice.
+// factor that rescales O. kWhole (whole_tile): the compares and selects are left out, and ALiBi's
+// term is added only where the head has a slope. For finite scores both paths give the same bits
+// (with a slope of 0 the general path subtracts 0 * d, which leaves x), so the GPU tests'
+// same-bits checks hold across the choice.
 template <bool kWhole, int NS>
 __device__ __forceinline__ void online_softmax_tile(mma::Acc (&s)[NS], float (&m)[2], float (&l)[2], float (&corr)[2],
                                                     const int (&t_row)[2], const int (&first)[2], int k0, int c2,
-                                                    int T, float slope, bool alibi) {
+                                                    int T, float slope) {
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
     const int t = t_row[i];
@@ -169,7 +176,7 @@ __device__ __forceinline__ void online_softmax_tile(mma::Acc (&s)[NS], float (&m
         const int key = k0 + 8 * n + c2 + e;
         float& x = s[n].v[2 * i + e];
         if constexpr (kWhole) {
-          if (alibi) x = x - slope * float(t - key);
+          if (slope != 0.f) x = x - slope * float(t - key);
         } else {
           x = t < T && key <= t && key >= first[i] ? x - slope * float(t - key) : -INFINITY;
         }
@@ -214,7 +221,6 @@ __global__ void __launch_bounds__(kThreads, kFwdMinBlocks<D>)
   const int g = lane >> 2, c2 = 2 * (lane & 3);  // the accumulator rows (g, g + 8) and columns (c2, c2 + 1) of a lane
   const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kBlockQ, T = a.T, C = a.H * D;
   const float slope = a.slopes ? a.slopes[h] : 0.f;
-  const bool alibi = a.slopes != nullptr;
   const int key_start = a.key_start ? a.key_start[b] : 0;  // the first key past b's left pads
   const int r0 = w * kRows;  // this warp's first row in the block
 
@@ -251,10 +257,10 @@ __global__ void __launch_bounds__(kThreads, kFwdMinBlocks<D>)
 
       // Mask, ALiBi and the online softmax; each row's 64 scores are held by 4 lanes (16 each).
       float corr[2];
-      if (k0 + kTileK - 1 <= q0 + r0 && warp_last_row == q0 + r0 + kRows - 1 && k0 >= key_start)
-        online_softmax_tile<true>(s, m, l, corr, t_row, first, k0, c2, T, slope, alibi);
+      if (whole_tile(k0, q0 + r0, warp_last_row, key_start))
+        online_softmax_tile<true>(s, m, l, corr, t_row, first, k0, c2, T, slope);
       else
-        online_softmax_tile<false>(s, m, l, corr, t_row, first, k0, c2, T, slope, alibi);
+        online_softmax_tile<false>(s, m, l, corr, t_row, first, k0, c2, T, slope);
 #pragma unroll
       for (int n = 0; n < NO; ++n) {
         o[n].v[0] *= corr[0], o[n].v[1] *= corr[0];
@@ -453,11 +459,11 @@ struct FlashBwdQSmem {
 };
 
 // dS = P o (dP - Di) of the dQ kernel's tile, into dp, for a lane's two rows; kWhole as the
-// forward's online_softmax_tile (no mask, ALiBi's term only for ALiBi; the same bits).
+// forward's online_softmax_tile (no mask, ALiBi's term only with a slope; the same bits).
 template <bool kWhole, int NS>
 __device__ __forceinline__ void dq_ds_tile(mma::Acc (&dp)[NS], const mma::Acc (&s)[NS], const int (&t_row)[2],
                                            const int (&first)[2], const float (&L_row)[2], const float (&Di_row)[2],
-                                           int k0, int c2, int T, float slope, bool alibi) {
+                                           int k0, int c2, int T, float slope) {
 #pragma unroll
   for (int n = 0; n < NS; ++n)
 #pragma unroll
@@ -466,7 +472,7 @@ __device__ __forceinline__ void dq_ds_tile(mma::Acc (&dp)[NS], const mma::Acc (&
       float ds = 0.f;
       if constexpr (kWhole) {
         float x = s[n].v[e];
-        if (alibi) x = x - slope * float(t - key);
+        if (slope != 0.f) x = x - slope * float(t - key);
         ds = __expf(x - L_row[i]) * (dp[n].v[e] - Di_row[i]);
       } else if (t < T && key <= t && key >= first[i]) {
         const float p = __expf(s[n].v[e] - slope * float(t - key) - L_row[i]);
@@ -487,7 +493,6 @@ __global__ void __launch_bounds__(kThreads, kDqMinBlocks<D, PE>)
   const int g = lane >> 2, c2 = 2 * (lane & 3);
   const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kBlockQ, T = a.T, C = a.H * D;
   const float slope = a.slopes ? a.slopes[h] : 0.f, mul = head_scale(a, b, h);
-  const bool alibi = a.slopes != nullptr;
   const int key_start = a.key_start ? a.key_start[b] : 0;  // the first key past b's left pads
   const Ptrs Pt{T, a.H, C};
   const int r0 = w * kRows;
@@ -524,10 +529,10 @@ __global__ void __launch_bounds__(kThreads, kDqMinBlocks<D, PE>)
       mma_rows_xt<DQ / 16, NS>(s, sm.Q(), Sm::LQ, r0, sm.K(buf), Sm::LQ, lane);
       mma_rows_xt<D / 16, NS>(dp, sm.dO(), Sm::LV, r0, sm.V(buf), Sm::LV, lane);
       // dS = P o (dP - Di), into dp; a whole tile (as the forward's, bench/log/035) unmasked.
-      if (k0 + kTileK - 1 <= q0 + r0 && warp_last_row == q0 + r0 + kRows - 1 && k0 >= key_start)
-        dq_ds_tile<true>(dp, s, t_row, first, L_row, Di_row, k0, c2, T, slope, alibi);
+      if (whole_tile(k0, q0 + r0, warp_last_row, key_start))
+        dq_ds_tile<true>(dp, s, t_row, first, L_row, Di_row, k0, c2, T, slope);
       else
-        dq_ds_tile<false>(dp, s, t_row, first, L_row, Di_row, k0, c2, T, slope, alibi);
+        dq_ds_tile<false>(dp, s, t_row, first, L_row, Di_row, k0, c2, T, slope);
       // dQ (of the scaled queries) += dS K.
       mma_acc_x<NS / 2, DQ / 8>(dq, dp, sm.K(buf), Sm::LQ, lane);
     }

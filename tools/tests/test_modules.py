@@ -151,12 +151,12 @@ class Layout(unittest.TestCase):
         self.assertEqual(stray, [])
 
     def test_no_sys_path_edits(self):
-        here = os.path.join(ROOT, "tools")
-        for d, _, names in os.walk(here):
+        for d, _, names in os.walk(os.path.join(ROOT, "tools")):
             for n in names:
-                if n.endswith(".py"):
-                    with open(os.path.join(d, n), encoding="utf-8") as f:
-                        self.assertNotIn("sys.path.insert", f.read().replace('"sys.path.insert"', ""), n)
+                path = os.path.join(d, n)
+                if n.endswith(".py") and os.path.abspath(path) != os.path.abspath(__file__):  # this file names it
+                    with open(path, encoding="utf-8") as f:
+                        self.assertNotIn("sys.path", f.read(), n)
 
     def test_every_tool_answers_help(self):
         for n in sorted(os.listdir(os.path.join(ROOT, "tools"))):
