@@ -24,6 +24,16 @@ __device__ __forceinline__ void angle_sincos(int pos, double theta, double phase
   a -= kTwoPi * rint(a * (1.0 / kTwoPi));
   sincosf(float(a), sn, cs);
 }
+// e^x as the tensor-core kernels take it: 2^(x log2 e) from the SFU's ex2 (what __expf does),
+// with the scale folded into a multiply-add with the subtrahend, e^(x - m) = ex2_approx(fmaf(x,
+// kLog2e, -m kLog2e)): one FFMA and one MUFU a score instead of a subtract, a multiply and the
+// MUFU (FlashAttention-2's exp2 form). ex2 of -inf is +0.
+constexpr float kLog2e = 1.4426950408889634f;
+__device__ __forceinline__ float ex2_approx(float x) {
+  float y;
+  asm("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
 __device__ __forceinline__ float softplusf(float x) { return x > 20.f ? x : log1pf(expf(x)); }
 __device__ __forceinline__ float sigmoidf(float x) { return 1.f / (1.f + expf(-x)); }
 __device__ __forceinline__ double clamp_delta(float d) { return fmin(fmax(double(d), kDeltaMin), 0.0); }

@@ -90,8 +90,8 @@ struct FlashFwdSmem {
 template <int D, int DQ, int LQ, int LV>
 __device__ __forceinline__ void start_key_tile(const FlashScratch& fs, int b, int h, int k0, bf16* K, bf16* V) {
   const size_t row = fs.row(b, h, k0);
-  async_copy::copy_rows<DQ, LQ>(K, fs.K + row * DQ, kTileK, kThreads);
-  async_copy::copy_rows<D, LV>(V, fs.V + row * D, kTileK, kThreads);
+  async_copy::copy_rows<DQ, LQ, kTileK, kThreads>(K, fs.K + row * DQ);
+  async_copy::copy_rows<D, LV, kTileK, kThreads>(V, fs.V + row * D);
   async_copy::commit();
 }
 
@@ -157,11 +157,13 @@ __device__ __forceinline__ bool whole_tile(int k0, int row0, int last_row, int k
 
 // The forward's online softmax over one key tile, for a lane's two rows (g and g + 8 of its warp's
 // 16): the mask, ALiBi's term, the running max m and sum l, and P = exp(S - max) in s, with corr the
-// factor that rescales O. kWhole (whole_tile): the compares and selects are left out, and ALiBi's
-// term is added only where the head has a slope. For finite scores both paths give the same bits
-// (with a slope of 0 the general path subtracts 0 * d, which leaves x), so the GPU tests'
-// same-bits checks hold across the choice.
-template <bool kWhole, int NS>
+// factor that rescales O. kWhole (whole_tile): the compares and selects are left out. kSlope: the
+// head has an ALiBi slope; the caller chooses it once per head, because a run-time test inside the
+// element loop was turned by the compiler into the term computed for every score and a select
+// (~5 of the whole path's ~10 PTX instructions a score, bench/log/036). For finite scores the
+// paths give the same bits (the general path without a slope adds no term, as it subtracted 0 * d,
+// which leaves x), so the GPU tests' same-bits checks hold across the choice.
+template <bool kWhole, bool kSlope, int NS>
 __device__ __forceinline__ void online_softmax_tile(mma::Acc (&s)[NS], float (&m)[2], float (&l)[2], float (&corr)[2],
                                                     const int (&t_row)[2], const int (&first)[2], int k0, int c2,
                                                     int T, float slope) {
@@ -175,11 +177,8 @@ __device__ __forceinline__ void online_softmax_tile(mma::Acc (&s)[NS], float (&m
       for (int e = 0; e < 2; ++e) {
         const int key = k0 + 8 * n + c2 + e;
         float& x = s[n].v[2 * i + e];
-        if constexpr (kWhole) {
-          if (slope != 0.f) x = x - slope * float(t - key);
-        } else {
-          x = t < T && key <= t && key >= first[i] ? x - slope * float(t - key) : -INFINITY;
-        }
+        if constexpr (kSlope) x = x - slope * float(t - key);
+        if constexpr (!kWhole) x = t < T && key <= t && key >= first[i] ? x : -INFINITY;
         mx = fmaxf(mx, x);
       }
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
@@ -189,13 +188,16 @@ __device__ __forceinline__ void online_softmax_tile(mma::Acc (&s)[NS], float (&m
     corr[i] = 1.f;
     // A row none of whose keys has come yet (its pads' tile) keeps max -inf and adds nothing.
     if (kWhole || mn != -INFINITY) {
-      corr[i] = __expf(m[i] - mn);  // 0 while m is -inf: the sum and output are still 0
+      // e^(x - mn) in exp2 form (ex2_approx); a masked score (-inf) gives 0, and so does corr
+      // while m is -inf (the sum and output are still 0).
+      const float mn2 = mn * kLog2e;
+      corr[i] = ex2_approx(fmaf(m[i], kLog2e, -mn2));
 #pragma unroll
       for (int n = 0; n < NS; ++n)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           float& x = s[n].v[2 * i + e];
-          x = !kWhole && x == -INFINITY ? 0.f : __expf(x - mn);
+          x = ex2_approx(fmaf(x, kLog2e, -mn2));
           sum += x;
         }
     } else {
@@ -226,7 +228,7 @@ __global__ void __launch_bounds__(kThreads, kFwdMinBlocks<D>)
 
   // The block's queries (transformed and scaled by the copies' pass) and the first key tile, one
   // group of copies; each later tile's copy starts before the tile before it is used.
-  async_copy::copy_rows<DQ, Sm::LQ>(sm.Q(), fs.Q + fs.row(b, h, q0) * DQ, kBlockQ, kThreads);
+  async_copy::copy_rows<DQ, Sm::LQ, kBlockQ, kThreads>(sm.Q(), fs.Q + fs.row(b, h, q0) * DQ);
   start_key_tile<D, DQ, Sm::LQ, Sm::LV>(fs, b, h, 0, sm.K(0), sm.V(0));
   // This lane's two rows: [0] row g of the warp's 16, [1] row g + 8.
   const int t_row[2] = {q0 + r0 + g, q0 + r0 + g + 8};
@@ -257,10 +259,17 @@ __global__ void __launch_bounds__(kThreads, kFwdMinBlocks<D>)
 
       // Mask, ALiBi and the online softmax; each row's 64 scores are held by 4 lanes (16 each).
       float corr[2];
-      if (whole_tile(k0, q0 + r0, warp_last_row, key_start))
-        online_softmax_tile<true>(s, m, l, corr, t_row, first, k0, c2, T, slope);
-      else
-        online_softmax_tile<false>(s, m, l, corr, t_row, first, k0, c2, T, slope);
+      const bool whole = whole_tile(k0, q0 + r0, warp_last_row, key_start);
+      if (slope != 0.f) {
+        if (whole)
+          online_softmax_tile<true, true>(s, m, l, corr, t_row, first, k0, c2, T, slope);
+        else
+          online_softmax_tile<false, true>(s, m, l, corr, t_row, first, k0, c2, T, slope);
+      } else if (whole) {
+        online_softmax_tile<true, false>(s, m, l, corr, t_row, first, k0, c2, T, slope);
+      } else {
+        online_softmax_tile<false, false>(s, m, l, corr, t_row, first, k0, c2, T, slope);
+      }
 #pragma unroll
       for (int n = 0; n < NO; ++n) {
         o[n].v[0] *= corr[0], o[n].v[1] *= corr[0];
@@ -330,10 +339,10 @@ template <int D, int DQ, int LQ, int LV, int Rows>
 __device__ __forceinline__ void start_query_rows(const FlashScratch& fs, int b, int h, int q0, bf16* Q, bf16* dO,
                                                  float* L, float* Di) {
   const size_t row = fs.row(b, h, q0);
-  async_copy::copy_rows<DQ, LQ>(Q, fs.Q + row * DQ, Rows, kThreads);
-  async_copy::copy_rows<D, LV>(dO, fs.dO + row * D, Rows, kThreads);
-  async_copy::copy_rows<Rows, Rows>(L, fs.L + row, 1, kThreads);
-  async_copy::copy_rows<Rows, Rows>(Di, fs.Di + row, 1, kThreads);
+  async_copy::copy_rows<DQ, LQ, Rows, kThreads>(Q, fs.Q + row * DQ);
+  async_copy::copy_rows<D, LV, Rows, kThreads>(dO, fs.dO + row * D);
+  async_copy::copy_rows<Rows, Rows, 1, kThreads>(L, fs.L + row);
+  async_copy::copy_rows<Rows, Rows, 1, kThreads>(Di, fs.Di + row);
   async_copy::commit();
 }
 
@@ -354,8 +363,8 @@ __global__ void __launch_bounds__(kThreads)
   // The block's keys and values with the first query tile, one group of copies; each later
   // tile's copy starts before the tile before it is used.
   const size_t krow = fs.row(b, h, k0);
-  async_copy::copy_rows<DQ, Sm::LQ>(sm.K(), fs.K + krow * DQ, kTileK, kThreads);
-  async_copy::copy_rows<D, Sm::LV>(sm.V(), fs.V + krow * D, kTileK, kThreads);
+  async_copy::copy_rows<DQ, Sm::LQ, kTileK, kThreads>(sm.K(), fs.K + krow * DQ);
+  async_copy::copy_rows<D, Sm::LV, kTileK, kThreads>(sm.V(), fs.V + krow * D);
   start_query_rows<D, DQ, Sm::LQ, Sm::LV, kBwdQ>(fs, b, h, k0, sm.Q(0), sm.dO(0), sm.L(0), sm.Di(0));
   const int key[2] = {k0 + j0 + g, k0 + j0 + g + 8};  // this lane's two keys (accumulator rows)
   mma::Acc dk[DQ / 8], dv[D / 8];                     // dK' (16, DQ) and dV (16, D) of the warp's keys
@@ -386,7 +395,7 @@ __global__ void __launch_bounds__(kThreads)
           const int s = key[e >> 1], col = 8 * n + c2 + (e & 1), t = q0 + col;
           float p = 0.f, ds = 0.f;
           if (t < T && s <= t && s >= first_key(a, b, t)) {
-            p = __expf(st[n].v[e] - slope * float(t - s) - L[col]);
+            p = ex2_approx(fmaf(st[n].v[e] - slope * float(t - s), kLog2e, -L[col]));  // L: log2 units
             ds = p * (dpt[n].v[e] - Di[col]);
           }
           st[n].v[e] = p;
@@ -458,27 +467,25 @@ struct FlashBwdQSmem {
   __device__ float* Di() const { return reinterpret_cast<float*>(base + kStats + smem_up(sizeof(float) * kBlockQ)); }
 };
 
-// dS = P o (dP - Di) of the dQ kernel's tile, into dp, for a lane's two rows; kWhole as the
-// forward's online_softmax_tile (no mask, ALiBi's term only with a slope; the same bits).
-template <bool kWhole, int NS>
+// dS = P o (dP - Di) of the dQ kernel's tile, into dp, for a lane's two rows, with P = 2^(S log2 e -
+// L2) (L2: the row's lse in log2 units, as the scratch holds it); kWhole and kSlope as the
+// forward's online_softmax_tile (no mask; ALiBi's term only with a slope; the same bits).
+template <bool kWhole, bool kSlope, int NS>
 __device__ __forceinline__ void dq_ds_tile(mma::Acc (&dp)[NS], const mma::Acc (&s)[NS], const int (&t_row)[2],
-                                           const int (&first)[2], const float (&L_row)[2], const float (&Di_row)[2],
+                                           const int (&first)[2], const float (&L2_row)[2], const float (&Di_row)[2],
                                            int k0, int c2, int T, float slope) {
 #pragma unroll
   for (int n = 0; n < NS; ++n)
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
       const int i = e >> 1, t = t_row[i], key = k0 + 8 * n + c2 + (e & 1);
-      float ds = 0.f;
-      if constexpr (kWhole) {
-        float x = s[n].v[e];
-        if (slope != 0.f) x = x - slope * float(t - key);
-        ds = __expf(x - L_row[i]) * (dp[n].v[e] - Di_row[i]);
-      } else if (t < T && key <= t && key >= first[i]) {
-        const float p = __expf(s[n].v[e] - slope * float(t - key) - L_row[i]);
-        ds = p * (dp[n].v[e] - Di_row[i]);
-      }
-      dp[n].v[e] = ds;
+      float x = s[n].v[e];
+      if constexpr (kSlope) x = x - slope * float(t - key);
+      const float ds = ex2_approx(fmaf(x, kLog2e, -L2_row[i])) * (dp[n].v[e] - Di_row[i]);
+      if constexpr (kWhole)
+        dp[n].v[e] = ds;
+      else
+        dp[n].v[e] = t < T && key <= t && key >= first[i] ? ds : 0.f;
     }
 }
 
@@ -502,9 +509,9 @@ __global__ void __launch_bounds__(kThreads, kDqMinBlocks<D, PE>)
   start_key_tile<D, DQ, Sm::LQ, Sm::LV>(fs, b, h, 0, sm.K(0), sm.V(0));
   async_copy::wait<1>();
   __syncthreads();
-  // This lane's two rows: [0] row g of the warp's 16, [1] row g + 8, with their lse and Di.
+  // This lane's two rows: [0] row g of the warp's 16, [1] row g + 8, with their lse (log2 units) and Di.
   const int t_row[2] = {q0 + r0 + g, q0 + r0 + g + 8};
-  const float L_row[2] = {sm.L()[r0 + g], sm.L()[r0 + g + 8]}, Di_row[2] = {sm.Di()[r0 + g], sm.Di()[r0 + g + 8]};
+  const float L2_row[2] = {sm.L()[r0 + g], sm.L()[r0 + g + 8]}, Di_row[2] = {sm.Di()[r0 + g], sm.Di()[r0 + g + 8]};
   int first[2];
   for (int i = 0; i < 2; ++i) first[i] = t_row[i] < T ? first_key(a, b, t_row[i]) : 0;
   mma::Acc dq[DQ / 8];  // dQ (16, DQ) of the warp's (scaled) queries
@@ -529,10 +536,17 @@ __global__ void __launch_bounds__(kThreads, kDqMinBlocks<D, PE>)
       mma_rows_xt<DQ / 16, NS>(s, sm.Q(), Sm::LQ, r0, sm.K(buf), Sm::LQ, lane);
       mma_rows_xt<D / 16, NS>(dp, sm.dO(), Sm::LV, r0, sm.V(buf), Sm::LV, lane);
       // dS = P o (dP - Di), into dp; a whole tile (as the forward's, bench/log/035) unmasked.
-      if (whole_tile(k0, q0 + r0, warp_last_row, key_start))
-        dq_ds_tile<true>(dp, s, t_row, first, L_row, Di_row, k0, c2, T, slope);
-      else
-        dq_ds_tile<false>(dp, s, t_row, first, L_row, Di_row, k0, c2, T, slope);
+      const bool whole = whole_tile(k0, q0 + r0, warp_last_row, key_start);
+      if (slope != 0.f) {
+        if (whole)
+          dq_ds_tile<true, true>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
+        else
+          dq_ds_tile<false, true>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
+      } else if (whole) {
+        dq_ds_tile<true, false>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
+      } else {
+        dq_ds_tile<false, false>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
+      }
       // dQ (of the scaled queries) += dS K.
       mma_acc_x<NS / 2, DQ / 8>(dq, dp, sm.K(buf), Sm::LQ, lane);
     }

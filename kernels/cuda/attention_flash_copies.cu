@@ -87,7 +87,7 @@ __device__ void write_key_row(const AttentionArgs& a, const float* qkv, int b, i
 }
 
 // One warp writes what the backward reads of query row t besides the query: dO in bf16, and (lane
-// 0) lse and Di = dO . O; rows past T are zeros.
+// 0) lse (times log2 e) and Di = dO . O; rows past T are zeros.
 template <int D>
 __device__ void write_grad_row(const AttentionArgs& a, const float* out, const float* dout, const float* lse, int b,
                                int h, int t, bf16* dOrow, float* L, float* Di, int lane) {
@@ -101,7 +101,7 @@ __device__ void write_grad_row(const AttentionArgs& a, const float* out, const f
   di = warp_sum(di);
   if (lane == 0) {
     *Di = di;
-    *L = t < T ? lse[(size_t(b) * a.H + h) * T + t] : 0.f;
+    *L = t < T ? lse[(size_t(b) * a.H + h) * T + t] * kLog2e : 0.f;  // in log2 units (the scratch's L)
   }
 }
 

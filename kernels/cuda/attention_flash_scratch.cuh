@@ -6,7 +6,7 @@
 //   V  (B, H, Tp, D)  the values
 //   Q  (B, H, Tp, DQ) the transformed queries, times the score's scale
 //   dO (B, H, Tp, D)  the output's gradient                             (backward only)
-//   L  (B, H, Tp)     the forward's lse                                 (backward only)
+//   L  (B, H, Tp)     the forward's lse times log2 e (P = 2^(S log2 e - L)) (backward only)
 //   Di (B, H, Tp)     dO . O per query row                              (backward only)
 // Tp is T rounded up to a multiple of kRowsPad; the rows from T on are zeros (L, Di: 0), so a
 // kernel copies whole tiles without a bound check and reads the padding with weight 0, as it read
