@@ -346,6 +346,35 @@ __device__ __forceinline__ void start_query_rows(const FlashScratch& fs, int b, 
   async_copy::commit();
 }
 
+// P^T and dS^T = P^T o (dP^T - Di) of the dK dV kernel's tile, in place of S^T (st) and dP^T (dpt),
+// for a lane's two keys against the tile's 32 queries (from q0), with P = 2^(S log2 e - L) (L, Di:
+// the tile's rows, L in log2 units). Every element is computed and the masked ones (key after the
+// query, query past T, key among a padded row's left pads but its own) selected to 0: written as
+// a branch around the exp (as first), the compiler made ~30 PTX instructions and two branches of
+// each element, twice this; kSlope as the forward's (ALiBi's term only for ALiBi's heads).
+// first_key's rule inline: key s is seen from query t iff s <= t and (s >= key_start or s == t).
+template <bool kSlope, int NQ>
+__device__ __forceinline__ void dkdv_p_ds_tile(mma::Acc (&st)[NQ], mma::Acc (&dpt)[NQ], const int (&key)[2],
+                                               const float* L, const float* Di, int q0, int c2, int T, int key_start,
+                                               float slope) {
+#pragma unroll
+  for (int n = 0; n < NQ; ++n) {
+    const float2 l2 = *reinterpret_cast<const float2*>(L + 8 * n + c2);  // c2 is even: 8-byte aligned
+    const float2 di = *reinterpret_cast<const float2*>(Di + 8 * n + c2);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int s = key[e >> 1], t = q0 + 8 * n + c2 + (e & 1);
+      float x = st[n].v[e];
+      if constexpr (kSlope) x = x - slope * float(t - s);
+      const float p = ex2_approx(fmaf(x, kLog2e, -(e & 1 ? l2.y : l2.x)));
+      const float ds = p * (dpt[n].v[e] - (e & 1 ? di.y : di.x));
+      const bool seen = t < T && s <= t && (s >= key_start || s == t);
+      st[n].v[e] = seen ? p : 0.f;
+      dpt[n].v[e] = seen ? ds : 0.f;
+    }
+  }
+}
+
 template <int D, PEKind PE>
 __global__ void __launch_bounds__(kThreads)
     attention_bwd_flash_dkdv_kernel(AttentionArgs a, FlashScratch fs, const float* qkv, float* dqkv, float* ddelta_part) {
@@ -357,6 +386,7 @@ __global__ void __launch_bounds__(kThreads)
   const int g = lane >> 2, c2 = 2 * (lane & 3);
   const int b = blockIdx.z, h = blockIdx.y, k0 = blockIdx.x * kTileK, T = a.T, C = a.H * D;
   const float slope = a.slopes ? a.slopes[h] : 0.f;
+  const int key_start = a.key_start ? a.key_start[b] : 0;  // the first key past b's left pads
   const Ptrs Pt{T, a.H, C};
   const int j0 = w * kRows;  // this warp's first key row in the block
   const float* delta_h = head_delta(a, b, h, D);
@@ -387,20 +417,11 @@ __global__ void __launch_bounds__(kThreads)
       mma::Acc st[NQ], dpt[NQ];
       mma_rows_xt<DQ / 16, NQ>(st, sm.K(), Sm::LQ, j0, sm.Q(buf), Sm::LQ, lane);
       mma_rows_xt<D / 16, NQ>(dpt, sm.V(), Sm::LV, j0, sm.dO(buf), Sm::LV, lane);
-      // P^T (into st) and dS^T (into dpt), element by element.
-#pragma unroll
-      for (int n = 0; n < NQ; ++n)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int s = key[e >> 1], col = 8 * n + c2 + (e & 1), t = q0 + col;
-          float p = 0.f, ds = 0.f;
-          if (t < T && s <= t && s >= first_key(a, b, t)) {
-            p = ex2_approx(fmaf(st[n].v[e] - slope * float(t - s), kLog2e, -L[col]));  // L: log2 units
-            ds = p * (dpt[n].v[e] - Di[col]);
-          }
-          st[n].v[e] = p;
-          dpt[n].v[e] = ds;
-        }
+      // P^T (into st) and dS^T (into dpt), element by element, without a branch (bench/log/037).
+      if (slope != 0.f)
+        dkdv_p_ds_tile<true>(st, dpt, key, L, Di, q0, c2, T, key_start, slope);
+      else
+        dkdv_p_ds_tile<false>(st, dpt, key, L, Di, q0, c2, T, key_start, slope);
       // dV += P^T dO and dK' += dS^T Q (the scaled queries: S = Q k', so dS/dk' = Q).
       mma_acc_x<NQ / 2, D / 8>(dv, st, sm.dO(buf), Sm::LV, lane);
       mma_acc_x<NQ / 2, DQ / 8>(dk, dpt, sm.Q(buf), Sm::LQ, lane);
