@@ -417,7 +417,7 @@ __global__ void __launch_bounds__(kThreads)
       mma::Acc st[NQ], dpt[NQ];
       mma_rows_xt<DQ / 16, NQ>(st, sm.K(), Sm::LQ, j0, sm.Q(buf), Sm::LQ, lane);
       mma_rows_xt<D / 16, NQ>(dpt, sm.V(), Sm::LV, j0, sm.dO(buf), Sm::LV, lane);
-      // P^T (into st) and dS^T (into dpt), element by element, without a branch (bench/log/037).
+      // P^T (into st) and dS^T (into dpt), element by element, without a branch (bench/log/036).
       if (slope != 0.f)
         dkdv_p_ds_tile<true>(st, dpt, key, L, Di, q0, c2, T, key_start, slope);
       else
