@@ -1,5 +1,5 @@
 #!/bin/bash
-# The whole-sequence attention kernels' registers and spills as ptxas builds them (no GPU needed):
+# The attention kernels' registers and spills as ptxas builds them (no GPU needed). The whole-sequence ones:
 # the numbers their blocks per SM rest on (bench/log/024-pope-s-backward-in-75-kb.md and
 # bench/log/025-pope-s-forward-in-50-kb.md). PoPE's backward at head dim 64 within 80 registers (three blocks of 256 an
 # SM), every other backward and every forward within 64 (four), none of them spilling at head
@@ -27,6 +27,36 @@ for d in (16, 32, 64):
             if d == 64 and (r["spill_stores"] or r["spill_loads"]):
                 bad.append(f"{name}: spills {r['spill_stores']} / {r['spill_loads']} bytes")
             print(f"{name}: {r['registers']} registers, spills {r['spill_stores']} / {r['spill_loads']} bytes")
+if bad:
+    print("\n".join(bad))
+    sys.exit(1)
+PY
+
+# The flash kernels (bf16 tensor cores): none spills at head dim 64, and the forward's whole-tile
+# softmax compiles without ALiBi's per-score term for heads without a slope (bench/log/036: a
+# run-time test inside the element loop was turned into the term and a select on every score).
+python3 "$SRC/bench/kernel_resources.py" --build "$BUILD" --threads 128 --json "$SRC/kernels/cuda/attention_flash.cu" > "$BUILD/kernel_resources_flash.json"
+python3 "$SRC/bench/ptx_blocks.py" --build "$BUILD" --top 40 "$SRC/kernels/cuda/attention_flash.cu" "attention_fwd_flash_kernel<64, none>" > "$BUILD/ptx_blocks_fwd64.txt"
+python3 - "$BUILD/kernel_resources_flash.json" "$BUILD/ptx_blocks_fwd64.txt" <<'PY'
+import json, sys
+bad = []
+for r in json.load(open(sys.argv[1])):
+    if "<64," in r["name"] and (r["spill_stores"] or r["spill_loads"]):
+        bad.append(f"{r['name']}: spills {r['spill_stores']} / {r['spill_loads']} bytes")
+# Rows: | block | line | instructions | mma | ex2 | opcodes |. The softmax blocks hold one ex2 a
+# score (32 a lane and tile, and the two rescale factors) and no mma.
+softmax = []
+for line in open(sys.argv[2]):
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    if len(cells) == 6 and cells[3].isdigit() and int(cells[3]) == 0 and cells[4].isdigit() and int(cells[4]) >= 32:
+        softmax.append(cells)
+if not softmax:
+    bad.append("attention_fwd_flash_kernel<64, none>: no block with the softmax's 32 ex2 in the PTX")
+elif not any("cvt.rn.f32.s32" not in c[5] for c in softmax):
+    bad.append("attention_fwd_flash_kernel<64, none>: every softmax block converts an int to float "
+               "(ALiBi's term compiled into the path without a slope)")
+print(f"flash kernels: {len(softmax)} softmax blocks in the forward at D 64; "
+      f"{sum(1 for c in softmax if 'cvt.rn.f32.s32' not in c[5])} without ALiBi's term")
 if bad:
     print("\n".join(bad))
     sys.exit(1)
