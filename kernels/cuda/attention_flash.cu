@@ -95,16 +95,15 @@ __device__ __forceinline__ void start_key_tile(const FlashScratch& fs, int b, in
   async_copy::commit();
 }
 
-// Stores a warp's (16, 8 NT) accumulator tiles as fp32 rows r0..r0+15 of dst (row stride ld).
+// Stores a warp's (16, 8 NT) accumulator tiles as fp32 rows r0..r0+15 of dst (row stride ld, even:
+// a lane writes its two columns as one 8-byte store).
 template <int NT>
 __device__ __forceinline__ void store_acc_rows(const mma::Acc (&acc)[NT], float* dst, int ld, int r0, int lane) {
   const int g = lane >> 2, c2 = 2 * (lane & 3);
 #pragma unroll
   for (int n = 0; n < NT; ++n) {
-    dst[(r0 + g) * ld + 8 * n + c2] = acc[n].v[0];
-    dst[(r0 + g) * ld + 8 * n + c2 + 1] = acc[n].v[1];
-    dst[(r0 + g + 8) * ld + 8 * n + c2] = acc[n].v[2];
-    dst[(r0 + g + 8) * ld + 8 * n + c2 + 1] = acc[n].v[3];
+    *reinterpret_cast<float2*>(dst + (r0 + g) * ld + 8 * n + c2) = make_float2(acc[n].v[0], acc[n].v[1]);
+    *reinterpret_cast<float2*>(dst + (r0 + g + 8) * ld + 8 * n + c2) = make_float2(acc[n].v[2], acc[n].v[3]);
   }
 }
 
@@ -287,11 +286,11 @@ __global__ void __launch_bounds__(kThreads, kFwdMinBlocks<D>)
     if (t >= T) continue;
     const float inv = 1.f / l[i];
     float* orow = out + (size_t(b) * T + t) * C + h * D;
+    // One 8-byte store a lane and n-tile: the 4 lanes of a row fill a 32-byte sector (two 4-byte
+    // stores used half of each sector per instruction: entry 034's excess sectors).
 #pragma unroll
-    for (int n = 0; n < NO; ++n) {
-      orow[8 * n + c2] = o[n].v[2 * i] * inv;
-      orow[8 * n + c2 + 1] = o[n].v[2 * i + 1] * inv;
-    }
+    for (int n = 0; n < NO; ++n)
+      *reinterpret_cast<float2*>(orow + 8 * n + c2) = make_float2(o[n].v[2 * i] * inv, o[n].v[2 * i + 1] * inv);
     if ((lane & 3) == 0) lse[(size_t(b) * a.H + h) * T + t] = m[i] + logf(l[i]);
   }
 }
@@ -435,10 +434,8 @@ __global__ void __launch_bounds__(kThreads)
     if (key[i] >= T) continue;
     float* vrow = dqkv + (size_t(b) * T + key[i]) * 3 * C + 2 * C + h * D;
 #pragma unroll
-    for (int n = 0; n < D / 8; ++n) {
-      vrow[8 * n + c2] = dv[n].v[2 * i];
-      vrow[8 * n + c2 + 1] = dv[n].v[2 * i + 1];
-    }
+    for (int n = 0; n < D / 8; ++n)  // 8-byte stores, as the forward's output
+      *reinterpret_cast<float2*>(vrow + 8 * n + c2) = make_float2(dv[n].v[2 * i], dv[n].v[2 * i + 1]);
   }
   __syncwarp();
   for (int j = j0; j < j0 + kRows; ++j) {
