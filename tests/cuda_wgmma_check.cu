@@ -1,0 +1,127 @@
+// The GPU side of tests/test_cuda_wgmma.cpp: one warpgroup computes S = A B^T (A, B K-major in
+// sw128 shared-memory tiles, mma_ss) and O = P V (P from registers, V MN-major, mma_rs_mn) with
+// the wrappers of kernels/cuda/wgmma_bf16.cuh, as the flash kernels are to use them.
+#include "tests/cuda_wgmma_check.hpp"
+
+#include <cuda_bf16.h>
+
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/mma_bf16.cuh"
+#include "kernels/cuda/wgmma_bf16.cuh"
+
+namespace popebench::test {
+namespace {
+
+using bf16 = __nv_bfloat16;
+namespace wg = cuda::wgmma;
+
+// Row-major (R, W) bf16 from global into an sw128 tile.
+__device__ void to_sw128(unsigned char* tile, const bf16* src, int R, int W) {
+  for (int i = threadIdx.x; i < R * W; i += blockDim.x)
+    *reinterpret_cast<bf16*>(tile + wg::sw128_offset(R, i / W, i % W)) = src[i];
+}
+
+// The warp's accumulators (rows 16 w.., N columns) into row-major (64, N) fp32.
+template <int N>
+__device__ void store_rows(const float (&d)[N / 2], float* dst) {
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, g = lane >> 2, c2 = 2 * (lane & 3);
+#pragma unroll
+  for (int i = 0; i < N / 8; ++i) {
+    dst[(16 * w + g) * N + 8 * i + c2] = d[4 * i];
+    dst[(16 * w + g) * N + 8 * i + c2 + 1] = d[4 * i + 1];
+    dst[(16 * w + g + 8) * N + 8 * i + c2] = d[4 * i + 2];
+    dst[(16 * w + g + 8) * N + 8 * i + c2 + 1] = d[4 * i + 3];
+  }
+}
+
+// A (64, K), B (N, K), P (64, K), V (K, N): row-major bf16. S (64, N), O (64, N): fp32.
+template <int N, int K>
+__global__ void __launch_bounds__(128) wgmma_check_kernel(const bf16* A, const bf16* B, const bf16* P, const bf16* V,
+                                                          float* S, float* O) {
+  extern __shared__ unsigned char smem_raw[];
+  // sw128 tiles start at multiples of 1024 bytes (the swizzle's repeat).
+  const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
+  unsigned char* tA = smem_raw + ((1024 - raw % 1024) % 1024);
+  unsigned char* tB = tA + 64 * K * 2;  // (64, K)
+  unsigned char* tV = tB + N * K * 2;   // (N, K), then V (K, N)
+  to_sw128(tA, A, 64, K);
+  to_sw128(tB, B, N, K);
+  to_sw128(tV, V, K, N);
+  wg::fence_proxy_async();
+  __syncthreads();
+
+  // S = A B^T: K / 16 instructions, each 16 k of both K-major tiles (32 bytes into a column block).
+  float s[N / 2];
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) s[i] = 0.f;
+  wg::fence();
+#pragma unroll
+  for (int kk = 0; kk < K / 16; ++kk) {
+    const int blk = 16 * kk / 64, in = 16 * kk % 64;
+    const uint64_t da = wg::sw128_desc(tA + blk * 64 * 128 + in * 2, 16, 1024);
+    const uint64_t db = wg::sw128_desc(tB + blk * N * 128 + in * 2, 16, 1024);
+    wg::mma_ss<N>(s, da, db, 1);
+  }
+  wg::commit();
+  wg::wait<0>();
+  wg::fence_operands(s);
+  store_rows<N>(s, S);
+
+  // O = P V: P's 16 k of the warp's rows in mma.sync's A layout, V MN-major from row 16 kk.
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, g = lane >> 2, c2 = 2 * (lane & 3);
+  auto p = [&](int r, int c) { return __bfloat162float(P[(16 * w + r) * K + c]); };
+  float o[N / 2];
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) o[i] = 0.f;
+  uint32_t a[K / 16][4];
+#pragma unroll
+  for (int kk = 0; kk < K / 16; ++kk) {
+    const int c = 16 * kk + c2;
+    a[kk][0] = cuda::mma::pack_bf16(p(g, c), p(g, c + 1));
+    a[kk][1] = cuda::mma::pack_bf16(p(g + 8, c), p(g + 8, c + 1));
+    a[kk][2] = cuda::mma::pack_bf16(p(g, c + 8), p(g, c + 9));
+    a[kk][3] = cuda::mma::pack_bf16(p(g + 8, c + 8), p(g + 8, c + 9));
+  }
+  wg::fence();
+#pragma unroll
+  for (int kk = 0; kk < K / 16; ++kk)
+    wg::mma_rs_mn<N>(o, a[kk], wg::sw128_desc(tV + 16 * kk * 128, K * 128, 1024), 1);
+  wg::commit();
+  wg::wait<0>();
+  wg::fence_operands(o);
+  store_rows<N>(o, O);
+}
+
+template <int N, int K>
+void launch(const bf16* A, const bf16* B, const bf16* P, const bf16* V, float* S, float* O) {
+  const int bytes = 1024 + 2 * (64 * K + N * K + K * N);
+  CUDA_CHECK(cudaFuncSetAttribute(wgmma_check_kernel<N, K>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  wgmma_check_kernel<N, K><<<1, 128, bytes>>>(A, B, P, V, S, O);
+  CUDA_CHECK_LAUNCH("wgmma_check_kernel");
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+}  // namespace
+
+bool wgmma_supported() {
+  int dev = 0, major = 0, minor = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+  return major == 9 && minor == 0;
+}
+
+void wgmma_check_products(int N, int K, const uint16_t* A, const uint16_t* B, const uint16_t* P, const uint16_t* V,
+                          float* S, float* O) {
+  const auto* a = reinterpret_cast<const bf16*>(A);
+  const auto* b = reinterpret_cast<const bf16*>(B);
+  const auto* p = reinterpret_cast<const bf16*>(P);
+  const auto* v = reinterpret_cast<const bf16*>(V);
+  if (N == 64 && K == 64) return launch<64, 64>(a, b, p, v, S, O);
+  if (N == 64 && K == 128) return launch<64, 128>(a, b, p, v, S, O);
+  if (N == 128 && K == 64) return launch<128, 64>(a, b, p, v, S, O);
+  if (N == 128 && K == 128) return launch<128, 128>(a, b, p, v, S, O);
+  throw cuda::CudaError("wgmma_check_products: N and K must be 64 or 128");
+}
+
+}  // namespace popebench::test
