@@ -32,6 +32,7 @@
 
 #include "kernels/cuda/attention_common.cuh"
 #include "kernels/cuda/attention_flash_scratch.cuh"
+#include "kernels/cuda/attention_flash_tile.cuh"
 #include "kernels/cuda/cp_async.cuh"
 #include "kernels/cuda/mma_bf16.cuh"
 
@@ -40,12 +41,6 @@ namespace popebench::cuda::attn {
 namespace {
 
 using bf16 = __nv_bfloat16;
-
-constexpr int kRows = 16;                   // query rows per warp: one mma tile's M
-constexpr int kWarps = 4;
-constexpr int kBlockQ = kRows * kWarps;     // 64 query rows per block
-constexpr int kTileK = 64;                  // keys per tile
-constexpr int kThreads = 32 * kWarps;
 
 // Rows of bf16 in shared memory are padded by 8 elements (16 bytes): ldmatrix wants 16-byte
 // aligned rows, and the pad puts the 8 rows one ldmatrix reads in different banks.
@@ -141,73 +136,6 @@ __device__ __forceinline__ void mma_acc_x(mma::Acc (&c)[NT], const mma::Acc (&p)
 #pragma unroll
   for (int kb = 0; kb < KB; ++kb)
     mma_times_x<true>(c, mma::pack_a_from_acc(p[2 * kb], p[2 * kb + 1]), X, ldx, 16 * kb, lane);
-}
-
-// Whether a warp's 16 query rows (from row0; last_row the last inside the sequence) see every key
-// of the tile from k0 unmasked: the tile lies wholly at or before the first row, every row is
-// inside the sequence, and the tile is past the batch row's left pads (key_start). Such a "whole"
-// tile needs neither the causal nor the pad mask, and none of its scores is -inf. bench/log/034
-// counted ~13 instructions a score on every tile, half of them the masks and ALiBi's term, where
-// only the tile of the diagonal needs the mask (1 of ~32 at T 4096); entry 035 has the
-// prediction for the whole-tile paths below.
-__device__ __forceinline__ bool whole_tile(int k0, int row0, int last_row, int key_start) {
-  return k0 + kTileK - 1 <= row0 && last_row == row0 + kRows - 1 && k0 >= key_start;
-}
-
-// The forward's online softmax over one key tile, for a lane's two rows (g and g + 8 of its warp's
-// 16): the mask, ALiBi's term, the running max m and sum l, and P = exp(S - max) in s, with corr the
-// factor that rescales O. kWhole (whole_tile): the compares and selects are left out. kSlope: the
-// head has an ALiBi slope; the caller chooses it once per head, because a run-time test inside the
-// element loop was turned by the compiler into the term computed for every score and a select
-// (~5 of the whole path's ~10 PTX instructions a score, bench/log/036). For finite scores the
-// paths give the same bits (the general path without a slope adds no term, as it subtracted 0 * d,
-// which leaves x), so the GPU tests' same-bits checks hold across the choice.
-template <bool kWhole, bool kSlope, int NS>
-__device__ __forceinline__ void online_softmax_tile(mma::Acc (&s)[NS], float (&m)[2], float (&l)[2], float (&corr)[2],
-                                                    const int (&t_row)[2], const int (&first)[2], int k0, int c2,
-                                                    int T, float slope) {
-#pragma unroll
-  for (int i = 0; i < 2; ++i) {
-    const int t = t_row[i];
-    float mx = -INFINITY;
-#pragma unroll
-    for (int n = 0; n < NS; ++n)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const int key = k0 + 8 * n + c2 + e;
-        float& x = s[n].v[2 * i + e];
-        if constexpr (kSlope) x = x - slope * float(t - key);
-        if constexpr (!kWhole) x = t < T && key <= t && key >= first[i] ? x : -INFINITY;
-        mx = fmaxf(mx, x);
-      }
-    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-    const float mn = fmaxf(m[i], mx);
-    float sum = 0.f;
-    corr[i] = 1.f;
-    // A row none of whose keys has come yet (its pads' tile) keeps max -inf and adds nothing.
-    if (kWhole || mn != -INFINITY) {
-      // e^(x - mn) in exp2 form (ex2_approx); a masked score (-inf) gives 0, and so does corr
-      // while m is -inf (the sum and output are still 0).
-      const float mn2 = mn * kLog2e;
-      corr[i] = ex2_approx(fmaf(m[i], kLog2e, -mn2));
-#pragma unroll
-      for (int n = 0; n < NS; ++n)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          float& x = s[n].v[2 * i + e];
-          x = ex2_approx(fmaf(x, kLog2e, -mn2));
-          sum += x;
-        }
-    } else {
-#pragma unroll
-      for (int n = 0; n < NS; ++n) s[n].v[2 * i] = s[n].v[2 * i + 1] = 0.f;
-    }
-    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-    l[i] = l[i] * corr[i] + sum;
-    m[i] = mn;
-  }
 }
 
 template <int D, PEKind PE>

@@ -1,0 +1,210 @@
+// The flash forward on Hopper's warpgroup products (wgmma, sm_90a; kernels/cuda/wgmma_bf16.cuh),
+// head dims 64 and 128: the loop of attention_flash.cu's forward (a block owns 64 query rows,
+// streams the keys in tiles of 64 from the call's bf16 copies through two cp.async buffers, the
+// online softmax in fp32 registers), with each tile's two products issued as warpgroup
+// instructions instead of 64 mma.sync a warp: S = Q K^T as DQ / 16 instructions of 64 x 64 x 16
+// reading Q and K from shared memory, and O += P V as 4 of 64 x D x 16 with P from the registers
+// the softmax left it in. Why: bench/log/034 and 036 found the mma.sync forward bound by the
+// instructions it issues; a wgmma replaces 32 of them, and the tensor cores read the tiles
+// themselves (no ldmatrix). The tiles are stored 128-byte-swizzled (the layout wgmma reads).
+//
+// Scores and outputs sit in the same registers as in the mma.sync kernel (wgmma's accumulators
+// repeat the m16n8 layout per warp), so the mask, ALiBi's term and the online softmax are
+// attention_flash_tile.cuh's, shared with it. Every warp takes part in every product (they are
+// warpgroup instructions): a warp whose rows all precede a tile gets P = 0 from the general
+// softmax path, which masks them. Built for sm_90a only (popebench_flash_wgmma in CMakeLists.txt);
+// not yet the trainer's path: `bench` and the GPU tests call it beside the mma.sync kernel until
+// a GPU run has shown it right and faster (bench/log/037).
+
+#include "kernels/cuda/attention_flash_wgmma.hpp"
+
+#include <cuda_bf16.h>
+
+#include "kernels/cuda/attention_common.cuh"
+#include "kernels/cuda/attention_flash_scratch.cuh"
+#include "kernels/cuda/attention_flash_tile.cuh"
+#include "kernels/cuda/cp_async.cuh"
+#include "kernels/cuda/mma_bf16.cuh"
+#include "kernels/cuda/wgmma_bf16.cuh"
+
+namespace popebench::cuda::attn {
+
+namespace {
+
+using bf16 = __nv_bfloat16;
+namespace wg = wgmma;
+
+// Shared memory: the block's (64, DQ) queries, then two buffers of a tile's (64, DQ) keys and
+// (64, D) values, every tile sw128 (column blocks of 64 rows x 128 bytes, each a multiple of 1024
+// bytes, so every tile starts on the swizzle's 1024-byte repeat); 1024 bytes of slack to align
+// the start.
+template <int D, PEKind PE>
+struct WgFwdSmem {
+  static constexpr int DQ = Dims<D, PE>::DQ;
+  static_assert(DQ % 64 == 0 && D % 64 == 0, "sw128 tiles are whole 64-column blocks");
+  static constexpr uint32_t kQBytes = 2 * kBlockQ * DQ, kKBytes = 2 * kTileK * DQ, kVBytes = 2 * kTileK * D;
+  static constexpr size_t bytes = 1024 + kQBytes + 2 * (kKBytes + kVBytes);
+
+  unsigned char* base;
+  __device__ explicit WgFwdSmem(unsigned char* raw) {
+    const uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(raw));
+    base = raw + (1024 - a % 1024) % 1024;
+  }
+  __device__ unsigned char* Q() const { return base; }
+  __device__ unsigned char* K(int i) const { return base + kQBytes + i * (kKBytes + kVBytes); }
+  __device__ unsigned char* V(int i) const { return K(i) + kKBytes; }
+};
+
+// The block's threads start cp.async copies of Rows rows of W bf16 (rows contiguous in src) into
+// an sw128 tile; each thread keeps one 16-byte column chunk and steps down the rows.
+template <int W, int Rows>
+__device__ __forceinline__ void copy_rows_sw128(unsigned char* tile, const bf16* src) {
+  constexpr int kChunks = W / 8;
+  static_assert(kThreads % kChunks == 0 && Rows * kChunks % kThreads == 0, "whole rows per pass");
+  const int c = threadIdx.x % kChunks, r0 = threadIdx.x / kChunks;
+#pragma unroll
+  for (int j = 0; j < Rows * kChunks / kThreads; ++j) {
+    const int r = r0 + j * (kThreads / kChunks);
+    async_copy::copy16(tile + wg::sw128_offset(Rows, r, 8 * c), src + size_t(r) * W + 8 * c);
+  }
+}
+
+template <int D, PEKind PE>
+__global__ void __launch_bounds__(kThreads)
+    attention_fwd_flash_wgmma_kernel(AttentionArgs a, FlashScratch fs, float* out, float* lse) {
+  using Sm = WgFwdSmem<D, PE>;
+  constexpr int DQ = Sm::DQ;
+  constexpr int NS = kTileK / 8, NO = D / 8;  // the n-tiles (8 columns each) of S and of O
+  extern __shared__ unsigned char smem_raw[];
+  const Sm sm(smem_raw);
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int g = lane >> 2, c2 = 2 * (lane & 3);
+  const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kBlockQ, T = a.T, C = a.H * D;
+  const float slope = a.slopes ? a.slopes[h] : 0.f;
+  const int key_start = a.key_start ? a.key_start[b] : 0;
+  const int r0 = w * kRows;
+
+  auto start_tile = [&](int k0, int buf) {
+    const size_t row = fs.row(b, h, k0);
+    copy_rows_sw128<DQ, kTileK>(sm.K(buf), fs.K + row * DQ);
+    copy_rows_sw128<D, kTileK>(sm.V(buf), fs.V + row * D);
+    async_copy::commit();
+  };
+  copy_rows_sw128<DQ, kBlockQ>(sm.Q(), fs.Q + fs.row(b, h, q0) * DQ);
+  start_tile(0, 0);
+  const int t_row[2] = {q0 + r0 + g, q0 + r0 + g + 8};
+  int first[2];
+  for (int i = 0; i < 2; ++i) first[i] = t_row[i] < T ? first_key(a, b, t_row[i]) : 0;
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
+  mma::Acc o[NO];  // O: the warp's (16, D), as (16, 8) tiles; wgmma's (64, D) accumulator
+  static_assert(sizeof(o) == sizeof(float) * D / 2, "wgmma's accumulator: D / 2 floats a thread");
+  auto& of = reinterpret_cast<float(&)[D / 2]>(o);
+
+  const int last_key = min(q0 + kBlockQ, T) - 1;
+  const int warp_last_row = min(q0 + r0 + kRows, T) - 1;
+  const int tiles = last_key / kTileK + 1;
+  for (int it = 0; it < tiles; ++it) {
+    const int k0 = it * kTileK, buf = it & 1;
+    if (it + 1 < tiles) {
+      start_tile(k0 + kTileK, buf ^ 1);
+      async_copy::wait<1>();
+    } else {
+      async_copy::wait<0>();
+    }
+    wg::fence_proxy_async();  // the copies' writes, before the tensor cores read them
+    __syncthreads();
+
+    // S = Q K^T (64 x 64): 16 k an instruction, 32 bytes into a 128-byte row of a column block.
+    mma::Acc s[NS];
+    auto& sf = reinterpret_cast<float(&)[kTileK / 2]>(s);
+    wg::fence();
+#pragma unroll
+    for (int kk = 0; kk < DQ / 16; ++kk) {
+      const int blk = kk / 4, in = 32 * (kk % 4);
+      wg::mma_ss<kTileK>(sf, wg::sw128_desc(sm.Q() + blk * kBlockQ * 128 + in, 16, 1024),
+                         wg::sw128_desc(sm.K(buf) + blk * kTileK * 128 + in, 16, 1024), kk > 0);
+    }
+    wg::commit();
+    wg::wait<0>();
+    wg::fence_operands(sf);
+
+    float corr[2];
+    const bool whole = whole_tile(k0, q0 + r0, warp_last_row, key_start);
+    if (slope != 0.f) {
+      if (whole)
+        online_softmax_tile<true, true>(s, m, l, corr, t_row, first, k0, c2, T, slope);
+      else
+        online_softmax_tile<false, true>(s, m, l, corr, t_row, first, k0, c2, T, slope);
+    } else if (whole) {
+      online_softmax_tile<true, false>(s, m, l, corr, t_row, first, k0, c2, T, slope);
+    } else {
+      online_softmax_tile<false, false>(s, m, l, corr, t_row, first, k0, c2, T, slope);
+    }
+#pragma unroll
+    for (int n = 0; n < NO; ++n) {
+      o[n].v[0] *= corr[0], o[n].v[1] *= corr[0];
+      o[n].v[2] *= corr[1], o[n].v[3] *= corr[1];
+    }
+
+    // O += P V: P's 16 keys an instruction from S's registers (bf16), V MN-major from row 16 j.
+    // The four A operands are packed before the fence: registers written between a warpgroup's
+    // products make ptxas serialise them (its C7519 note, "warpgroup.arrive is injected").
+    mma::FragA p[kTileK / 16];
+#pragma unroll
+    for (int j = 0; j < kTileK / 16; ++j) p[j] = mma::pack_a_from_acc(s[2 * j], s[2 * j + 1]);
+    wg::fence();
+#pragma unroll
+    for (int j = 0; j < kTileK / 16; ++j)
+      wg::mma_rs_mn<D>(of, p[j].r, wg::sw128_desc(sm.V(buf) + 16 * j * 128, kTileK * 128, 1024), 1);
+    wg::commit();
+    wg::wait<0>();
+    wg::fence_operands(of);
+    __syncthreads();  // every warp is done with this buffer before the next iteration refills it
+  }
+
+  for (int i = 0; i < 2; ++i) {
+    const int t = t_row[i];
+    if (t >= T) continue;
+    const float inv = 1.f / l[i];
+    float* orow = out + (size_t(b) * T + t) * C + h * D;
+#pragma unroll
+    for (int n = 0; n < NO; ++n)
+      *reinterpret_cast<float2*>(orow + 8 * n + c2) = make_float2(o[n].v[2 * i] * inv, o[n].v[2 * i + 1] * inv);
+    if ((lane & 3) == 0) lse[(size_t(b) * a.H + h) * T + t] = m[i] + logf(l[i]);
+  }
+}
+
+template <int D, PEKind PE>
+void launch(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
+  static DeviceOnce once;
+  constexpr size_t bytes = WgFwdSmem<D, PE>::bytes;
+  once.run([&] {
+    CUDA_CHECK(cudaFuncSetAttribute(attention_fwd_flash_wgmma_kernel<D, PE>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  });
+  write_flash_copies(a, qkv, nullptr, nullptr, nullptr, s);
+  const dim3 grid((a.T + kBlockQ - 1) / kBlockQ, a.H, a.B);
+  attention_fwd_flash_wgmma_kernel<D, PE><<<grid, kThreads, bytes, s>>>(a, flash_scratch_of(a), out, lse);
+  CUDA_CHECK_LAUNCH("attention_fwd_flash_wgmma");
+}
+
+}  // namespace
+
+bool flash_wgmma_runs(const AttentionArgs& a) {
+  int dev = 0, major = 0, minor = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+  return major == 9 && minor == 0 && (a.D == 64 || a.D == 128);
+}
+
+void attention_fwd_flash_wgmma(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
+  if (!flash_wgmma_runs(a))
+    throw CudaError("flash attention on warpgroup products: needs a compute capability 9.0 GPU and head dim 64 or "
+                    "128 (got head dim " + std::to_string(a.D) + ")");
+  for_head_dim_and_pe(std::integer_sequence<int, 64, 128>{}, a, "flash attention (wgmma)", [&](auto d, auto pe) {
+    launch<decltype(d)::value, decltype(pe)::value>(a, qkv, out, lse, s);
+  });
+}
+
+}  // namespace popebench::cuda::attn
