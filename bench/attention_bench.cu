@@ -80,11 +80,17 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   // The flash kernels on bf16 tensor cores (AttentionArgs::bf16_flash, attention_flash.cu), with
   // the angle table as the model gives it (filled once: it holds no parameter).
   const auto [fwd_flash, bwd_flash] = fwd_bwd(false, flash_angle_floats > 0, true);
-  // The same forward on Hopper's warpgroup products (attention_flash_wgmma.cu, bench/log/037),
-  // where this GPU runs it, with the table the flash calls left.
+  // The same forward, and the backward with its dQ kernel, on Hopper's warpgroup products
+  // (attention_flash_wgmma.cu, bench/log/037), where this GPU runs them, with the table the flash
+  // calls left.
   const bool has_wgmma = cuda::attn::flash_wgmma_runs(a);
   const double fwd_wgmma =
       has_wgmma ? time([&] { cuda::attn::attention_fwd_flash_wgmma(a, qkv, out, lse, nullptr); }) : 0.0;
+  const double bwd_wgmma = has_wgmma ? time([&] {
+    cuda::attn::attention_bwd_flash_wgmma(a, qkv, out, dout, lse, dqkv, pe == cuda::PEKind::kPope ? ddp : nullptr,
+                                          nullptr, nullptr);
+  })
+                                     : 0.0;
   a.bf16_flash = false;
   for (void* p : {(void*)qkv, (void*)out, (void*)dout, (void*)lse, (void*)dqkv, (void*)ddp, (void*)delta, (void*)theta,
                   (void*)angles, flash_scratch})
@@ -106,7 +112,9 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   if (has_tf32) r["tf32"] = {{"fwd_ms", fwd_tf32}, {"bwd_ms", bwd_tf32}, {"blocks_per_sm", blocks(true)}};
   r["bf16_flash"] = {{"fwd_ms", fwd_flash}, {"bwd_ms", bwd_flash}, {"fwd_tflops", fwd_flops / fwd_flash * 1e-9},
                      {"bwd_tflops", 2.5 * fwd_flops / bwd_flash * 1e-9}};
-  if (has_wgmma) r["bf16_flash_wgmma"] = {{"fwd_ms", fwd_wgmma}, {"fwd_tflops", fwd_flops / fwd_wgmma * 1e-9}};
+  if (has_wgmma)
+    r["bf16_flash_wgmma"] = {{"fwd_ms", fwd_wgmma}, {"fwd_tflops", fwd_flops / fwd_wgmma * 1e-9}, {"bwd_ms", bwd_wgmma},
+                             {"bwd_tflops", 2.5 * fwd_flops / bwd_wgmma * 1e-9}};
   return r;
 }
 

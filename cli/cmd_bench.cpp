@@ -191,7 +191,8 @@ Runner register_bench(CLI::App& app) {
           std::printf("  (bf16 flash: fwd %.3f ms  bwd %.3f ms)", r["bf16_flash"]["fwd_ms"].get<double>(),
                       r["bf16_flash"]["bwd_ms"].get<double>());
         if (r.contains("bf16_flash_wgmma"))
-          std::printf("  (wgmma fwd %.3f ms)", r["bf16_flash_wgmma"]["fwd_ms"].get<double>());
+          std::printf("  (wgmma: fwd %.3f ms  bwd %.3f ms)", r["bf16_flash_wgmma"]["fwd_ms"].get<double>(),
+                      r["bf16_flash_wgmma"]["bwd_ms"].get<double>());
         std::printf("\n");
       }
     }

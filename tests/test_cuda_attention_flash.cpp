@@ -209,10 +209,10 @@ void check_flash(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0, boo
     INFO("d log-temperature: kernel " << got << ", naive bf16 " << nai);
     CHECK(got <= 2 * nai + 1e-5);
   }
-  // The forward on warpgroup products (attention_flash_wgmma.cu), where this GPU runs it (head
-  // dims 64 and 128 on compute capability 9.0): the same tolerance against the same reference
-  // (its rounding points are the mma.sync kernel's: bf16 operands, fp32 accumulation, P rounded
-  // to bf16), and the same bits on a second call.
+  // The forward and the dQ kernel on warpgroup products (attention_flash_wgmma.cu), where this GPU
+  // runs them (head dims 64 and 128 on compute capability 9.0): the same tolerances against the
+  // same reference (their rounding points are the mma.sync kernels': bf16 operands, fp32
+  // accumulation, P and dS rounded to bf16), and the forward's same bits on a second call.
   if (cuda::attn::flash_wgmma_runs(a)) {
     DevBuf<float> ow(size_t(B) * T * C), lw(size_t(B) * H * T), ow2(size_t(B) * T * C), lw2(size_t(B) * H * T);
     cuda::attn::attention_fwd_flash_wgmma(a, d_qkv.p, ow.p, lw.p, nullptr);
@@ -224,6 +224,22 @@ void check_flash(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0, boo
     CHECK(w_lse <= 2 * naive_lse + 1e-6);
     CHECK(count_differing_bits(ow2.download(), out_w) == 0);
     CHECK(count_differing_bits(lw2.download(), lse_w) == 0);
+    // The backward with its dQ kernel on warpgroup products (dK, dV from attention_flash.cu's).
+    DevBuf<float> gw(size_t(B) * T * 3 * C), ddpw(size_t(B) * T * C), dtpw(size_t(B) * T * H), ddw(size_t(H) * D),
+        dtw(H);
+    cuda::attn::attention_bwd_flash_wgmma(a, d_qkv.p, ow.p, d_dout.p, lw.p, gw.p, pope ? ddpw.p : nullptr,
+                                          temp ? dtpw.p : nullptr, nullptr);
+    if (pope) cuda::column_sum(ddpw.p, ddw.p, B * T, C, nullptr);
+    if (temp) cuda::column_sum(dtpw.p, dtw.p, B * T, H, nullptr);
+    const double w_dqkv = rel_err(gw.download(), exact.dqkv);
+    INFO("wgmma backward: dqkv " << w_dqkv);
+    CHECK(w_dqkv <= 2 * naive_dqkv + 1e-6);
+    if (pope)
+      CHECK(small_err(ddw.download(), exact.ddelta, exact.dqkv, 1.0) <=
+            2 * small_err(as_float(naive.ddelta), exact.ddelta, exact.dqkv, 1.0) + 1e-5);
+    if (temp)
+      CHECK(small_err(dtw.download(), exact.dtemp, exact.dqkv, std::sqrt(double(D))) <=
+            2 * small_err(as_float(naive.dtemp), exact.dtemp, exact.dqkv, std::sqrt(double(D))) + 1e-5);
   }
   // Deterministic: the same inputs give the same bits, forward and backward.
   DevBuf<float> o2(size_t(B) * T * C), l2(size_t(B) * H * T), g2(size_t(B) * T * 3 * C), ddp2(size_t(B) * T * C),

@@ -90,18 +90,6 @@ __device__ __forceinline__ void start_key_tile(const FlashScratch& fs, int b, in
   async_copy::commit();
 }
 
-// Stores a warp's (16, 8 NT) accumulator tiles as fp32 rows r0..r0+15 of dst (row stride ld, even:
-// a lane writes its two columns as one 8-byte store).
-template <int NT>
-__device__ __forceinline__ void store_acc_rows(const mma::Acc (&acc)[NT], float* dst, int ld, int r0, int lane) {
-  const int g = lane >> 2, c2 = 2 * (lane & 3);
-#pragma unroll
-  for (int n = 0; n < NT; ++n) {
-    *reinterpret_cast<float2*>(dst + (r0 + g) * ld + 8 * n + c2) = make_float2(acc[n].v[0], acc[n].v[1]);
-    *reinterpret_cast<float2*>(dst + (r0 + g + 8) * ld + 8 * n + c2) = make_float2(acc[n].v[2], acc[n].v[3]);
-  }
-}
-
 // C (16 x 8 NT) += A X over the 16 k of A's fragment fa, from X (bf16, row-major in shared
 // memory, row stride ldx): with KRows, a row of X per k (B = X[k0.., :]: values, dO, queries, keys
 // as the right operand of P V, dS K ...); without, a row of X per n (B = X[:, k0..]^T: keys or
@@ -413,28 +401,6 @@ struct FlashBwdQSmem {
   __device__ float* Di() const { return reinterpret_cast<float*>(base + kStats + smem_up(sizeof(float) * kBlockQ)); }
 };
 
-// dS = P o (dP - Di) of the dQ kernel's tile, into dp, for a lane's two rows, with P = 2^(S log2 e -
-// L2) (L2: the row's lse in log2 units, as the scratch holds it); kWhole and kSlope as the
-// forward's online_softmax_tile (no mask; ALiBi's term only with a slope; the same bits).
-template <bool kWhole, bool kSlope, int NS>
-__device__ __forceinline__ void dq_ds_tile(mma::Acc (&dp)[NS], const mma::Acc (&s)[NS], const int (&t_row)[2],
-                                           const int (&first)[2], const float (&L2_row)[2], const float (&Di_row)[2],
-                                           int k0, int c2, int T, float slope) {
-#pragma unroll
-  for (int n = 0; n < NS; ++n)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const int i = e >> 1, t = t_row[i], key = k0 + 8 * n + c2 + (e & 1);
-      float x = s[n].v[e];
-      if constexpr (kSlope) x = x - slope * float(t - key);
-      const float ds = ex2_approx(fmaf(x, kLog2e, -L2_row[i])) * (dp[n].v[e] - Di_row[i]);
-      if constexpr (kWhole)
-        dp[n].v[e] = ds;
-      else
-        dp[n].v[e] = t < T && key <= t && key >= first[i] ? ds : 0.f;
-    }
-}
-
 template <int D, PEKind PE>
 __global__ void __launch_bounds__(kThreads, kDqMinBlocks<D, PE>)
     attention_bwd_flash_dq_kernel(AttentionArgs a, FlashScratch fs, const float* qkv, float* dqkv, float* dtemp_part) {
@@ -524,9 +490,11 @@ __global__ void __launch_bounds__(kThreads, kDqMinBlocks<D, PE>)
   }
 }
 
+// The backward's copies and both kernels; without dq_kernel, the copies and the dK, dV kernel
+// only (attention_bwd_flash_dkdv: the warpgroup products' dQ kernel does the rest).
 template <int D, PEKind PE>
 void launch_bwd_flash(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
-                      float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
+                      float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s, bool dq_kernel = true) {
   static DeviceOnce once;
   constexpr size_t kv_bytes = FlashBwdKVSmem<D, PE>::bytes, q_bytes = FlashBwdQSmem<D, PE>::bytes;
   once.run([&] {
@@ -540,6 +508,7 @@ void launch_bwd_flash(const AttentionArgs& a, const float* qkv, const float* out
   const dim3 grid_kv((a.T + kTileK - 1) / kTileK, a.H, a.B), grid_q((a.T + kBlockQ - 1) / kBlockQ, a.H, a.B);
   attention_bwd_flash_dkdv_kernel<D, PE><<<grid_kv, kThreads, kv_bytes, s>>>(a, fs, qkv, dqkv, ddelta_part);
   CUDA_CHECK_LAUNCH("attention_bwd_flash_dkdv");
+  if (!dq_kernel) return;
   attention_bwd_flash_dq_kernel<D, PE><<<grid_q, kThreads, q_bytes, s>>>(a, fs, qkv, dqkv, dtemp_part);
   CUDA_CHECK_LAUNCH("attention_bwd_flash_dq");
 }
@@ -564,6 +533,14 @@ void attention_bwd_flash(const AttentionArgs& a, const float* qkv, const float* 
                          float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
   for_head_dim_and_pe(AllHeadDims{}, a, "flash attention", [&](auto d, auto pe) {
     launch_bwd_flash<decltype(d)::value, decltype(pe)::value>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
+  });
+}
+
+void attention_bwd_flash_dkdv(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
+                              const float* lse, float* dqkv, float* ddelta_part, cudaStream_t s) {
+  for_head_dim_and_pe(AllHeadDims{}, a, "flash attention", [&](auto d, auto pe) {
+    launch_bwd_flash<decltype(d)::value, decltype(pe)::value>(a, qkv, out, dout, lse, dqkv, ddelta_part, nullptr, s,
+                                                              false);
   });
 }
 

@@ -1,7 +1,7 @@
-// What the two flash forwards share (attention_flash.cu on mma.sync, attention_flash_wgmma.cu on
-// Hopper's warpgroup products): the tile sizes, the whole-tile rule and the online softmax of one
-// key tile on a warp's 16 rows, whose scores both hold in the same registers (the m16n8
-// accumulator layout, which wgmma's accumulators repeat per warp).
+// What the flash kernels on mma.sync (attention_flash.cu) and on Hopper's warpgroup products
+// (attention_flash_wgmma.cu) share: the tile sizes, the whole-tile rule, the online softmax of the
+// forward and dS of the dQ kernel on a warp's 16 rows, and the store of accumulator rows, all on
+// the same registers (the m16n8 accumulator layout, which wgmma's accumulators repeat per warp).
 #pragma once
 #include <cmath>
 
@@ -82,6 +82,40 @@ __device__ __forceinline__ void online_softmax_tile(mma::Acc (&s)[NS], float (&m
     l[i] = l[i] * corr[i] + sum;
     m[i] = mn;
   }
+}
+
+// Stores a warp's (16, 8 NT) accumulator tiles as fp32 rows r0..r0+15 of dst (row stride ld, even:
+// a lane writes its two columns as one 8-byte store).
+template <int NT>
+__device__ __forceinline__ void store_acc_rows(const mma::Acc (&acc)[NT], float* dst, int ld, int r0, int lane) {
+  const int g = lane >> 2, c2 = 2 * (lane & 3);
+#pragma unroll
+  for (int n = 0; n < NT; ++n) {
+    *reinterpret_cast<float2*>(dst + (r0 + g) * ld + 8 * n + c2) = make_float2(acc[n].v[0], acc[n].v[1]);
+    *reinterpret_cast<float2*>(dst + (r0 + g + 8) * ld + 8 * n + c2) = make_float2(acc[n].v[2], acc[n].v[3]);
+  }
+}
+
+// dS = P o (dP - Di) of the dQ kernel's tile, into dp, for a lane's two rows, with P = 2^(S log2 e -
+// L2) (L2: the row's lse in log2 units, as the scratch holds it); kWhole and kSlope as the
+// forward's online_softmax_tile (no mask; ALiBi's term only with a slope; the same bits).
+template <bool kWhole, bool kSlope, int NS>
+__device__ __forceinline__ void dq_ds_tile(mma::Acc (&dp)[NS], const mma::Acc (&s)[NS], const int (&t_row)[2],
+                                           const int (&first)[2], const float (&L2_row)[2], const float (&Di_row)[2],
+                                           int k0, int c2, int T, float slope) {
+#pragma unroll
+  for (int n = 0; n < NS; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int i = e >> 1, t = t_row[i], key = k0 + 8 * n + c2 + (e & 1);
+      float x = s[n].v[e];
+      if constexpr (kSlope) x = x - slope * float(t - key);
+      const float ds = ex2_approx(fmaf(x, kLog2e, -L2_row[i])) * (dp[n].v[e] - Di_row[i]);
+      if constexpr (kWhole)
+        dp[n].v[e] = ds;
+      else
+        dp[n].v[e] = t < T && key <= t && key >= first[i] ? ds : 0.f;
+    }
 }
 
 }  // namespace

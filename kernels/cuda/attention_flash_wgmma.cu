@@ -15,6 +15,10 @@
 // softmax path, which masks them. Built for sm_90a only (popebench_flash_wgmma in CMakeLists.txt);
 // not yet the trainer's path: `bench` and the GPU tests call it beside the mma.sync kernel until
 // a GPU run has shown it right and faster (bench/log/037).
+//
+// The dQ kernel of the backward the same way (S = Q K^T and dP = dO V^T from the tiles, dQ += dS K
+// with dS from registers and K as the MN-major operand); the backward's copies and its dK, dV
+// kernel stay attention_flash.cu's (attention_bwd_flash_dkdv).
 
 #include "kernels/cuda/attention_flash_wgmma.hpp"
 
@@ -174,8 +178,170 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// Shared memory of the dQ kernel: the block's (64, DQ) scaled queries and (64, D) dO, two buffers
+// of a key tile's (64, DQ) keys and (64, D) values, all sw128, then the queries' lse (log2 units)
+// and Di; after the loop, the fp32 rows of dQ (64, DQ + 4) over the tiles and one fp32 row a warp
+// for the transformed query of the temperature's term (as attention_flash.cu's FlashBwdQSmem).
 template <int D, PEKind PE>
-void launch(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
+struct WgDqSmem {
+  static constexpr int DQ = Dims<D, PE>::DQ;
+  static_assert(DQ % 64 == 0 && D % 64 == 0, "sw128 tiles are whole 64-column blocks");
+  static constexpr int LK = DQ + 4;  // fp32 row stride of dQ
+  static constexpr uint32_t kQBytes = 2 * kBlockQ * DQ, kdOBytes = 2 * kBlockQ * D;
+  static constexpr uint32_t kKBytes = 2 * kTileK * DQ, kVBytes = 2 * kTileK * D;
+  static constexpr uint32_t kTilesEnd = kQBytes + kdOBytes + 2 * (kKBytes + kVBytes);
+  static constexpr uint32_t kdQEnd = 4 * kBlockQ * LK;
+  static constexpr uint32_t kQt = kTilesEnd > kdQEnd ? kTilesEnd : kdQEnd;
+  static constexpr uint32_t kStats = kQt + 4 * kWarps * DQ;
+  static constexpr size_t bytes = 1024 + kStats + 2 * 4 * kBlockQ;
+
+  unsigned char* base;
+  __device__ explicit WgDqSmem(unsigned char* raw) {
+    const uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(raw));
+    base = raw + (1024 - a % 1024) % 1024;
+  }
+  __device__ unsigned char* Q() const { return base; }
+  __device__ unsigned char* dO() const { return base + kQBytes; }
+  __device__ unsigned char* K(int i) const { return base + kQBytes + kdOBytes + i * (kKBytes + kVBytes); }
+  __device__ unsigned char* V(int i) const { return K(i) + kKBytes; }
+  __device__ float* dQ() const { return reinterpret_cast<float*>(base); }
+  __device__ float* qt() const { return reinterpret_cast<float*>(base + kQt); }
+  __device__ float* L() const { return reinterpret_cast<float*>(base + kStats); }
+  __device__ float* Di() const { return L() + kBlockQ; }
+};
+
+// dQ of the block's 64 queries (and the log-temperature terms), as attention_flash.cu's dQ kernel:
+// S = Q K^T and dP = dO V^T as warpgroup products from the sw128 tiles, dS = P o (dP - Di) in
+// registers (attention_flash_tile.cuh's dq_ds_tile), dQ += dS K with dS from registers and K as
+// the MN-major operand (a row per key, DQ contiguous), then the PE's backward on fp32 rows.
+template <int D, PEKind PE>
+__global__ void __launch_bounds__(kThreads)
+    attention_bwd_flash_dq_wgmma_kernel(AttentionArgs a, FlashScratch fs, const float* qkv, float* dqkv,
+                                        float* dtemp_part) {
+  using Sm = WgDqSmem<D, PE>;
+  constexpr int DQ = Sm::DQ, NS = kTileK / 8;
+  extern __shared__ unsigned char smem_raw[];
+  const Sm sm(smem_raw);
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int g = lane >> 2, c2 = 2 * (lane & 3);
+  const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kBlockQ, T = a.T, C = a.H * D;
+  const float slope = a.slopes ? a.slopes[h] : 0.f, mul = head_scale(a, b, h);
+  const int key_start = a.key_start ? a.key_start[b] : 0;
+  const Ptrs Pt{T, a.H, C};
+  const int r0 = w * kRows;
+
+  auto start_tile = [&](int k0, int buf) {
+    const size_t row = fs.row(b, h, k0);
+    copy_rows_sw128<DQ, kTileK>(sm.K(buf), fs.K + row * DQ);
+    copy_rows_sw128<D, kTileK>(sm.V(buf), fs.V + row * D);
+    async_copy::commit();
+  };
+  {
+    const size_t row = fs.row(b, h, q0);
+    copy_rows_sw128<DQ, kBlockQ>(sm.Q(), fs.Q + row * DQ);
+    copy_rows_sw128<D, kBlockQ>(sm.dO(), fs.dO + row * D);
+    async_copy::copy_rows<kBlockQ, kBlockQ, 1, kThreads>(sm.L(), fs.L + row);
+    async_copy::copy_rows<kBlockQ, kBlockQ, 1, kThreads>(sm.Di(), fs.Di + row);
+    async_copy::commit();
+  }
+  start_tile(0, 0);
+  async_copy::wait<1>();
+  __syncthreads();
+  const int t_row[2] = {q0 + r0 + g, q0 + r0 + g + 8};
+  const float L2_row[2] = {sm.L()[r0 + g], sm.L()[r0 + g + 8]}, Di_row[2] = {sm.Di()[r0 + g], sm.Di()[r0 + g + 8]};
+  int first[2];
+  for (int i = 0; i < 2; ++i) first[i] = t_row[i] < T ? first_key(a, b, t_row[i]) : 0;
+  mma::Acc dq[DQ / 8];  // dQ: the warp's (16, DQ); wgmma's (64, DQ) accumulator
+  auto& dqf = reinterpret_cast<float(&)[DQ / 2]>(dq);
+  const int last_key = min(q0 + kBlockQ, T) - 1;
+  const int warp_last_row = min(q0 + r0 + kRows, T) - 1;
+  const int tiles = last_key / kTileK + 1;
+  for (int it = 0; it < tiles; ++it) {
+    const int k0 = it * kTileK, buf = it & 1;
+    if (it + 1 < tiles) {
+      start_tile(k0 + kTileK, buf ^ 1);
+      async_copy::wait<1>();
+    } else {
+      async_copy::wait<0>();
+    }
+    wg::fence_proxy_async();
+    __syncthreads();
+
+    // S = Q K^T and dP = dO V^T (64 x 64 each), one group of products.
+    mma::Acc s[NS], dp[NS];
+    auto& sf = reinterpret_cast<float(&)[kTileK / 2]>(s);
+    auto& dpf = reinterpret_cast<float(&)[kTileK / 2]>(dp);
+    wg::fence();
+#pragma unroll
+    for (int kk = 0; kk < DQ / 16; ++kk) {
+      const int blk = kk / 4, in = 32 * (kk % 4);
+      wg::mma_ss<kTileK>(sf, wg::sw128_desc(sm.Q() + blk * kBlockQ * 128 + in, 16, 1024),
+                         wg::sw128_desc(sm.K(buf) + blk * kTileK * 128 + in, 16, 1024), kk > 0);
+    }
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) {
+      const int blk = kk / 4, in = 32 * (kk % 4);
+      wg::mma_ss<kTileK>(dpf, wg::sw128_desc(sm.dO() + blk * kBlockQ * 128 + in, 16, 1024),
+                         wg::sw128_desc(sm.V(buf) + blk * kTileK * 128 + in, 16, 1024), kk > 0);
+    }
+    wg::commit();
+    wg::wait<0>();
+    wg::fence_operands(sf);
+    wg::fence_operands(dpf);
+
+    const bool whole = whole_tile(k0, q0 + r0, warp_last_row, key_start);
+    if (slope != 0.f) {
+      if (whole)
+        dq_ds_tile<true, true>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
+      else
+        dq_ds_tile<false, true>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
+    } else if (whole) {
+      dq_ds_tile<true, false>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
+    } else {
+      dq_ds_tile<false, false>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
+    }
+
+    // dQ += dS K: dS's 16 keys an instruction from registers, K MN-major from row 16 j (column
+    // blocks of 64 of DQ, kTileK x 128 bytes apart).
+    mma::FragA ds[kTileK / 16];
+#pragma unroll
+    for (int j = 0; j < kTileK / 16; ++j) ds[j] = mma::pack_a_from_acc(dp[2 * j], dp[2 * j + 1]);
+    wg::fence();
+#pragma unroll
+    for (int j = 0; j < kTileK / 16; ++j)
+      wg::mma_rs_mn<DQ>(dqf, ds[j].r, wg::sw128_desc(sm.K(buf) + 16 * j * 128, kTileK * 128, 1024), it > 0 || j > 0);
+    wg::commit();
+    wg::wait<0>();
+    wg::fence_operands(dqf);
+    __syncthreads();  // every warp is done with this buffer (and, at the end, with the tiles)
+  }
+  // As attention_flash.cu's dQ kernel: dq' = dQ x the scale through the PE's backward, and the
+  // log-temperature term, from fp32 rows that reuse the tiles (every warp is past the last barrier).
+#pragma unroll
+  for (int n = 0; n < DQ / 8; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) dq[n].v[e] *= mul;
+  store_acc_rows(dq, sm.dQ(), Sm::LK, r0, lane);
+  __syncwarp();
+  float* qt = sm.qt() + w * DQ;
+  for (int r = r0; r < r0 + kRows; ++r) {
+    const int t = q0 + r;
+    if (t >= T) break;
+    const float* grow = sm.dQ() + r * Sm::LK;
+    pe_backward_row<D, PE, false>(grow, Pt.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot,
+                                  dqkv + (size_t(b) * T + t) * 3 * C + h * D, nullptr, lane, query_angles(a, t));
+    if (dtemp_part) {
+      load_transformed<D, PE, false>(Pt.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot, 1.f, qt, lane,
+                                     query_angles(a, t));
+      __syncwarp();
+      temp_grad_row<DQ>(grow, qt, dtemp_part + (size_t(b) * T + t) * a.H + h, lane);
+    }
+    __syncwarp();
+  }
+}
+
+template <int D, PEKind PE>
+void launch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
   static DeviceOnce once;
   constexpr size_t bytes = WgFwdSmem<D, PE>::bytes;
   once.run([&] {
@@ -186,6 +352,21 @@ void launch(const AttentionArgs& a, const float* qkv, float* out, float* lse, cu
   const dim3 grid((a.T + kBlockQ - 1) / kBlockQ, a.H, a.B);
   attention_fwd_flash_wgmma_kernel<D, PE><<<grid, kThreads, bytes, s>>>(a, flash_scratch_of(a), out, lse);
   CUDA_CHECK_LAUNCH("attention_fwd_flash_wgmma");
+}
+
+template <int D, PEKind PE>
+void launch_bwd(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
+                float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
+  static DeviceOnce once;
+  constexpr size_t bytes = WgDqSmem<D, PE>::bytes;
+  once.run([&] {
+    CUDA_CHECK(cudaFuncSetAttribute(attention_bwd_flash_dq_wgmma_kernel<D, PE>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  });
+  attention_bwd_flash_dkdv(a, qkv, out, dout, lse, dqkv, ddelta_part, s);  // the copies, dK, dV
+  const dim3 grid((a.T + kBlockQ - 1) / kBlockQ, a.H, a.B);
+  attention_bwd_flash_dq_wgmma_kernel<D, PE><<<grid, kThreads, bytes, s>>>(a, flash_scratch_of(a), qkv, dqkv, dtemp_part);
+  CUDA_CHECK_LAUNCH("attention_bwd_flash_dq_wgmma");
 }
 
 }  // namespace
@@ -203,7 +384,17 @@ void attention_fwd_flash_wgmma(const AttentionArgs& a, const float* qkv, float* 
     throw CudaError("flash attention on warpgroup products: needs a compute capability 9.0 GPU and head dim 64 or "
                     "128 (got head dim " + std::to_string(a.D) + ")");
   for_head_dim_and_pe(std::integer_sequence<int, 64, 128>{}, a, "flash attention (wgmma)", [&](auto d, auto pe) {
-    launch<decltype(d)::value, decltype(pe)::value>(a, qkv, out, lse, s);
+    launch_fwd<decltype(d)::value, decltype(pe)::value>(a, qkv, out, lse, s);
+  });
+}
+
+void attention_bwd_flash_wgmma(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
+                               const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
+  if (!flash_wgmma_runs(a))
+    throw CudaError("flash attention on warpgroup products: needs a compute capability 9.0 GPU and head dim 64 or "
+                    "128 (got head dim " + std::to_string(a.D) + ")");
+  for_head_dim_and_pe(std::integer_sequence<int, 64, 128>{}, a, "flash attention (wgmma)", [&](auto d, auto pe) {
+    launch_bwd<decltype(d)::value, decltype(pe)::value>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
   });
 }
 

@@ -1,6 +1,7 @@
-// The flash forward on Hopper's warpgroup products (attention_flash_wgmma.cu, built for sm_90a
-// only): the same inputs, outputs and copies as attn::attention_fwd_flash (a.bf16_flash, the
-// flash scratch), head dims 64 and 128 on a compute capability 9.0 GPU.
+// The flash forward and dQ kernel on Hopper's warpgroup products (attention_flash_wgmma.cu, built
+// for sm_90a only): the same inputs, outputs and copies as attn::attention_fwd_flash and
+// attention_bwd_flash (a.bf16_flash, the flash scratch), head dims 64 and 128 on a compute
+// capability 9.0 GPU.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -11,5 +12,9 @@ namespace popebench::cuda::attn {
 // Whether attention_fwd_flash_wgmma runs a's shape on the current device.
 bool flash_wgmma_runs(const AttentionArgs& a);
 void attention_fwd_flash_wgmma(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s);
+// The backward as attn::attention_bwd_flash, with the dQ kernel on warpgroup products (the copies
+// and the dK, dV kernel are attention_flash.cu's).
+void attention_bwd_flash_wgmma(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
+                               const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s);
 
 }  // namespace popebench::cuda::attn
