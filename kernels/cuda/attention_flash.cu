@@ -136,7 +136,7 @@ __global__ void __launch_bounds__(kThreads, kFwdMinBlocks<D>)
   const Sm sm(smem_raw);
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int g = lane >> 2, c2 = 2 * (lane & 3);  // the accumulator rows (g, g + 8) and columns (c2, c2 + 1) of a lane
-  const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kBlockQ, T = a.T, C = a.H * D;
+  const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kBlockQ, T = a.T;
   const float slope = a.slopes ? a.slopes[h] : 0.f;
   const int key_start = a.key_start ? a.key_start[b] : 0;  // the first key past b's left pads
   const int r0 = w * kRows;  // this warp's first row in the block
@@ -173,23 +173,8 @@ __global__ void __launch_bounds__(kThreads, kFwdMinBlocks<D>)
       mma_rows_xt<DQ / 16, NS>(s, sm.Q(), Sm::LQ, r0, sm.K(buf), Sm::LQ, lane);
 
       // Mask, ALiBi and the online softmax; each row's 64 scores are held by 4 lanes (16 each).
-      float corr[2];
-      const bool whole = whole_tile(k0, q0 + r0, warp_last_row, key_start);
-      if (slope != 0.f) {
-        if (whole)
-          online_softmax_tile<true, true>(s, m, l, corr, t_row, first, k0, c2, T, slope);
-        else
-          online_softmax_tile<false, true>(s, m, l, corr, t_row, first, k0, c2, T, slope);
-      } else if (whole) {
-        online_softmax_tile<true, false>(s, m, l, corr, t_row, first, k0, c2, T, slope);
-      } else {
-        online_softmax_tile<false, false>(s, m, l, corr, t_row, first, k0, c2, T, slope);
-      }
-#pragma unroll
-      for (int n = 0; n < NO; ++n) {
-        o[n].v[0] *= corr[0], o[n].v[1] *= corr[0];
-        o[n].v[2] *= corr[1], o[n].v[3] *= corr[1];
-      }
+      online_softmax_any(whole_tile(k0, q0 + r0, warp_last_row, key_start), s, m, l, o, t_row, first, k0, c2, T,
+                         slope);
 
       // O += P V: P (16 x 64, rounded to bf16) straight from S's registers.
       mma_acc_x<NS / 2, NO>(o, s, sm.V(buf), Sm::LV, lane);
@@ -197,18 +182,7 @@ __global__ void __launch_bounds__(kThreads, kFwdMinBlocks<D>)
     __syncthreads();  // every warp is done with this buffer before the next iteration refills it
   }
 
-  for (int i = 0; i < 2; ++i) {
-    const int t = t_row[i];
-    if (t >= T) continue;
-    const float inv = 1.f / l[i];
-    float* orow = out + (size_t(b) * T + t) * C + h * D;
-    // One 8-byte store a lane and n-tile: the 4 lanes of a row fill a 32-byte sector (two 4-byte
-    // stores used half of each sector per instruction: entry 034's excess sectors).
-#pragma unroll
-    for (int n = 0; n < NO; ++n)
-      *reinterpret_cast<float2*>(orow + 8 * n + c2) = make_float2(o[n].v[2 * i] * inv, o[n].v[2 * i + 1] * inv);
-    if ((lane & 3) == 0) lse[(size_t(b) * a.H + h) * T + t] = m[i] + logf(l[i]);
-  }
+  out_rows<D>(o, m, l, t_row, a, b, h, c2, lane, out, lse);
 }
 
 // ---- Backward ----
@@ -410,10 +384,9 @@ __global__ void __launch_bounds__(kThreads, kDqMinBlocks<D, PE>)
   const Sm sm(smem_raw);
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int g = lane >> 2, c2 = 2 * (lane & 3);
-  const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kBlockQ, T = a.T, C = a.H * D;
+  const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kBlockQ, T = a.T;
   const float slope = a.slopes ? a.slopes[h] : 0.f, mul = head_scale(a, b, h);
   const int key_start = a.key_start ? a.key_start[b] : 0;  // the first key past b's left pads
-  const Ptrs Pt{T, a.H, C};
   const int r0 = w * kRows;
   // The block's queries (one group of copies), then the first key tile (the next group); the
   // queries' lse and Di are read into registers once their group has landed.
@@ -448,46 +421,16 @@ __global__ void __launch_bounds__(kThreads, kDqMinBlocks<D, PE>)
       mma_rows_xt<DQ / 16, NS>(s, sm.Q(), Sm::LQ, r0, sm.K(buf), Sm::LQ, lane);
       mma_rows_xt<D / 16, NS>(dp, sm.dO(), Sm::LV, r0, sm.V(buf), Sm::LV, lane);
       // dS = P o (dP - Di), into dp; a whole tile (as the forward's, bench/log/035) unmasked.
-      const bool whole = whole_tile(k0, q0 + r0, warp_last_row, key_start);
-      if (slope != 0.f) {
-        if (whole)
-          dq_ds_tile<true, true>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
-        else
-          dq_ds_tile<false, true>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
-      } else if (whole) {
-        dq_ds_tile<true, false>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
-      } else {
-        dq_ds_tile<false, false>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
-      }
+      dq_ds_any(whole_tile(k0, q0 + r0, warp_last_row, key_start), dp, s, t_row, first, L2_row, Di_row, k0, c2,
+                T, slope);
       // dQ (of the scaled queries) += dS K.
       mma_acc_x<NS / 2, DQ / 8>(dq, dp, sm.K(buf), Sm::LQ, lane);
     }
     __syncthreads();  // every warp is done with this buffer (and, at the end, with the tiles)
   }
-  // dq' = dQ x the scale (the queries were scaled), through the PE's backward; the log-temperature
-  // term dq' . q' against the fp32 transformed query (unscaled), as the fp32 kernels take it. The
-  // rows of dQ reuse the tiles, which every warp is past (the loop's last barrier).
-#pragma unroll
-  for (int n = 0; n < DQ / 8; ++n)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) dq[n].v[e] *= mul;
-  store_acc_rows(dq, sm.dQ(), Sm::LK, r0, lane);
-  __syncwarp();
-  float* qt = sm.qt() + w * DQ;
-  for (int r = r0; r < r0 + kRows; ++r) {
-    const int t = q0 + r;
-    if (t >= T) break;
-    const float* grow = sm.dQ() + r * Sm::LK;
-    pe_backward_row<D, PE, false>(grow, Pt.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot,
-                                  dqkv + (size_t(b) * T + t) * 3 * C + h * D, nullptr, lane, query_angles(a, t));
-    if (dtemp_part) {
-      load_transformed<D, PE, false>(Pt.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot, 1.f, qt, lane,
-                                     query_angles(a, t));
-      __syncwarp();
-      temp_grad_row<DQ>(grow, qt, dtemp_part + (size_t(b) * T + t) * a.H + h, lane);
-    }
-    __syncwarp();
-  }
+  // dq' through the PE's backward and the temperature's term (attention_flash_tile.cuh), from
+  // fp32 rows that reuse the tiles (every warp is past the loop's last barrier).
+  dq_rows_out<D, PE>(dq, mul, sm.dQ(), Sm::LK, sm.qt() + w * DQ, a, qkv, dqkv, dtemp_part, b, h, q0, r0, lane);
 }
 
 // The backward's copies and both kernels; without dq_kernel, the copies and the dK, dV kernel

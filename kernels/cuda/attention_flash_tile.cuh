@@ -1,7 +1,7 @@
 // What the flash kernels on mma.sync (attention_flash.cu) and on Hopper's warpgroup products
-// (attention_flash_wgmma.cu) share: the tile sizes, the whole-tile rule, the online softmax of the
-// forward and dS of the dQ kernel on a warp's 16 rows, and the store of accumulator rows, all on
-// the same registers (the m16n8 accumulator layout, which wgmma's accumulators repeat per warp).
+// (attention_flash_wgmma.cu) share, all on the same registers (the m16n8 accumulator layout, which
+// wgmma's accumulators repeat per warp): the tile sizes, the whole-tile rule, the forward's online
+// softmax and output rows, and the dQ kernels' dS and end (the PE's backward on fp32 rows).
 #pragma once
 #include <cmath>
 
@@ -116,6 +116,103 @@ __device__ __forceinline__ void dq_ds_tile(mma::Acc (&dp)[NS], const mma::Acc (&
       else
         dp[n].v[e] = t < T && key <= t && key >= first[i] ? ds : 0.f;
     }
+}
+
+
+// The forward's online softmax of a tile with its variant chosen (whole_tile's answer and the
+// head's slope select one of online_softmax_tile's four instances, warp- and block-uniform), and
+// O (the warp's 16 rows, NO tiles of 8 columns) rescaled by the change of the rows' max.
+template <int NS, int NO>
+__device__ __forceinline__ void online_softmax_any(bool whole, mma::Acc (&s)[NS], float (&m)[2], float (&l)[2],
+                                                   mma::Acc (&o)[NO], const int (&t_row)[2], const int (&first)[2],
+                                                   int k0, int c2, int T, float slope) {
+  float corr[2];
+  if (slope != 0.f) {
+    if (whole)
+      online_softmax_tile<true, true>(s, m, l, corr, t_row, first, k0, c2, T, slope);
+    else
+      online_softmax_tile<false, true>(s, m, l, corr, t_row, first, k0, c2, T, slope);
+  } else if (whole) {
+    online_softmax_tile<true, false>(s, m, l, corr, t_row, first, k0, c2, T, slope);
+  } else {
+    online_softmax_tile<false, false>(s, m, l, corr, t_row, first, k0, c2, T, slope);
+  }
+#pragma unroll
+  for (int n = 0; n < NO; ++n) {
+    o[n].v[0] *= corr[0], o[n].v[1] *= corr[0];
+    o[n].v[2] *= corr[1], o[n].v[3] *= corr[1];
+  }
+}
+
+// dq_ds_tile with its variant chosen the same way.
+template <int NS>
+__device__ __forceinline__ void dq_ds_any(bool whole, mma::Acc (&dp)[NS], const mma::Acc (&s)[NS], const int (&t_row)[2],
+                                          const int (&first)[2], const float (&L2_row)[2], const float (&Di_row)[2],
+                                          int k0, int c2, int T, float slope) {
+  if (slope != 0.f) {
+    if (whole)
+      dq_ds_tile<true, true>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
+    else
+      dq_ds_tile<false, true>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
+  } else if (whole) {
+    dq_ds_tile<true, false>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
+  } else {
+    dq_ds_tile<false, false>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
+  }
+}
+
+// The end of both dQ kernels: dq' = dQ x the scale (the queries were scaled), through the PE's
+// backward, and the log-temperature term dq' . q' against the fp32 transformed query (unscaled),
+// as the fp32 kernels take it, for the warp's 16 rows from r0 (block rows; q0 the block's first
+// query). dQ_rows (64 rows of stride LK, fp32) and qt (DQ floats a warp) are shared memory that
+// reuse the tiles, which every warp is past.
+template <int D, PEKind PE, int NT>
+__device__ __forceinline__ void dq_rows_out(mma::Acc (&dq)[NT], float mul, float* dQ_rows, int LK, float* qt,
+                                            const AttentionArgs& a, const float* qkv, float* dqkv, float* dtemp_part,
+                                            int b, int h, int q0, int r0, int lane) {
+  constexpr int DQ = Dims<D, PE>::DQ;
+  const int T = a.T, C = a.H * D;
+  const Ptrs Pt{T, a.H, C};
+#pragma unroll
+  for (int n = 0; n < NT; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) dq[n].v[e] *= mul;
+  store_acc_rows(dq, dQ_rows, LK, r0, lane);
+  __syncwarp();
+  for (int r = r0; r < r0 + kRows; ++r) {
+    const int t = q0 + r;
+    if (t >= T) break;
+    const float* grow = dQ_rows + r * LK;
+    pe_backward_row<D, PE, false>(grow, Pt.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot,
+                                  dqkv + (size_t(b) * T + t) * 3 * C + h * D, nullptr, lane, query_angles(a, t));
+    if (dtemp_part) {
+      load_transformed<D, PE, false>(Pt.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot, 1.f, qt, lane,
+                                     query_angles(a, t));
+      __syncwarp();
+      temp_grad_row<DQ>(grow, qt, dtemp_part + (size_t(b) * T + t) * a.H + h, lane);
+    }
+    __syncwarp();
+  }
+}
+
+// The end of both forwards: O / l and lse = m + log l of the lane's two rows (t_row) into out and
+// lse. One 8-byte store a lane and n-tile: the 4 lanes of a row fill a 32-byte sector (two 4-byte
+// stores used half of each sector per instruction: entry 034's excess sectors).
+template <int D>
+__device__ __forceinline__ void out_rows(const mma::Acc (&o)[D / 8], const float (&m)[2], const float (&l)[2],
+                                         const int (&t_row)[2], const AttentionArgs& a, int b, int h, int c2, int lane,
+                                         float* out, float* lse) {
+  const int T = a.T, C = a.H * D;
+  for (int i = 0; i < 2; ++i) {
+    const int t = t_row[i];
+    if (t >= T) continue;
+    const float inv = 1.f / l[i];
+    float* orow = out + (size_t(b) * T + t) * C + h * D;
+#pragma unroll
+    for (int n = 0; n < D / 8; ++n)
+      *reinterpret_cast<float2*>(orow + 8 * n + c2) = make_float2(o[n].v[2 * i] * inv, o[n].v[2 * i + 1] * inv);
+    if ((lane & 3) == 0) lse[(size_t(b) * a.H + h) * T + t] = m[i] + logf(l[i]);
+  }
 }
 
 }  // namespace

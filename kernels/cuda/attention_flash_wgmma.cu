@@ -73,6 +73,44 @@ __device__ __forceinline__ void copy_rows_sw128(unsigned char* tile, const bf16*
   }
 }
 
+// Starts the block's copies of key tile k0 (keys and values, from the call's copies) into sw128
+// tiles K and V, and commits them.
+template <int D, int DQ>
+__device__ __forceinline__ void start_key_tile_sw128(const FlashScratch& fs, int b, int h, int k0, unsigned char* K,
+                                                     unsigned char* V) {
+  const size_t row = fs.row(b, h, k0);
+  copy_rows_sw128<DQ, kTileK>(K, fs.K + row * DQ);
+  copy_rows_sw128<D, kTileK>(V, fs.V + row * D);
+  async_copy::commit();
+}
+
+// The loop's head, the same in both kernels: the next tile's copies start (start_tile(k0, buf))
+// before this tile's are waited for, and their writes are made visible to every warp's products.
+template <typename Start>
+__device__ __forceinline__ void next_tile_in(int it, int tiles, int k0, int buf, Start&& start_tile) {
+  if (it + 1 < tiles) {
+    start_tile(k0 + kTileK, buf ^ 1);
+    async_copy::wait<1>();
+  } else {
+    async_copy::wait<0>();
+  }
+  wg::fence_proxy_async();  // the copies' writes, before the tensor cores read them
+  __syncthreads();
+}
+
+// d (the block's 64 rows x the tile's 64 keys) = A B^T over W columns, A and B sw128 tiles of 64
+// rows (queries or dO; keys or values): W / 16 products, 16 columns an instruction, 32 bytes into
+// a 128-byte row of a column block. Issued, not waited for.
+template <int W>
+__device__ __forceinline__ void rows_times_keys(float (&d)[kTileK / 2], const unsigned char* A, const unsigned char* B) {
+  static_assert(kBlockQ == kTileK, "both tiles' column blocks are 64 rows x 128 bytes");
+#pragma unroll
+  for (int kk = 0; kk < W / 16; ++kk) {
+    const int off = kk / 4 * kTileK * 128 + 32 * (kk % 4);
+    wg::mma_ss<kTileK>(d, wg::sw128_desc(A + off, 16, 1024), wg::sw128_desc(B + off, 16, 1024), kk > 0);
+  }
+}
+
 template <int D, PEKind PE>
 __global__ void __launch_bounds__(kThreads)
     attention_fwd_flash_wgmma_kernel(AttentionArgs a, FlashScratch fs, float* out, float* lse) {
@@ -83,17 +121,12 @@ __global__ void __launch_bounds__(kThreads)
   const Sm sm(smem_raw);
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int g = lane >> 2, c2 = 2 * (lane & 3);
-  const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kBlockQ, T = a.T, C = a.H * D;
+  const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kBlockQ, T = a.T;
   const float slope = a.slopes ? a.slopes[h] : 0.f;
   const int key_start = a.key_start ? a.key_start[b] : 0;
   const int r0 = w * kRows;
 
-  auto start_tile = [&](int k0, int buf) {
-    const size_t row = fs.row(b, h, k0);
-    copy_rows_sw128<DQ, kTileK>(sm.K(buf), fs.K + row * DQ);
-    copy_rows_sw128<D, kTileK>(sm.V(buf), fs.V + row * D);
-    async_copy::commit();
-  };
+  auto start_tile = [&](int k0, int buf) { start_key_tile_sw128<D, DQ>(fs, b, h, k0, sm.K(buf), sm.V(buf)); };
   copy_rows_sw128<DQ, kBlockQ>(sm.Q(), fs.Q + fs.row(b, h, q0) * DQ);
   start_tile(0, 0);
   const int t_row[2] = {q0 + r0 + g, q0 + r0 + g + 8};
@@ -109,46 +142,19 @@ __global__ void __launch_bounds__(kThreads)
   const int tiles = last_key / kTileK + 1;
   for (int it = 0; it < tiles; ++it) {
     const int k0 = it * kTileK, buf = it & 1;
-    if (it + 1 < tiles) {
-      start_tile(k0 + kTileK, buf ^ 1);
-      async_copy::wait<1>();
-    } else {
-      async_copy::wait<0>();
-    }
-    wg::fence_proxy_async();  // the copies' writes, before the tensor cores read them
-    __syncthreads();
+    next_tile_in(it, tiles, k0, buf, start_tile);
 
-    // S = Q K^T (64 x 64): 16 k an instruction, 32 bytes into a 128-byte row of a column block.
+    // S = Q K^T (64 x 64).
     mma::Acc s[NS];
     auto& sf = reinterpret_cast<float(&)[kTileK / 2]>(s);
     wg::fence();
-#pragma unroll
-    for (int kk = 0; kk < DQ / 16; ++kk) {
-      const int blk = kk / 4, in = 32 * (kk % 4);
-      wg::mma_ss<kTileK>(sf, wg::sw128_desc(sm.Q() + blk * kBlockQ * 128 + in, 16, 1024),
-                         wg::sw128_desc(sm.K(buf) + blk * kTileK * 128 + in, 16, 1024), kk > 0);
-    }
+    rows_times_keys<DQ>(sf, sm.Q(), sm.K(buf));
     wg::commit();
     wg::wait<0>();
     wg::fence_operands(sf);
 
-    float corr[2];
-    const bool whole = whole_tile(k0, q0 + r0, warp_last_row, key_start);
-    if (slope != 0.f) {
-      if (whole)
-        online_softmax_tile<true, true>(s, m, l, corr, t_row, first, k0, c2, T, slope);
-      else
-        online_softmax_tile<false, true>(s, m, l, corr, t_row, first, k0, c2, T, slope);
-    } else if (whole) {
-      online_softmax_tile<true, false>(s, m, l, corr, t_row, first, k0, c2, T, slope);
-    } else {
-      online_softmax_tile<false, false>(s, m, l, corr, t_row, first, k0, c2, T, slope);
-    }
-#pragma unroll
-    for (int n = 0; n < NO; ++n) {
-      o[n].v[0] *= corr[0], o[n].v[1] *= corr[0];
-      o[n].v[2] *= corr[1], o[n].v[3] *= corr[1];
-    }
+    online_softmax_any(whole_tile(k0, q0 + r0, warp_last_row, key_start), s, m, l, o, t_row, first, k0, c2, T,
+                       slope);
 
     // O += P V: P's 16 keys an instruction from S's registers (bf16), V MN-major from row 16 j.
     // The four A operands are packed before the fence: registers written between a warpgroup's
@@ -166,16 +172,7 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();  // every warp is done with this buffer before the next iteration refills it
   }
 
-  for (int i = 0; i < 2; ++i) {
-    const int t = t_row[i];
-    if (t >= T) continue;
-    const float inv = 1.f / l[i];
-    float* orow = out + (size_t(b) * T + t) * C + h * D;
-#pragma unroll
-    for (int n = 0; n < NO; ++n)
-      *reinterpret_cast<float2*>(orow + 8 * n + c2) = make_float2(o[n].v[2 * i] * inv, o[n].v[2 * i + 1] * inv);
-    if ((lane & 3) == 0) lse[(size_t(b) * a.H + h) * T + t] = m[i] + logf(l[i]);
-  }
+  out_rows<D>(o, m, l, t_row, a, b, h, c2, lane, out, lse);
 }
 
 // Shared memory of the dQ kernel: the block's (64, DQ) scaled queries and (64, D) dO, two buffers
@@ -224,18 +221,12 @@ __global__ void __launch_bounds__(kThreads)
   const Sm sm(smem_raw);
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int g = lane >> 2, c2 = 2 * (lane & 3);
-  const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kBlockQ, T = a.T, C = a.H * D;
+  const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kBlockQ, T = a.T;
   const float slope = a.slopes ? a.slopes[h] : 0.f, mul = head_scale(a, b, h);
   const int key_start = a.key_start ? a.key_start[b] : 0;
-  const Ptrs Pt{T, a.H, C};
   const int r0 = w * kRows;
 
-  auto start_tile = [&](int k0, int buf) {
-    const size_t row = fs.row(b, h, k0);
-    copy_rows_sw128<DQ, kTileK>(sm.K(buf), fs.K + row * DQ);
-    copy_rows_sw128<D, kTileK>(sm.V(buf), fs.V + row * D);
-    async_copy::commit();
-  };
+  auto start_tile = [&](int k0, int buf) { start_key_tile_sw128<D, DQ>(fs, b, h, k0, sm.K(buf), sm.V(buf)); };
   {
     const size_t row = fs.row(b, h, q0);
     copy_rows_sw128<DQ, kBlockQ>(sm.Q(), fs.Q + row * DQ);
@@ -258,48 +249,22 @@ __global__ void __launch_bounds__(kThreads)
   const int tiles = last_key / kTileK + 1;
   for (int it = 0; it < tiles; ++it) {
     const int k0 = it * kTileK, buf = it & 1;
-    if (it + 1 < tiles) {
-      start_tile(k0 + kTileK, buf ^ 1);
-      async_copy::wait<1>();
-    } else {
-      async_copy::wait<0>();
-    }
-    wg::fence_proxy_async();
-    __syncthreads();
+    next_tile_in(it, tiles, k0, buf, start_tile);
 
     // S = Q K^T and dP = dO V^T (64 x 64 each), one group of products.
     mma::Acc s[NS], dp[NS];
     auto& sf = reinterpret_cast<float(&)[kTileK / 2]>(s);
     auto& dpf = reinterpret_cast<float(&)[kTileK / 2]>(dp);
     wg::fence();
-#pragma unroll
-    for (int kk = 0; kk < DQ / 16; ++kk) {
-      const int blk = kk / 4, in = 32 * (kk % 4);
-      wg::mma_ss<kTileK>(sf, wg::sw128_desc(sm.Q() + blk * kBlockQ * 128 + in, 16, 1024),
-                         wg::sw128_desc(sm.K(buf) + blk * kTileK * 128 + in, 16, 1024), kk > 0);
-    }
-#pragma unroll
-    for (int kk = 0; kk < D / 16; ++kk) {
-      const int blk = kk / 4, in = 32 * (kk % 4);
-      wg::mma_ss<kTileK>(dpf, wg::sw128_desc(sm.dO() + blk * kBlockQ * 128 + in, 16, 1024),
-                         wg::sw128_desc(sm.V(buf) + blk * kTileK * 128 + in, 16, 1024), kk > 0);
-    }
+    rows_times_keys<DQ>(sf, sm.Q(), sm.K(buf));
+    rows_times_keys<D>(dpf, sm.dO(), sm.V(buf));
     wg::commit();
     wg::wait<0>();
     wg::fence_operands(sf);
     wg::fence_operands(dpf);
 
-    const bool whole = whole_tile(k0, q0 + r0, warp_last_row, key_start);
-    if (slope != 0.f) {
-      if (whole)
-        dq_ds_tile<true, true>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
-      else
-        dq_ds_tile<false, true>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
-    } else if (whole) {
-      dq_ds_tile<true, false>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
-    } else {
-      dq_ds_tile<false, false>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
-    }
+    dq_ds_any(whole_tile(k0, q0 + r0, warp_last_row, key_start), dp, s, t_row, first, L2_row, Di_row, k0, c2,
+              T, slope);
 
     // dQ += dS K: dS's 16 keys an instruction from registers, K MN-major from row 16 j (column
     // blocks of 64 of DQ, kTileK x 128 bytes apart).
@@ -315,29 +280,9 @@ __global__ void __launch_bounds__(kThreads)
     wg::fence_operands(dqf);
     __syncthreads();  // every warp is done with this buffer (and, at the end, with the tiles)
   }
-  // As attention_flash.cu's dQ kernel: dq' = dQ x the scale through the PE's backward, and the
-  // log-temperature term, from fp32 rows that reuse the tiles (every warp is past the last barrier).
-#pragma unroll
-  for (int n = 0; n < DQ / 8; ++n)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) dq[n].v[e] *= mul;
-  store_acc_rows(dq, sm.dQ(), Sm::LK, r0, lane);
-  __syncwarp();
-  float* qt = sm.qt() + w * DQ;
-  for (int r = r0; r < r0 + kRows; ++r) {
-    const int t = q0 + r;
-    if (t >= T) break;
-    const float* grow = sm.dQ() + r * Sm::LK;
-    pe_backward_row<D, PE, false>(grow, Pt.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot,
-                                  dqkv + (size_t(b) * T + t) * 3 * C + h * D, nullptr, lane, query_angles(a, t));
-    if (dtemp_part) {
-      load_transformed<D, PE, false>(Pt.q(qkv, b, t, h, D), t, a.theta, nullptr, a.n_rot, 1.f, qt, lane,
-                                     query_angles(a, t));
-      __syncwarp();
-      temp_grad_row<DQ>(grow, qt, dtemp_part + (size_t(b) * T + t) * a.H + h, lane);
-    }
-    __syncwarp();
-  }
+  // dq' through the PE's backward and the temperature's term (attention_flash_tile.cuh), from
+  // fp32 rows that reuse the tiles (every warp is past the loop's last barrier).
+  dq_rows_out<D, PE>(dq, mul, sm.dQ(), Sm::LK, sm.qt() + w * DQ, a, qkv, dqkv, dtemp_part, b, h, q0, r0, lane);
 }
 
 template <int D, PEKind PE>
