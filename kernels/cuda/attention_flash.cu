@@ -27,6 +27,10 @@
 // the same bf16 operands the forward used, and stream their tiles with the same double buffer.
 // P and dS are rounded to bf16 for their products, as FlashAttention-2 does. The PE's backward
 // then runs on fp32 rows of dK' and dQ in shared memory (attention_common.cuh's pe_backward_row).
+//
+// The tile sizes, the forward's softmax and output rows, and the dQ kernel's dS and end are shared
+// with the kernels on Hopper's warpgroup products (attention_flash_wgmma.cu) in
+// attention_flash_tile.cuh.
 
 #include <cuda_bf16.h>
 

@@ -1,9 +1,9 @@
 // bf16 warpgroup products on sm_90 (PTX wgmma.mma_async): a warpgroup (4 consecutive warps, 128
 // threads) computes D (64 x N, fp32) += A (64 x 16) B (16 x N) in one asynchronous instruction,
-// B always from shared memory, A from shared memory (mma_ss) or from registers (mma_rs_mn). The
-// flash kernels' next step (bench/log/036: mma.sync leaves the forward bound by the instructions
-// it issues); tests/test_cuda_wgmma.cpp checks the layouts below on a GPU before any kernel rests
-// on them.
+// B always from shared memory, A from shared memory (mma_ss) or from registers (mma_rs_mn). Used
+// by the flash forward and dQ kernel of attention_flash_wgmma.cu (bench/log/037: mma.sync leaves
+// the flash kernels bound by the instructions they issue); tests/test_cuda_wgmma.cpp checks the
+// layouts below on a GPU on their own.
 //
 // Shared-memory tiles, "sw128" (the 128-byte swizzle): a tile of R rows by W bf16 (W a multiple of
 // 64) is stored as W / 64 column blocks of R rows of 128 bytes, block-major; in each row the
