@@ -40,8 +40,7 @@ __global__ void __launch_bounds__(128) wgmma_check_kernel(const bf16* A, const b
                                                           float* S, float* O) {
   extern __shared__ unsigned char smem_raw[];
   // sw128 tiles start at multiples of 1024 bytes (the swizzle's repeat).
-  const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
-  unsigned char* tA = smem_raw + ((1024 - raw % 1024) % 1024);
+  unsigned char* tA = wg::align_1024(smem_raw);
   unsigned char* tB = tA + 64 * K * 2;  // (64, K)
   unsigned char* tV = tB + N * K * 2;   // (N, K), then V (K, N)
   to_sw128(tA, A, 64, K);
@@ -103,13 +102,7 @@ void launch(const bf16* A, const bf16* B, const bf16* P, const bf16* V, float* S
 
 }  // namespace
 
-bool wgmma_supported() {
-  int dev = 0, major = 0, minor = 0;
-  CUDA_CHECK(cudaGetDevice(&dev));
-  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-  return major == 9 && minor == 0;
-}
+bool wgmma_supported() { return wg::device_runs_wgmma(); }
 
 void wgmma_check_products(int N, int K, const uint16_t* A, const uint16_t* B, const uint16_t* P, const uint16_t* V,
                           float* S, float* O) {

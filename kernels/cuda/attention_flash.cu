@@ -150,15 +150,12 @@ __global__ void __launch_bounds__(kThreads, kFwdMinBlocks<D>)
   async_copy::copy_rows<DQ, Sm::LQ, kBlockQ, kThreads>(sm.Q(), fs.Q + fs.row(b, h, q0) * DQ);
   start_key_tile<D, DQ, Sm::LQ, Sm::LV>(fs, b, h, 0, sm.K(0), sm.V(0));
   // This lane's two rows: [0] row g of the warp's 16, [1] row g + 8.
-  const int t_row[2] = {q0 + r0 + g, q0 + r0 + g + 8};
-  int first[2];
-  for (int i = 0; i < 2; ++i) first[i] = t_row[i] < T ? first_key(a, b, t_row[i]) : 0;
+  int t_row[2], first[2];
+  lane_rows(a, b, q0, r0, g, t_row, first);
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};  // running max and sum
   mma::Acc o[NO];                                           // O: (16, D) as NO tiles of (16, 8)
 
-  const int last_key = min(q0 + kBlockQ, T) - 1;
-  const int warp_last_row = min(q0 + r0 + kRows, T) - 1;  // < q0 + r0 when the warp has no row
-  const int tiles = last_key / kTileK + 1;
+  const int warp_last_row = warp_last_row_of(q0, r0, T), tiles = key_tiles_of(q0, T);
   for (int it = 0; it < tiles; ++it) {
     const int k0 = it * kTileK, buf = it & 1;
     // The next tile goes into the other buffer, which every warp left at the end of the last
@@ -399,14 +396,11 @@ __global__ void __launch_bounds__(kThreads, kDqMinBlocks<D, PE>)
   async_copy::wait<1>();
   __syncthreads();
   // This lane's two rows: [0] row g of the warp's 16, [1] row g + 8, with their lse (log2 units) and Di.
-  const int t_row[2] = {q0 + r0 + g, q0 + r0 + g + 8};
+  int t_row[2], first[2];
+  lane_rows(a, b, q0, r0, g, t_row, first);
   const float L2_row[2] = {sm.L()[r0 + g], sm.L()[r0 + g + 8]}, Di_row[2] = {sm.Di()[r0 + g], sm.Di()[r0 + g + 8]};
-  int first[2];
-  for (int i = 0; i < 2; ++i) first[i] = t_row[i] < T ? first_key(a, b, t_row[i]) : 0;
   mma::Acc dq[DQ / 8];  // dQ (16, DQ) of the warp's (scaled) queries
-  const int last_key = min(q0 + kBlockQ, T) - 1;
-  const int warp_last_row = min(q0 + r0 + kRows, T) - 1;
-  const int tiles = last_key / kTileK + 1;
+  const int warp_last_row = warp_last_row_of(q0, r0, T), tiles = key_tiles_of(q0, T);
   // The forward's double-buffered loop, written out again: a helper taking the next tile's copy as
   // a lambda cost this kernel up to 63 more registers a thread (ptxas, sm_90: 231 instead of 168
   // at D 64 with PoPE), and the forward 27 at D 128.
@@ -437,26 +431,35 @@ __global__ void __launch_bounds__(kThreads, kDqMinBlocks<D, PE>)
   dq_rows_out<D, PE>(dq, mul, sm.dQ(), Sm::LK, sm.qt() + w * DQ, a, qkv, dqkv, dtemp_part, b, h, q0, r0, lane);
 }
 
-// The backward's copies and both kernels; without dq_kernel, the copies and the dK, dV kernel
-// only (attention_bwd_flash_dkdv: the warpgroup products' dQ kernel does the rest).
+// The backward's copies and its dK, dV kernel (all of the backward but dQ, which the mma.sync and
+// the warpgroup dQ kernels each add).
 template <int D, PEKind PE>
-void launch_bwd_flash(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
-                      float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s, bool dq_kernel = true) {
+void launch_bwd_flash_dkdv(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
+                           const float* lse, float* dqkv, float* ddelta_part, cudaStream_t s) {
   static DeviceOnce once;
-  constexpr size_t kv_bytes = FlashBwdKVSmem<D, PE>::bytes, q_bytes = FlashBwdQSmem<D, PE>::bytes;
+  constexpr size_t bytes = FlashBwdKVSmem<D, PE>::bytes;
   once.run([&] {
     CUDA_CHECK(cudaFuncSetAttribute(attention_bwd_flash_dkdv_kernel<D, PE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    int(kv_bytes)));
-    CUDA_CHECK(cudaFuncSetAttribute(attention_bwd_flash_dq_kernel<D, PE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    int(q_bytes)));
+                                    int(bytes)));
   });
   write_flash_copies(a, qkv, out, dout, lse, s);
-  const FlashScratch fs = flash_scratch_of(a);
-  const dim3 grid_kv((a.T + kTileK - 1) / kTileK, a.H, a.B), grid_q((a.T + kBlockQ - 1) / kBlockQ, a.H, a.B);
-  attention_bwd_flash_dkdv_kernel<D, PE><<<grid_kv, kThreads, kv_bytes, s>>>(a, fs, qkv, dqkv, ddelta_part);
+  const dim3 grid((a.T + kTileK - 1) / kTileK, a.H, a.B);
+  attention_bwd_flash_dkdv_kernel<D, PE><<<grid, kThreads, bytes, s>>>(a, flash_scratch_of(a), qkv, dqkv, ddelta_part);
   CUDA_CHECK_LAUNCH("attention_bwd_flash_dkdv");
-  if (!dq_kernel) return;
-  attention_bwd_flash_dq_kernel<D, PE><<<grid_q, kThreads, q_bytes, s>>>(a, fs, qkv, dqkv, dtemp_part);
+}
+
+template <int D, PEKind PE>
+void launch_bwd_flash(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
+                      float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
+  static DeviceOnce once;
+  constexpr size_t bytes = FlashBwdQSmem<D, PE>::bytes;
+  once.run([&] {
+    CUDA_CHECK(cudaFuncSetAttribute(attention_bwd_flash_dq_kernel<D, PE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    int(bytes)));
+  });
+  launch_bwd_flash_dkdv<D, PE>(a, qkv, out, dout, lse, dqkv, ddelta_part, s);
+  const dim3 grid((a.T + kBlockQ - 1) / kBlockQ, a.H, a.B);
+  attention_bwd_flash_dq_kernel<D, PE><<<grid, kThreads, bytes, s>>>(a, flash_scratch_of(a), qkv, dqkv, dtemp_part);
   CUDA_CHECK_LAUNCH("attention_bwd_flash_dq");
 }
 
@@ -486,8 +489,7 @@ void attention_bwd_flash(const AttentionArgs& a, const float* qkv, const float* 
 void attention_bwd_flash_dkdv(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
                               const float* lse, float* dqkv, float* ddelta_part, cudaStream_t s) {
   for_head_dim_and_pe(AllHeadDims{}, a, "flash attention", [&](auto d, auto pe) {
-    launch_bwd_flash<decltype(d)::value, decltype(pe)::value>(a, qkv, out, dout, lse, dqkv, ddelta_part, nullptr, s,
-                                                              false);
+    launch_bwd_flash_dkdv<decltype(d)::value, decltype(pe)::value>(a, qkv, out, dout, lse, dqkv, ddelta_part, s);
   });
 }
 

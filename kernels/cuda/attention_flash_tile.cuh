@@ -28,6 +28,18 @@ __device__ __forceinline__ bool whole_tile(int k0, int row0, int last_row, int k
   return k0 + kTileK - 1 <= row0 && last_row == row0 + kRows - 1 && k0 >= key_start;
 }
 
+// A lane's two query rows (g and g + 8 of its warp's 16, from block row r0 of the block at q0) and
+// the first key each sees (its left pads' rule); rows past T see key 0, and are masked anyway.
+__device__ __forceinline__ void lane_rows(const AttentionArgs& a, int b, int q0, int r0, int g, int (&t_row)[2],
+                                          int (&first)[2]) {
+  t_row[0] = q0 + r0 + g, t_row[1] = q0 + r0 + g + 8;
+  for (int i = 0; i < 2; ++i) first[i] = t_row[i] < a.T ? first_key(a, b, t_row[i]) : 0;
+}
+// The warp's last row inside the sequence (< q0 + r0 when the warp has none).
+__device__ __forceinline__ int warp_last_row_of(int q0, int r0, int T) { return min(q0 + r0 + kRows, T) - 1; }
+// The key tiles the block of queries from q0 sees (causal: up to its last row in the sequence).
+__device__ __forceinline__ int key_tiles_of(int q0, int T) { return (min(q0 + kBlockQ, T) - 1) / kTileK + 1; }
+
 // The forward's online softmax over one key tile, for a lane's two rows (g and g + 8 of its warp's
 // 16): the mask, ALiBi's term, the running max m and sum l, and P = exp(S - max) in s, with corr the
 // factor that rescales O. kWhole (whole_tile): the compares and selects are left out. kSlope: the

@@ -50,10 +50,7 @@ struct WgFwdSmem {
   static constexpr size_t bytes = 1024 + kQBytes + 2 * (kKBytes + kVBytes);
 
   unsigned char* base;
-  __device__ explicit WgFwdSmem(unsigned char* raw) {
-    const uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(raw));
-    base = raw + (1024 - a % 1024) % 1024;
-  }
+  __device__ explicit WgFwdSmem(unsigned char* raw) : base(wg::align_1024(raw)) {}
   __device__ unsigned char* Q() const { return base; }
   __device__ unsigned char* K(int i) const { return base + kQBytes + i * (kKBytes + kVBytes); }
   __device__ unsigned char* V(int i) const { return K(i) + kKBytes; }
@@ -129,17 +126,14 @@ __global__ void __launch_bounds__(kThreads)
   auto start_tile = [&](int k0, int buf) { start_key_tile_sw128<D, DQ>(fs, b, h, k0, sm.K(buf), sm.V(buf)); };
   copy_rows_sw128<DQ, kBlockQ>(sm.Q(), fs.Q + fs.row(b, h, q0) * DQ);
   start_tile(0, 0);
-  const int t_row[2] = {q0 + r0 + g, q0 + r0 + g + 8};
-  int first[2];
-  for (int i = 0; i < 2; ++i) first[i] = t_row[i] < T ? first_key(a, b, t_row[i]) : 0;
+  int t_row[2], first[2];
+  lane_rows(a, b, q0, r0, g, t_row, first);
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
   mma::Acc o[NO];  // O: the warp's (16, D), as (16, 8) tiles; wgmma's (64, D) accumulator
   static_assert(sizeof(o) == sizeof(float) * D / 2, "wgmma's accumulator: D / 2 floats a thread");
   auto& of = reinterpret_cast<float(&)[D / 2]>(o);
 
-  const int last_key = min(q0 + kBlockQ, T) - 1;
-  const int warp_last_row = min(q0 + r0 + kRows, T) - 1;
-  const int tiles = last_key / kTileK + 1;
+  const int warp_last_row = warp_last_row_of(q0, r0, T), tiles = key_tiles_of(q0, T);
   for (int it = 0; it < tiles; ++it) {
     const int k0 = it * kTileK, buf = it & 1;
     next_tile_in(it, tiles, k0, buf, start_tile);
@@ -193,10 +187,7 @@ struct WgDqSmem {
   static constexpr size_t bytes = 1024 + kStats + 2 * 4 * kBlockQ;
 
   unsigned char* base;
-  __device__ explicit WgDqSmem(unsigned char* raw) {
-    const uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(raw));
-    base = raw + (1024 - a % 1024) % 1024;
-  }
+  __device__ explicit WgDqSmem(unsigned char* raw) : base(wg::align_1024(raw)) {}
   __device__ unsigned char* Q() const { return base; }
   __device__ unsigned char* dO() const { return base + kQBytes; }
   __device__ unsigned char* K(int i) const { return base + kQBytes + kdOBytes + i * (kKBytes + kVBytes); }
@@ -238,15 +229,12 @@ __global__ void __launch_bounds__(kThreads)
   start_tile(0, 0);
   async_copy::wait<1>();
   __syncthreads();
-  const int t_row[2] = {q0 + r0 + g, q0 + r0 + g + 8};
+  int t_row[2], first[2];
+  lane_rows(a, b, q0, r0, g, t_row, first);
   const float L2_row[2] = {sm.L()[r0 + g], sm.L()[r0 + g + 8]}, Di_row[2] = {sm.Di()[r0 + g], sm.Di()[r0 + g + 8]};
-  int first[2];
-  for (int i = 0; i < 2; ++i) first[i] = t_row[i] < T ? first_key(a, b, t_row[i]) : 0;
   mma::Acc dq[DQ / 8];  // dQ: the warp's (16, DQ); wgmma's (64, DQ) accumulator
   auto& dqf = reinterpret_cast<float(&)[DQ / 2]>(dq);
-  const int last_key = min(q0 + kBlockQ, T) - 1;
-  const int warp_last_row = min(q0 + r0 + kRows, T) - 1;
-  const int tiles = last_key / kTileK + 1;
+  const int warp_last_row = warp_last_row_of(q0, r0, T), tiles = key_tiles_of(q0, T);
   for (int it = 0; it < tiles; ++it) {
     const int k0 = it * kTileK, buf = it & 1;
     next_tile_in(it, tiles, k0, buf, start_tile);
@@ -316,13 +304,7 @@ void launch_bwd(const AttentionArgs& a, const float* qkv, const float* out, cons
 
 }  // namespace
 
-bool flash_wgmma_runs(const AttentionArgs& a) {
-  int dev = 0, major = 0, minor = 0;
-  CUDA_CHECK(cudaGetDevice(&dev));
-  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-  return major == 9 && minor == 0 && (a.D == 64 || a.D == 128);
-}
+bool flash_wgmma_runs(const AttentionArgs& a) { return (a.D == 64 || a.D == 128) && wg::device_runs_wgmma(); }
 
 void attention_fwd_flash_wgmma(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
   if (!flash_wgmma_runs(a))

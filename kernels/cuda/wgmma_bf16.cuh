@@ -21,9 +21,40 @@
 // P in registers becomes the A operand of the next product as in FlashAttention-2 (A registers in
 // mma.sync's A layout for the warp's 16 rows).
 #pragma once
+#include <array>
 #include <cstdint>
+#include <mutex>
+
+#include <cuda_runtime.h>
+
+#include "kernels/cuda/cuda_check.cuh"
 
 namespace popebench::cuda::wgmma {
+
+// Whether the current device runs wgmma (compute capability 9.0, which sm_90a code needs); asked
+// of the driver once per device, so that a kernel's launcher can check it on every call.
+inline bool device_runs_wgmma() {
+  constexpr int kMaxDevices = 64;
+  static std::array<std::once_flag, kMaxDevices> once;
+  static std::array<bool, kMaxDevices> runs{};
+  int dev = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  if (dev < 0 || dev >= kMaxDevices) throw CudaError("device index " + std::to_string(dev) + " out of range");
+  std::call_once(once[dev], [&] {
+    int major = 0, minor = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    runs[dev] = major == 9 && minor == 0;
+  });
+  return runs[dev];
+}
+
+// The first byte of raw (dynamic shared memory) at a multiple of 1024: where sw128 tiles start
+// (the swizzle's repeat). A kernel asks for 1024 bytes more than its tiles need.
+__device__ __forceinline__ unsigned char* align_1024(unsigned char* raw) {
+  const uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(raw));
+  return raw + (1024 - a % 1024) % 1024;
+}
 
 // Byte offset of element (r, col) of an sw128 tile of R rows.
 __host__ __device__ constexpr uint32_t sw128_offset(int R, int r, int col) {
