@@ -108,6 +108,24 @@ __device__ __forceinline__ void rows_times_keys(float (&d)[kTileK / 2], const un
   }
 }
 
+// d (the block's 64 rows x N) += P X over the tile's 64 keys, P in the registers of a (64, 64)
+// accumulator (rounded to bf16), X an sw128 tile of 64 key rows, N wide, as the MN-major operand
+// (the values for O += P V, the keys for dQ += dS K): 16 keys an instruction from row 16 j, the
+// column blocks kTileK x 128 bytes apart. Issued, not waited for. The four A operands are packed
+// before the fence: registers written between a warpgroup's products make ptxas serialise them
+// (its C7519 note, "warpgroup.arrive is injected").
+template <int N>
+__device__ __forceinline__ void acc_times_keys(float (&d)[N / 2], const mma::Acc (&p)[kTileK / 8],
+                                               const unsigned char* X) {
+  mma::FragA a[kTileK / 16];
+#pragma unroll
+  for (int j = 0; j < kTileK / 16; ++j) a[j] = mma::pack_a_from_acc(p[2 * j], p[2 * j + 1]);
+  wg::fence();
+#pragma unroll
+  for (int j = 0; j < kTileK / 16; ++j)
+    wg::mma_rs_mn<N>(d, a[j].r, wg::sw128_desc(X + 16 * j * 128, kTileK * 128, 1024), 1);
+}
+
 template <int D, PEKind PE>
 __global__ void __launch_bounds__(kThreads)
     attention_fwd_flash_wgmma_kernel(AttentionArgs a, FlashScratch fs, float* out, float* lse) {
@@ -150,16 +168,8 @@ __global__ void __launch_bounds__(kThreads)
     online_softmax_any(whole_tile(k0, q0 + r0, warp_last_row, key_start), s, m, l, o, t_row, first, k0, c2, T,
                        slope);
 
-    // O += P V: P's 16 keys an instruction from S's registers (bf16), V MN-major from row 16 j.
-    // The four A operands are packed before the fence: registers written between a warpgroup's
-    // products make ptxas serialise them (its C7519 note, "warpgroup.arrive is injected").
-    mma::FragA p[kTileK / 16];
-#pragma unroll
-    for (int j = 0; j < kTileK / 16; ++j) p[j] = mma::pack_a_from_acc(s[2 * j], s[2 * j + 1]);
-    wg::fence();
-#pragma unroll
-    for (int j = 0; j < kTileK / 16; ++j)
-      wg::mma_rs_mn<D>(of, p[j].r, wg::sw128_desc(sm.V(buf) + 16 * j * 128, kTileK * 128, 1024), 1);
+    // O += P V, P from S's registers (rounded to bf16), V as the MN-major operand.
+    acc_times_keys<D>(of, s, sm.V(buf));
     wg::commit();
     wg::wait<0>();
     wg::fence_operands(of);
@@ -254,15 +264,8 @@ __global__ void __launch_bounds__(kThreads)
     dq_ds_any(whole_tile(k0, q0 + r0, warp_last_row, key_start), dp, s, t_row, first, L2_row, Di_row, k0, c2,
               T, slope);
 
-    // dQ += dS K: dS's 16 keys an instruction from registers, K MN-major from row 16 j (column
-    // blocks of 64 of DQ, kTileK x 128 bytes apart).
-    mma::FragA ds[kTileK / 16];
-#pragma unroll
-    for (int j = 0; j < kTileK / 16; ++j) ds[j] = mma::pack_a_from_acc(dp[2 * j], dp[2 * j + 1]);
-    wg::fence();
-#pragma unroll
-    for (int j = 0; j < kTileK / 16; ++j)
-      wg::mma_rs_mn<DQ>(dqf, ds[j].r, wg::sw128_desc(sm.K(buf) + 16 * j * 128, kTileK * 128, 1024), it > 0 || j > 0);
+    // dQ += dS K, dS from registers, K as the MN-major operand (a row per key, DQ contiguous).
+    acc_times_keys<DQ>(dqf, dp, sm.K(buf));
     wg::commit();
     wg::wait<0>();
     wg::fence_operands(dqf);
