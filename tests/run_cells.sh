@@ -97,6 +97,18 @@ rm "$tmp/scr/stage1/c/pope_seed1.json"
 out=$(ingest "$tmp/b" stage1 c_pope_again 2>&1)
 [[ $? -eq 2 && "$out" == *"inspect/c/pope_seed0.inspect.json.gz exists with another measurement (differs: /step"* && ! -e "$tmp/scr/stage1/c/pope_seed1.json" &&
    ! -e "$tmp/scr/stage1/sweep_c_pope_again.log" ]] || fail "an inspect conflict was not refused before any copy ($out)"
+# A delivered run that does not repeat the committed one it would replace (another curve over the
+# steps both reached) is another run: refused before any copy.
+/usr/bin/python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = r['curve'][-1]; k = next(k for k, v in p.items() if isinstance(v, float) and k != 'elapsed_s'); p[k] += 0.25
+json.dump(r, open(sys.argv[1], 'w'))
+" "$tmp/scr/stage1/c/pope_seed0.json"
+out=$(ingest "$tmp/b" stage1 c_pope_other 2>&1)
+[[ $? -eq 2 && "$out" == *"stage1/c/pope_seed0.json exists and the delivered run does not repeat it"* &&
+   ! -e "$tmp/scr/stage1/c/pope_seed1.json" && ! -e "$tmp/scr/stage1/sweep_c_pope_other.log" ]] ||
+  fail "a delivered run unlike the committed one was not refused before any copy ($out)"
 for bad in "$tmp/b stage3 x" "$tmp/b stage1 a/b" "$tmp/nothing stage1 x" "$tmp/b stage1"; do
   out=$(ingest $bad 2>&1); [[ $? -eq 2 && $(wc -l <<< "$out") -eq 1 ]] || fail "ingest_half.sh $bad was not refused with one line ($out)"
 done

@@ -489,6 +489,32 @@ for m in number lost; do
   "$py" "$si" "$ref" "$tmp/si/$m.json" >"$tmp/out" 2>&1
   [[ $? -eq 1 ]] && grep -q "^differs: " "$tmp/out" || { echo "FAIL: same_inspect.py missed a $m difference"; cat "$tmp/out"; fails=$((fails+1)); }
 done
+# Across binaries (another git_commit) a float may differ by fp32 rounding (1e-6 at most, scaled by
+# max(1, |x|)); within one binary, or by more, or in an int, it is another measurement.
+"$py" -c "
+import gzip, json, sys
+r = json.load(gzip.open(sys.argv[1], 'rt'))
+def leaf(x, kind):  # the first leaf of this kind in result, as (container, key)
+    items = x.items() if isinstance(x, dict) else enumerate(x) if isinstance(x, list) else ()
+    for k, v in items:
+        if type(v) is kind: return x, k
+        found = leaf(v, kind)
+        if found: return found
+def variant(name, commit, kind, nudge):
+    d = json.loads(json.dumps(r))
+    if commit: d['environment']['git_commit'] = 'f' * 40
+    c, k = leaf(d['result'], kind); c[k] += nudge
+    json.dump(d, open(sys.argv[2] + '/' + name + '.json', 'w'))
+variant('rounding_same_binary', False, float, 5e-8)
+variant('rounding', True, float, 5e-8)
+variant('far', True, float, 1e-4)
+variant('int', True, int, 1)" "$ref" "$tmp/si"
+check "same_inspect.py (fp32 rounding across binaries)" "$py" "$si" "$ref" "$tmp/si/rounding.json"
+grep -q "^same measurement up to fp32 rounding (differences in 1 numbers, at most 5e-08" "$tmp/out" || { echo "FAIL: same_inspect.py rounding"; cat "$tmp/out"; fails=$((fails+1)); }
+for m in rounding_same_binary far int; do
+  "$py" "$si" "$ref" "$tmp/si/$m.json" >"$tmp/out" 2>&1
+  [[ $? -eq 1 ]] && grep -q "^differs: " "$tmp/out" || { echo "FAIL: same_inspect.py took $m for the same measurement"; cat "$tmp/out"; fails=$((fails+1)); }
+done
 "$py" "$si" "$ref" "$tmp/si/none.json" >"$tmp/out" 2>&1
 [[ $? -eq 2 ]] || { echo "FAIL: same_inspect.py on a missing file"; cat "$tmp/out"; fails=$((fails+1)); }
 # --help answers before matplotlib is imported

@@ -3,7 +3,8 @@
 # OUT_DIR: screen_runs.tgz, inspect.tgz, screen.log, session.txt) where the screen keeps it, so that
 # every half lands the same way:
 #   screen/CELL/RUN.json, RUN.steps.csv  ->  STAGE/CELL/        (a run of 100,000 steps replaces
-#                                                                the same run's 40,000-step JSON:
+#                                                                the same run's 40,000-step JSON
+#                                                                once it repeats it bit for bit:
 #                                                                git keeps the one it replaced)
 #   inspect/CELL/...X.inspect.json      ->  inspect/CELL/...X.inspect.json.gz (gzip -n: the same
 #                                                                bytes, a quarter of the size; never
@@ -53,13 +54,23 @@ mapfile -t runs < <(cd "$tmp/screen" && find . -mindepth 2 -maxdepth 2 -type f \
 stray=$(cd "$tmp/screen" && find . -type f | sed 's|^\./||' | grep -v -E '^[^/]+/[^/]+_seed[0-9]+\.(json|steps\.csv)$' | grep -v -E '^[^/]+/summary\.(json|md)$' | head -1)
 [[ -z "$stray" ]] || die "$files/screen_runs.tgz holds $stray, which is neither a run JSON nor a step log"
 mapfile -t inspects < <([[ -d "$tmp/inspect" ]] && cd "$tmp/inspect" && find . -type f -name '*.inspect.json' | sed 's|^\./||' | sort)
-# A continuation trains its run again from step 0, so its inspects at the steps already committed
-# come a second time: the same measurement with new provenance (same_inspect.py) keeps the
-# committed file; any other difference stops the ingest.
+# A continuation trains its run again from step 0: the delivered run must repeat the committed one
+# bit for bit over the steps both reached (tools/same_bits.py; a committed run from before step
+# logs is compared on its curve), or the two are different runs and the ingest stops. Its
+# inspects at the steps already committed come a second time: the same measurement with new
+# provenance (same_inspect.py, within fp32 rounding across binaries) keeps the committed file;
+# any other difference stops the ingest.
+for f in "${runs[@]}"; do
+  [[ "$f" == *.json && -e "$screen/$stage/$f" ]] || continue
+  only_curve=(); grep -q '"step_log"' "$screen/$stage/$f" || only_curve=(--curve-only)
+  PYTHONPATH="$src" /usr/bin/python3 -m tools.same_bits "$screen/$stage/$f" "$tmp/screen/$f" "${only_curve[@]}" > "$tmp/same_bits.out" 2>&1 ||
+    die "$stage/$f exists and the delivered run does not repeat it ($(tail -1 "$tmp/same_bits.out")): nothing copied"
+done
 for f in "${inspects[@]}"; do
   dest="$screen/inspect/$f.gz"
   [[ ! -e "$dest" ]] || gzip -dc "$dest" | cmp -s - "$tmp/inspect/$f" ||
-    /usr/bin/python3 "$here/same_inspect.py" "$dest" "$tmp/inspect/$f" > "$tmp/same_inspect.out" 2>&1 ||
+    { /usr/bin/python3 "$here/same_inspect.py" "$dest" "$tmp/inspect/$f" > "$tmp/same_inspect.out" 2>&1 &&
+      head -1 "$tmp/same_inspect.out" > "$tmp/same_inspect.$(echo "$f" | tr / _)"; } ||
     die "inspect/$f.gz exists with another measurement ($(head -1 "$tmp/same_inspect.out")): nothing copied"
 done
 
@@ -86,7 +97,7 @@ for f in "${inspects[@]}"; do
   elif gzip -dc "$dest" | cmp -s - "$tmp/inspect/$f"; then
     echo "same: inspect/$f.gz"
   else
-    echo "same measurement, the committed file kept: inspect/$f.gz"
+    echo "$(cat "$tmp/same_inspect.$(echo "$f" | tr / _)"), the committed file kept: inspect/$f.gz"
   fi
 done
 # What the inspects printed on stderr: a line per finished inspect, and any error. (Deliveries
