@@ -145,3 +145,27 @@ dec; J 1
 GATE_TESTS_S=400 POPEBENCH=.devbin/popebench bash $S/gated_call.sh - rope 480 $OUT/gate gate eq
 J $((575 - SECONDS))   # delivered seed 2 at 446 s
 # Landed with: bash $S/ingest_half.sh FILES_DIR stage2 stage2_depth_4_200k_rope_seed2
+
+# --- Session of 2026-12-07, 07:58-08:15 UTC, two consecutive device calls on one `nvidia-h100-x1`
+# machine (NVIDIA H100 80GB HBM3, driver 580.159.04), the binaries built on the development
+# machine at 9c39726 (same flags), stripped and carried xz-compressed in .devgz/ with libgomp (two
+# failed machine starts before them took 181 s of the session's 1,800 s of device time). Call 1
+# gated the binary while the job trained: every GPU test passed (13833 assertions in 37 test
+# cases, the two-GPU one skipped; results/bench/h100_cuda_tests_9c39726.log), the flash kernels
+# of bench/log/036 and the warpgroup kernels of 037 among them, and abs_pos_learned's PoPE half
+# rerun to 2,000 steps repeated the committed runs bit for bit (both seeds).
+# curriculum's PoPE seeds 0 and 1 to their full 100,000 steps, each run alone (SHARD), trained
+# again from step 0: seed 0 in 504 s beside the gate, seed 1 in 473 s; inspects along (every 20k,
+# 1,000 test examples); logs sweep_stage2_curriculum_pope_seed{0,1}.log. Both repeated their
+# committed 40,000-step runs bit for bit (tools/same_bits.py); their inspects at 20k and 40k
+# differed from the committed ones (binary 42f0232) by at most 7.3e-8, every count and
+# prediction equal (same_inspect.py: CPU products' order), so the committed inspects stay.
+S=results/indirect_indexing/screen
+dec() { mkdir -p .devbin && for f in .devgz/*.xz; do python3 -c "import lzma,sys; open(sys.argv[2],'wb').write(lzma.open(sys.argv[1]).read())" "$f" .devbin/$(basename "$f" .xz); done && chmod +x .devbin/popebench*; export LD_LIBRARY_PATH=$PWD/.devbin:${LD_LIBRARY_PATH:-}; }
+C() { PLAN=$S/stage2.json SHARD=$1/3 CONCURRENT=1 STOP_AT=0 ALONG=1 MIN_BUDGET_S=0 POPEBENCH=.devbin/popebench \
+  bash $S/cells_across_calls.sh cur_p_s$1 "$2" $OUT/job_cur_p$1 curriculum 900 pope; }
+dec; C 0 1
+GATE_TESTS_S=400 POPEBENCH=.devbin/popebench bash $S/gated_call.sh - pope 480 $OUT/gate gate eq
+C 0 $((575 - SECONDS))   # call 1: delivered seed 0 at 505 s
+C 1 $((585 - SECONDS))   # call 2: delivered seed 1 at 473 s
+# Landed with: bash $S/ingest_half.sh FILES_DIR stage2 stage2_curriculum_pope_seed0 (and _seed1)
