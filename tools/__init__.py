@@ -12,6 +12,7 @@ Run a tool as a module of this package from the repository root, e.g.
 
   reading:    json_input (every JSON reader; one-line errors, .json.gz too)
   tables:     summary_table, extrapolation_table, eval_extrapolation, lm_table, batch_table,
+              attention_table (the long-sequence attention against PyTorch),
               compare_seeds (k of n and Fisher's exact test), choose_setup, readme_tables
               (the generated tables of the Markdown files)
   figures:    plot, plot_inspect, frequency_usage, report (all of them), figure_style and

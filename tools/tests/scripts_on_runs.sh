@@ -517,6 +517,18 @@ for m in rounding_same_binary far int; do
 done
 "$py" "$si" "$ref" "$tmp/si/none.json" >"$tmp/out" 2>&1
 [[ $? -eq 2 ]] || { echo "FAIL: same_inspect.py on a missing file"; cat "$tmp/out"; fails=$((fails+1)); }
+# attention_table.py on committed bench files: a row a (T, D, PE), PyTorch's column filled; files
+# of two kinds of GPU, a file of another schema, are refused with one line and exit 2.
+bd=$src/results/bench
+check "attention_table.py" "$py" -m tools.attention_table "$bd/h100_popebench_9c39726_attention.json" \
+  "$bd/h100_torch_attention_9c39726.json" --before "$bd/h100_popebench_9f7ac2d_attention.json" --head-dims 64
+[[ $(grep -c '^| [0-9]* | 64 | ' "$tmp/out") -eq 12 ]] && grep -q '^| 4096 | 64 | pope | [0-9.]* / ' "$tmp/out" ||
+  { echo "FAIL: attention_table.py rows"; cat "$tmp/out"; fails=$((fails+1)); }
+for bad in "$bd/h200_popebench_e1116fc_attention_fp32.json $bd/h100_torch_attention_9c39726.json" \
+           "$bd/h100_torch_attention_9c39726.json $bd/h100_torch_attention_9c39726.json"; do
+  "$py" -m tools.attention_table $bad >"$tmp/out" 2>&1
+  [[ $? -eq 2 && $(wc -l < "$tmp/out") -eq 1 ]] || { echo "FAIL: attention_table.py on $bad"; cat "$tmp/out"; fails=$((fails+1)); }
+done
 # --help answers before matplotlib is imported
 for s in plot plot_inspect; do
   "$py" -m tools.$s --help 2>/dev/null | grep -q "python3 -m tools.$s" || { echo "FAIL: $s --help"; fails=$((fails+1)); }

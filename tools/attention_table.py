@@ -1,0 +1,118 @@
+"""The long-sequence attention comparison as a markdown table: popebench's bf16 flash kernels
+(mma.sync, and Hopper's warpgroup kernels where the bench ran them) from `popebench bench
+--attention-lengths` JSONs, against PyTorch's bf16 rows (`bench/torch_attention.py`) of the same
+shape, and against the same kernels of an older binary where one is given (`--before`).
+
+    /usr/bin/python3 -m tools.attention_table POPEBENCH.json TORCH.json [--before OLD.json]
+        [--lengths 1024 4096] [--head-dims 64]
+
+One row a (T, D, PE): fwd and bwd in ms, fwd + bwd, PyTorch's fwd + bwd (SDPA for none, RoPE's
+rotation then SDPA, PoPE materialised then SDPA: torch_attention.py), and the ratio of
+popebench's fastest flash variant to PyTorch (above 1: slower). popebench's times include the
+copies each call makes (the transformed rows in bf16: its inputs are the model's fp32
+activations); PyTorch's inputs are bf16 already. The files must come from one kind of GPU
+(refused otherwise: only numbers of one card in one command compare). Exit 2 on bad input.
+"""
+import argparse
+import sys
+
+from .json_input import load_json
+
+VARIANTS = (("bf16_flash", "mma.sync"), ("bf16_flash_wgmma", "wgmma"))
+
+
+def fail(msg):
+    print(f"attention_table.py: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def rows_of(doc, path):
+    rows = doc.get("attention")
+    if not isinstance(rows, list):
+        fail(f"{path} holds no attention rows (a `popebench bench --attention-lengths` JSON has them)")
+    out = {}
+    for r in rows:
+        try:
+            out[(int(r["T"]), int(r["D"]), str(r["pe"]))] = r
+        except (KeyError, TypeError, ValueError):
+            fail(f"{path}: an attention row without T, D and pe")
+    return out
+
+
+def torch_rows(doc, path):
+    out = {}
+    for r in doc.get("rows") or []:
+        if r.get("dtype") == "bfloat16":
+            try:
+                out[(int(r["T"]), int(r["D"]), str(r["pe"]))] = float(r["fwd_bwd_ms"])
+            except (KeyError, TypeError, ValueError):
+                fail(f"{path}: a row without T, D, pe and fwd_bwd_ms")
+    if not out:
+        fail(f"{path} holds no bfloat16 row")
+    return out
+
+
+def times(row, key):
+    """(fwd, bwd) in ms of one variant of a row, or None where the bench did not run it."""
+    v = row.get(key) if row else None
+    if not isinstance(v, dict) or "fwd_ms" not in v or "bwd_ms" not in v:
+        return None
+    return float(v["fwd_ms"]), float(v["bwd_ms"])
+
+
+def cell(t):
+    return "-" if t is None else f"{t[0]:.3f} / {t[1]:.3f} / {t[0] + t[1]:.3f}"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python3 -m tools.attention_table", description=__doc__.split("\n\n")[0])
+    ap.add_argument("popebench")
+    ap.add_argument("torch")
+    ap.add_argument("--before", help="an older binary's bench JSON, its flash kernels shown beside")
+    ap.add_argument("--lengths", type=int, nargs="+", help="only these T (default: every T of the popebench file)")
+    ap.add_argument("--head-dims", type=int, nargs="+", help="only these D")
+    args = ap.parse_args(argv)
+
+    pb = load_json(args.popebench, "attention_table.py", schema="popebench.bench")
+    th = load_json(args.torch, "attention_table.py", schema="popebench.torch_attention")
+    before = load_json(args.before, "attention_table.py", schema="popebench.bench") if args.before else None
+    gpus = {(pb.get("environment") or {}).get("device"), th.get("device")}
+    if before is not None:
+        gpus.add((before.get("environment") or {}).get("device"))
+    if len(gpus) != 1 or None in gpus:
+        fail(f"the files come from different or unnamed GPUs ({', '.join(sorted(map(str, gpus)))})")
+    new, ref = rows_of(pb, args.popebench), torch_rows(th, args.torch)
+    old = rows_of(before, args.before) if before is not None else {}
+
+    keys = sorted(k for k in new if (not args.lengths or k[0] in args.lengths) and (not args.head_dims or k[1] in args.head_dims))
+    if not keys:
+        fail("no row of the popebench file has those lengths and head dims")
+    order = {"none": 0, "rope": 1, "pope": 2}
+    keys.sort(key=lambda k: (k[1], k[0], order.get(k[2], 9), k[2]))
+    commit = lambda d: str((d.get("environment") or {}).get("git_commit", "?"))[:7]
+    head = ["T", "D", "PE"]
+    if before is not None:
+        head.append(f"{commit(before)} mma.sync fwd / bwd / sum")
+    head += [f"{commit(pb)} {name} fwd / bwd / sum" for _, name in VARIANTS]
+    head += ["PyTorch fwd + bwd", "best / PyTorch"]
+    print(f"GPU: {gpus.pop()}; ms, medians (popebench: {pb.get('iters')} iterations after {pb.get('warmup')} warm-ups)")
+    print()
+    print("| " + " | ".join(head) + " |")
+    print("|" + " --- |" * len(head))
+    for k in keys:
+        r = new[k]
+        cols = [str(k[0]), str(k[1]), k[2]]
+        if before is not None:
+            cols.append(cell(times(old.get(k), "bf16_flash")))
+        measured = [times(r, key) for key, _ in VARIANTS]
+        cols += [cell(t) for t in measured]
+        sums = [t[0] + t[1] for t in measured if t is not None]
+        torch_ms = ref.get(k)
+        cols.append("-" if torch_ms is None else f"{torch_ms:.3f}")
+        cols.append("-" if torch_ms is None or not sums else f"{min(sums) / torch_ms:.2f}x")
+        print("| " + " | ".join(cols) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
