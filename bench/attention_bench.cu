@@ -9,6 +9,7 @@
 
 #include "common/rng.hpp"
 #include "bench/attention_bench.hpp"
+#include "kernels/cuda/attention_flash.hpp"
 #include "kernels/cuda/attention_flash_wgmma.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/event_timer.hpp"
@@ -58,12 +59,11 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   a.flash_scratch = flash_scratch;
   a.flash_scratch_bytes = flash_bytes;
   auto time = [&](const std::function<void()>& f) { return cuda::median_event_ms(nullptr, warmup, iters, f); };
-  auto fwd_bwd = [&](bool tf32, bool table, bool flash = false) {
+  auto fwd_bwd = [&](bool tf32, bool table) {
     a.tf32_products = tf32;
-    a.bf16_flash = flash;
     a.angle_scratch = table ? angles : nullptr;
-    a.angle_scratch_floats = table ? (flash ? flash_angle_floats : angle_floats) : 0;
-    const bool once = table && !cuda::attention_angles_hold_params(pe, flash);
+    a.angle_scratch_floats = table ? angle_floats : 0;
+    const bool once = table && !cuda::attention_angles_hold_params(pe);
     if (once) cuda::attention_fill_angles(a, nullptr);
     a.angle_table_filled = once;
     double f = time([&] { cuda::attention_fwd(a, qkv, out, lse, nullptr); });
@@ -77,12 +77,22 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   // The same products on TF32 tensor cores (--gpu-attention tf32), where that form exists.
   const bool has_tf32 = cuda::attention_has_tf32_form(T, D);
   const auto [fwd_tf32, bwd_tf32] = has_tf32 ? fwd_bwd(true, true) : std::make_pair(0.0, 0.0);
-  // The flash kernels on bf16 tensor cores (AttentionArgs::bf16_flash, attention_flash.cu), with
-  // the angle table as the model gives it (filled once: it holds no parameter).
-  const auto [fwd_flash, bwd_flash] = fwd_bwd(false, flash_angle_floats > 0, true);
-  // The same forward, and the backward with its dQ kernel, on Hopper's warpgroup products
-  // (attention_flash_wgmma.cu, bench/log/037), where this GPU runs them, with the table the flash
-  // calls left.
+  // The flash kernels on bf16 tensor cores (AttentionArgs::bf16_flash), with the angle table as
+  // the model gives it (filled once: it holds no parameter). Both families are called directly,
+  // so that each is timed on a GPU that runs both: the mma.sync kernels (attention_flash.cu) and,
+  // where this GPU runs them, the warpgroup ones (attention_flash_wgmma.cu, bench/log/037), which
+  // are what attention_fwd / attention_bwd run there.
+  a.bf16_flash = true;
+  a.angle_scratch = flash_angle_floats > 0 ? angles : nullptr;
+  a.angle_scratch_floats = flash_angle_floats;
+  a.angle_table_filled = false;
+  cuda::attention_fill_angles(a, nullptr);
+  a.angle_table_filled = true;
+  const double fwd_flash = time([&] { cuda::attn::attention_fwd_flash(a, qkv, out, lse, nullptr); });
+  const double bwd_flash = time([&] {
+    cuda::attn::attention_bwd_flash(a, qkv, out, dout, lse, dqkv, pe == cuda::PEKind::kPope ? ddp : nullptr, nullptr,
+                                    nullptr);
+  });
   const bool has_wgmma = cuda::attn::flash_wgmma_runs(a);
   const double fwd_wgmma =
       has_wgmma ? time([&] { cuda::attn::attention_fwd_flash_wgmma(a, qkv, out, lse, nullptr); }) : 0.0;

@@ -24,6 +24,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/cuda/attention_flash.hpp"
 #include "kernels/cuda/attention_flash_wgmma.hpp"
 #include "model/pe/pe_alibi.hpp"
 #include "tests/attention_reference.hpp"
@@ -209,36 +210,41 @@ void check_flash(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0, boo
     INFO("d log-temperature: kernel " << got << ", naive bf16 " << nai);
     CHECK(got <= 2 * nai + 1e-5);
   }
-  // The forward and the dQ kernel on warpgroup products (attention_flash_wgmma.cu), where this GPU
-  // runs them (head dims 64 and 128 on compute capability 9.0): the same tolerances against the
-  // same reference (their rounding points are the mma.sync kernels': bf16 operands, fp32
-  // accumulation, P and dS rounded to bf16), and the forward's same bits on a second call.
+  // attention_fwd / attention_bwd (above) run the warpgroup kernels (attention_flash_wgmma.cu)
+  // where this GPU runs them (head dims 64 and 128 on compute capability 9.0), the mma.sync kernels
+  // (attention_flash.cu) elsewhere. Where both run, the family the dispatch did not take is
+  // checked here, called directly, against the same reference and tolerances (their rounding
+  // points are the same: bf16 operands, fp32 accumulation, P and dS rounded to bf16), with the
+  // forward's same bits on a second call; and the dispatch's bits are the warpgroup kernels'.
   if (cuda::attn::flash_wgmma_runs(a)) {
-    DevBuf<float> ow(size_t(B) * T * C), lw(size_t(B) * H * T), ow2(size_t(B) * T * C), lw2(size_t(B) * H * T);
+    DevBuf<float> ow(size_t(B) * T * C), lw(size_t(B) * H * T);
     cuda::attn::attention_fwd_flash_wgmma(a, d_qkv.p, ow.p, lw.p, nullptr);
-    cuda::attn::attention_fwd_flash_wgmma(a, d_qkv.p, ow2.p, lw2.p, nullptr);
-    const std::vector<float> out_w = ow.download(), lse_w = lw.download();
-    const double w_out = rel_err(out_w, exact.out), w_lse = lse_err(lse_w, exact.lse);
-    INFO("wgmma forward: out " << w_out << ", lse " << w_lse);
-    CHECK(w_out <= 2 * naive_out + 1e-6);
-    CHECK(w_lse <= 2 * naive_lse + 1e-6);
-    CHECK(count_differing_bits(ow2.download(), out_w) == 0);
-    CHECK(count_differing_bits(lw2.download(), lse_w) == 0);
-    // The backward with its dQ kernel on warpgroup products (dK, dV from attention_flash.cu's).
-    DevBuf<float> gw(size_t(B) * T * 3 * C), ddpw(size_t(B) * T * C), dtpw(size_t(B) * T * H), ddw(size_t(H) * D),
-        dtw(H);
-    cuda::attn::attention_bwd_flash_wgmma(a, d_qkv.p, ow.p, d_dout.p, lw.p, gw.p, pope ? ddpw.p : nullptr,
-                                          temp ? dtpw.p : nullptr, nullptr);
-    if (pope) cuda::column_sum(ddpw.p, ddw.p, B * T, C, nullptr);
-    if (temp) cuda::column_sum(dtpw.p, dtw.p, B * T, H, nullptr);
-    const double w_dqkv = rel_err(gw.download(), exact.dqkv);
-    INFO("wgmma backward: dqkv " << w_dqkv);
-    CHECK(w_dqkv <= 2 * naive_dqkv + 1e-6);
+    CHECK(count_differing_bits(ow.download(), out) == 0);
+    CHECK(count_differing_bits(lw.download(), lse) == 0);
+    DevBuf<float> om(size_t(B) * T * C), lm(size_t(B) * H * T), om2(size_t(B) * T * C), lm2(size_t(B) * H * T);
+    cuda::attn::attention_fwd_flash(a, d_qkv.p, om.p, lm.p, nullptr);
+    cuda::attn::attention_fwd_flash(a, d_qkv.p, om2.p, lm2.p, nullptr);
+    const std::vector<float> out_m = om.download(), lse_m = lm.download();
+    const double m_out = rel_err(out_m, exact.out), m_lse = lse_err(lse_m, exact.lse);
+    INFO("mma.sync forward: out " << m_out << ", lse " << m_lse);
+    CHECK(m_out <= 2 * naive_out + 1e-6);
+    CHECK(m_lse <= 2 * naive_lse + 1e-6);
+    CHECK(count_differing_bits(om2.download(), out_m) == 0);
+    CHECK(count_differing_bits(lm2.download(), lse_m) == 0);
+    DevBuf<float> gm(size_t(B) * T * 3 * C), ddpm(size_t(B) * T * C), dtpm(size_t(B) * T * H), ddm(size_t(H) * D),
+        dtm(H);
+    cuda::attn::attention_bwd_flash(a, d_qkv.p, om.p, d_dout.p, lm.p, gm.p, pope ? ddpm.p : nullptr,
+                                    temp ? dtpm.p : nullptr, nullptr);
+    if (pope) cuda::column_sum(ddpm.p, ddm.p, B * T, C, nullptr);
+    if (temp) cuda::column_sum(dtpm.p, dtm.p, B * T, H, nullptr);
+    const double m_dqkv = rel_err(gm.download(), exact.dqkv);
+    INFO("mma.sync backward: dqkv " << m_dqkv);
+    CHECK(m_dqkv <= 2 * naive_dqkv + 1e-6);
     if (pope)
-      CHECK(small_err(ddw.download(), exact.ddelta, exact.dqkv, 1.0) <=
+      CHECK(small_err(ddm.download(), exact.ddelta, exact.dqkv, 1.0) <=
             2 * small_err(as_float(naive.ddelta), exact.ddelta, exact.dqkv, 1.0) + 1e-5);
     if (temp)
-      CHECK(small_err(dtw.download(), exact.dtemp, exact.dqkv, std::sqrt(double(D))) <=
+      CHECK(small_err(dtm.download(), exact.dtemp, exact.dqkv, std::sqrt(double(D))) <=
             2 * small_err(as_float(naive.dtemp), exact.dtemp, exact.dqkv, std::sqrt(double(D))) + 1e-5);
   }
   // Deterministic: the same inputs give the same bits, forward and backward.

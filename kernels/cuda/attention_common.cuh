@@ -12,6 +12,7 @@
 
 #include <cuda_bf16.h>
 
+#include "kernels/cuda/attention_flash.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/kernels.hpp"
 
@@ -252,14 +253,7 @@ void attention_bwd_short(const AttentionArgs& a, const float* qkv, const float* 
 void attention_fwd_short_tf32(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s);
 void attention_bwd_short_tf32(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
                               const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s);
-// The same on bf16 tensor cores (AttentionArgs::bf16_flash, attention_flash.cu), any T.
-void attention_fwd_flash(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s);
-void attention_bwd_flash(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
-                         const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s);
-// Its copies and dK, dV kernel alone (dK, dV and PoPE's per-key delta terms into dqkv and
-// ddelta_part), leaving dQ to attention_flash_wgmma.cu's kernel, which reads the same copies.
-void attention_bwd_flash_dkdv(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
-                              const float* lse, float* dqkv, float* ddelta_part, cudaStream_t s);
+// The same on bf16 tensor cores (AttentionArgs::bf16_flash), any T: attention_flash.hpp.
 // Blocks an SM holds at once of either family's forward and backward at a's shape (T >= 1).
 AttentionOccupancy attention_short_occupancy(const AttentionArgs& a);
 AttentionOccupancy attention_short_tf32_occupancy(const AttentionArgs& a);

@@ -12,9 +12,9 @@
 // repeat the m16n8 layout per warp), so the mask, ALiBi's term and the online softmax are
 // attention_flash_tile.cuh's, shared with it. Every warp takes part in every product (they are
 // warpgroup instructions): a warp whose rows all precede a tile gets P = 0 from the general
-// softmax path, which masks them. Built for sm_90a only (popebench_flash_wgmma in CMakeLists.txt);
-// not yet the trainer's path: `bench` and the GPU tests call it beside the mma.sync kernel until
-// a GPU run has shown it right and faster (bench/log/037).
+// softmax path, which masks them. Built for sm_90a only (popebench_flash_wgmma in CMakeLists.txt).
+// attention_fwd / attention_bwd run it wherever it runs (bench/log/037, one H100: every flash GPU
+// test passed; forward 1.30x, backward 1.19x the mma.sync kernels at T 4096, D 64).
 //
 // The dQ kernel of the backward the same way (S = Q K^T and dP = dO V^T from the tiles, dQ += dS K
 // with dS from registers and K as the MN-major operand); the backward's copies and its dK, dV
