@@ -101,6 +101,12 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
                                           nullptr, nullptr);
   })
                                      : 0.0;
+  // The backward with its dK, dV kernel on warpgroup products too (bench/log/038).
+  const double bwd_wgmma_kv = has_wgmma ? time([&] {
+    cuda::attn::attention_bwd_flash_wgmma_kv(a, qkv, out, dout, lse, dqkv, pe == cuda::PEKind::kPope ? ddp : nullptr,
+                                             nullptr, nullptr);
+  })
+                                        : 0.0;
   a.bf16_flash = false;
   for (void* p : {(void*)qkv, (void*)out, (void*)dout, (void*)lse, (void*)dqkv, (void*)ddp, (void*)delta, (void*)theta,
                   (void*)angles, flash_scratch})
@@ -125,6 +131,8 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   if (has_wgmma)
     r["bf16_flash_wgmma"] = {{"fwd_ms", fwd_wgmma}, {"fwd_tflops", fwd_flops / fwd_wgmma * 1e-9}, {"bwd_ms", bwd_wgmma},
                              {"bwd_tflops", 2.5 * fwd_flops / bwd_wgmma * 1e-9}};
+  if (has_wgmma)
+    r["bf16_flash_wgmma_kv"] = {{"bwd_ms", bwd_wgmma_kv}, {"bwd_tflops", 2.5 * fwd_flops / bwd_wgmma_kv * 1e-9}};
   return r;
 }
 

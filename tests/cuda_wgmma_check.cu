@@ -1,6 +1,6 @@
 // The GPU side of tests/test_cuda_wgmma.cpp: one warpgroup computes S = A B^T (A, B K-major in
 // sw128 shared-memory tiles, mma_ss) and O = P V (P from registers, V MN-major, mma_rs_mn) with
-// the wrappers of kernels/cuda/wgmma_bf16.cuh, as the flash kernels are to use them.
+// the wrappers of kernels/cuda/wgmma_bf16.cuh, as the flash kernels use them.
 #include "tests/cuda_wgmma_check.hpp"
 
 #include <cuda_bf16.h>
@@ -34,47 +34,49 @@ __device__ void store_rows(const float (&d)[N / 2], float* dst) {
   }
 }
 
-// A (64, K), B (N, K), P (64, K), V (K, N): row-major bf16. S (64, N), O (64, N): fp32.
-template <int N, int K>
+// A (64, KS), B (NS, KS), P (64, KO), V (KO, NO): row-major bf16. S (64, NS), O (64, NO): fp32.
+template <int NS, int KS, int KO, int NO>
 __global__ void __launch_bounds__(128) wgmma_check_kernel(const bf16* A, const bf16* B, const bf16* P, const bf16* V,
                                                           float* S, float* O) {
   extern __shared__ unsigned char smem_raw[];
   // sw128 tiles start at multiples of 1024 bytes (the swizzle's repeat).
   unsigned char* tA = wg::align_1024(smem_raw);
-  unsigned char* tB = tA + 64 * K * 2;  // (64, K)
-  unsigned char* tV = tB + N * K * 2;   // (N, K), then V (K, N)
-  to_sw128(tA, A, 64, K);
-  to_sw128(tB, B, N, K);
-  to_sw128(tV, V, K, N);
+  unsigned char* tB = tA + 64 * KS * 2;  // (64, KS)
+  unsigned char* tV = tB + NS * KS * 2;  // (NS, KS), then V (KO, NO)
+  to_sw128(tA, A, 64, KS);
+  to_sw128(tB, B, NS, KS);
+  to_sw128(tV, V, KO, NO);
   wg::fence_proxy_async();
   __syncthreads();
 
-  // S = A B^T: K / 16 instructions, each 16 k of both K-major tiles (32 bytes into a column block).
-  float s[N / 2];
+  // S = A B^T: KS / 16 instructions, each 16 k of both K-major tiles (32 bytes into a column
+  // block of the tile's rows x 128 bytes).
+  float s[NS / 2];
 #pragma unroll
-  for (int i = 0; i < N / 2; ++i) s[i] = 0.f;
+  for (int i = 0; i < NS / 2; ++i) s[i] = 0.f;
   wg::fence();
 #pragma unroll
-  for (int kk = 0; kk < K / 16; ++kk) {
+  for (int kk = 0; kk < KS / 16; ++kk) {
     const int blk = 16 * kk / 64, in = 16 * kk % 64;
     const uint64_t da = wg::sw128_desc(tA + blk * 64 * 128 + in * 2, 16, 1024);
-    const uint64_t db = wg::sw128_desc(tB + blk * N * 128 + in * 2, 16, 1024);
-    wg::mma_ss<N>(s, da, db, 1);
+    const uint64_t db = wg::sw128_desc(tB + blk * NS * 128 + in * 2, 16, 1024);
+    wg::mma_ss<NS>(s, da, db, 1);
   }
   wg::commit();
   wg::wait<0>();
   wg::fence_operands(s);
-  store_rows<N>(s, S);
+  store_rows<NS>(s, S);
 
-  // O = P V: P's 16 k of the warp's rows in mma.sync's A layout, V MN-major from row 16 kk.
+  // O = P V: P's 16 k of the warp's rows in mma.sync's A layout, V MN-major from row 16 kk (its
+  // column blocks KO x 128 bytes apart).
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, g = lane >> 2, c2 = 2 * (lane & 3);
-  auto p = [&](int r, int c) { return __bfloat162float(P[(16 * w + r) * K + c]); };
-  float o[N / 2];
+  auto p = [&](int r, int c) { return __bfloat162float(P[(16 * w + r) * KO + c]); };
+  float o[NO / 2];
 #pragma unroll
-  for (int i = 0; i < N / 2; ++i) o[i] = 0.f;
-  uint32_t a[K / 16][4];
+  for (int i = 0; i < NO / 2; ++i) o[i] = 0.f;
+  uint32_t a[KO / 16][4];
 #pragma unroll
-  for (int kk = 0; kk < K / 16; ++kk) {
+  for (int kk = 0; kk < KO / 16; ++kk) {
     const int c = 16 * kk + c2;
     a[kk][0] = cuda::mma::pack_bf16(p(g, c), p(g, c + 1));
     a[kk][1] = cuda::mma::pack_bf16(p(g + 8, c), p(g + 8, c + 1));
@@ -83,19 +85,20 @@ __global__ void __launch_bounds__(128) wgmma_check_kernel(const bf16* A, const b
   }
   wg::fence();
 #pragma unroll
-  for (int kk = 0; kk < K / 16; ++kk)
-    wg::mma_rs_mn<N>(o, a[kk], wg::sw128_desc(tV + 16 * kk * 128, K * 128, 1024), 1);
+  for (int kk = 0; kk < KO / 16; ++kk)
+    wg::mma_rs_mn<NO>(o, a[kk], wg::sw128_desc(tV + 16 * kk * 128, KO * 128, 1024), 1);
   wg::commit();
   wg::wait<0>();
   wg::fence_operands(o);
-  store_rows<N>(o, O);
+  store_rows<NO>(o, O);
 }
 
-template <int N, int K>
+template <int NS, int KS, int KO, int NO>
 void launch(const bf16* A, const bf16* B, const bf16* P, const bf16* V, float* S, float* O) {
-  const int bytes = 1024 + 2 * (64 * K + N * K + K * N);
-  CUDA_CHECK(cudaFuncSetAttribute(wgmma_check_kernel<N, K>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-  wgmma_check_kernel<N, K><<<1, 128, bytes>>>(A, B, P, V, S, O);
+  const int bytes = 1024 + 2 * (64 * KS + NS * KS + KO * NO);
+  CUDA_CHECK(cudaFuncSetAttribute(wgmma_check_kernel<NS, KS, KO, NO>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  bytes));
+  wgmma_check_kernel<NS, KS, KO, NO><<<1, 128, bytes>>>(A, B, P, V, S, O);
   CUDA_CHECK_LAUNCH("wgmma_check_kernel");
   CUDA_CHECK(cudaDeviceSynchronize());
 }
@@ -104,17 +107,22 @@ void launch(const bf16* A, const bf16* B, const bf16* P, const bf16* V, float* S
 
 bool wgmma_supported() { return wg::device_runs_wgmma(); }
 
-void wgmma_check_products(int N, int K, const uint16_t* A, const uint16_t* B, const uint16_t* P, const uint16_t* V,
-                          float* S, float* O) {
+void wgmma_check_products(const WgmmaCheckShape& x, const uint16_t* A, const uint16_t* B, const uint16_t* P,
+                          const uint16_t* V, float* S, float* O) {
   const auto* a = reinterpret_cast<const bf16*>(A);
   const auto* b = reinterpret_cast<const bf16*>(B);
   const auto* p = reinterpret_cast<const bf16*>(P);
   const auto* v = reinterpret_cast<const bf16*>(V);
-  if (N == 64 && K == 64) return launch<64, 64>(a, b, p, v, S, O);
-  if (N == 64 && K == 128) return launch<64, 128>(a, b, p, v, S, O);
-  if (N == 128 && K == 64) return launch<128, 64>(a, b, p, v, S, O);
-  if (N == 128 && K == 128) return launch<128, 128>(a, b, p, v, S, O);
-  throw cuda::CudaError("wgmma_check_products: N and K must be 64 or 128");
+  const auto is = [&](int ns, int ks, int ko, int no) { return x.NS == ns && x.KS == ks && x.KO == ko && x.NO == no; };
+  // The flash kernels' shapes: S = Q K^T and O = P V over 64-row tiles (the forward and dQ
+  // kernels), S^T = K Q^T over 32 queries and dV = P^T dO, dK' = dS^T Q (the dK dV kernel).
+  if (is(64, 64, 64, 64)) return launch<64, 64, 64, 64>(a, b, p, v, S, O);
+  if (is(64, 128, 128, 64)) return launch<64, 128, 128, 64>(a, b, p, v, S, O);
+  if (is(128, 64, 64, 128)) return launch<128, 64, 64, 128>(a, b, p, v, S, O);
+  if (is(128, 128, 128, 128)) return launch<128, 128, 128, 128>(a, b, p, v, S, O);
+  if (is(32, 64, 32, 64)) return launch<32, 64, 32, 64>(a, b, p, v, S, O);
+  if (is(32, 128, 32, 128)) return launch<32, 128, 32, 128>(a, b, p, v, S, O);
+  throw cuda::CudaError("wgmma_check_products: no such shape instantiated (tests/cuda_wgmma_check.cu)");
 }
 
 }  // namespace popebench::test

@@ -246,6 +246,29 @@ void check_flash(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0, boo
     if (temp)
       CHECK(small_err(dtm.download(), exact.dtemp, exact.dqkv, std::sqrt(double(D))) <=
             2 * small_err(as_float(naive.dtemp), exact.dtemp, exact.dqkv, std::sqrt(double(D))) + 1e-5);
+    // The backward with its dK, dV kernel on warpgroup products too (bench/log/038), from the
+    // dispatch's forward: the same tolerances, and the same bits on a second call.
+    DevBuf<float> gk(size_t(B) * T * 3 * C), gk2(size_t(B) * T * 3 * C), ddpk(size_t(B) * T * C),
+        ddpk2(size_t(B) * T * C), dtpk(size_t(B) * T * H), ddk(size_t(H) * D), dtk(H);
+    cuda::attn::attention_bwd_flash_wgmma_kv(a, d_qkv.p, d_out.p, d_dout.p, d_lse.p, gk.p, pope ? ddpk.p : nullptr,
+                                             temp ? dtpk.p : nullptr, nullptr);
+    cuda::attn::attention_bwd_flash_wgmma_kv(a, d_qkv.p, d_out.p, d_dout.p, d_lse.p, gk2.p, pope ? ddpk2.p : nullptr,
+                                             temp ? dtpk.p : nullptr, nullptr);
+    if (pope) cuda::column_sum(ddpk.p, ddk.p, B * T, C, nullptr);
+    if (temp) cuda::column_sum(dtpk.p, dtk.p, B * T, H, nullptr);
+    const std::vector<float> dqkv_k = gk.download();
+    const double k_dqkv = rel_err(dqkv_k, exact.dqkv);
+    INFO("wgmma backward with dK dV: dqkv " << k_dqkv);
+    CHECK(k_dqkv <= 2 * naive_dqkv + 1e-6);
+    CHECK(count_differing_bits(gk2.download(), dqkv_k) == 0);
+    if (pope) {
+      CHECK(count_differing_bits(ddpk2.download(), ddpk.download()) == 0);
+      CHECK(small_err(ddk.download(), exact.ddelta, exact.dqkv, 1.0) <=
+            2 * small_err(as_float(naive.ddelta), exact.ddelta, exact.dqkv, 1.0) + 1e-5);
+    }
+    if (temp)
+      CHECK(small_err(dtk.download(), exact.dtemp, exact.dqkv, std::sqrt(double(D))) <=
+            2 * small_err(as_float(naive.dtemp), exact.dtemp, exact.dqkv, std::sqrt(double(D))) + 1e-5);
   }
   // Deterministic: the same inputs give the same bits, forward and backward.
   DevBuf<float> o2(size_t(B) * T * C), l2(size_t(B) * H * T), g2(size_t(B) * T * 3 * C), ddp2(size_t(B) * T * C),

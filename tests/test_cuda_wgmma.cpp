@@ -44,33 +44,41 @@ TEST_CASE("wgmma products on sw128 tiles match double sums (S = A B^T, O = P V)"
     return;
   }
   std::mt19937 rng(2026);
-  for (int N : {64, 128})
-    for (int K : {64, 128}) {
-      const auto A = random_bf16(size_t(64) * K, rng), B = random_bf16(size_t(N) * K, rng);
-      const auto P = random_bf16(size_t(64) * K, rng), V = random_bf16(size_t(K) * N, rng);
-      DevBuf<uint16_t> dA(A), dB(B), dP(P), dV(V);
-      DevBuf<float> dS(size_t(64) * N), dO(size_t(64) * N);
-      wgmma_check_products(N, K, dA.p, dB.p, dP.p, dV.p, dS.p, dO.p);
-      const auto S = dS.download(), O = dO.download();
-      // The products of two bf16 are exact in fp32; the error is the fp32 accumulation's, at most
-      // ~K ulps of the sum of |terms| (K <= 128: < 1e-5 of it). A wrong layout or stride moves
-      // whole rows, columns or k-blocks: errors of the order of the values themselves.
-      size_t bad_s = 0, bad_o = 0;
-      for (int r = 0; r < 64; ++r)
-        for (int c = 0; c < N; ++c) {
-          double s = 0, sa = 0, o = 0, oa = 0;
-          for (int k = 0; k < K; ++k) {
-            const double ts = bf16_value(A[r * K + k]) * bf16_value(B[c * K + k]);
-            const double to = bf16_value(P[r * K + k]) * bf16_value(V[k * N + c]);
-            s += ts, sa += std::fabs(ts), o += to, oa += std::fabs(to);
-          }
-          bad_s += !(std::fabs(S[r * N + c] - s) <= 1e-5 * sa + 1e-30);
-          bad_o += !(std::fabs(O[r * N + c] - o) <= 1e-5 * oa + 1e-30);
+  const WgmmaCheckShape shapes[] = {{64, 64, 64, 64}, {64, 128, 128, 64},  {128, 64, 64, 128},
+                                    {128, 128, 128, 128}, {32, 64, 32, 64}, {32, 128, 32, 128}};
+  for (const auto& x : shapes) {
+    const auto A = random_bf16(size_t(64) * x.KS, rng), B = random_bf16(size_t(x.NS) * x.KS, rng);
+    const auto P = random_bf16(size_t(64) * x.KO, rng), V = random_bf16(size_t(x.KO) * x.NO, rng);
+    DevBuf<uint16_t> dA(A), dB(B), dP(P), dV(V);
+    DevBuf<float> dS(size_t(64) * x.NS), dO(size_t(64) * x.NO);
+    wgmma_check_products(x, dA.p, dB.p, dP.p, dV.p, dS.p, dO.p);
+    const auto S = dS.download(), O = dO.download();
+    // The products of two bf16 are exact in fp32; the error is the fp32 accumulation's, at most
+    // ~K ulps of the sum of |terms| (K <= 128: < 1e-5 of it). A wrong layout or stride moves
+    // whole rows, columns or k-blocks: errors of the order of the values themselves.
+    size_t bad_s = 0, bad_o = 0;
+    for (int r = 0; r < 64; ++r) {
+      for (int c = 0; c < x.NS; ++c) {
+        double s = 0, sa = 0;
+        for (int k = 0; k < x.KS; ++k) {
+          const double t = bf16_value(A[r * x.KS + k]) * bf16_value(B[c * x.KS + k]);
+          s += t, sa += std::fabs(t);
         }
-      INFO("N " << N << ", K " << K);
-      CHECK(bad_s == 0);
-      CHECK(bad_o == 0);
+        bad_s += !(std::fabs(S[r * x.NS + c] - s) <= 1e-5 * sa + 1e-30);
+      }
+      for (int c = 0; c < x.NO; ++c) {
+        double o = 0, oa = 0;
+        for (int k = 0; k < x.KO; ++k) {
+          const double t = bf16_value(P[r * x.KO + k]) * bf16_value(V[k * x.NO + c]);
+          o += t, oa += std::fabs(t);
+        }
+        bad_o += !(std::fabs(O[r * x.NO + c] - o) <= 1e-5 * oa + 1e-30);
+      }
     }
+    INFO("S (64, " << x.NS << ") over " << x.KS << ", O (64, " << x.NO << ") over " << x.KO);
+    CHECK(bad_s == 0);
+    CHECK(bad_o == 0);
+  }
 }
 
 }  // namespace popebench::test

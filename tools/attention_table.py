@@ -18,7 +18,10 @@ import sys
 
 from .json_input import load_json
 
-VARIANTS = (("bf16_flash", "mma.sync"), ("bf16_flash_wgmma", "wgmma"))
+# (JSON key, column name): the mma.sync kernels, the warpgroup forward and dQ kernel, and the
+# backward with its dK dV kernel on warpgroup products too (a backward only: its forward is the
+# warpgroup forward's).
+VARIANTS = (("bf16_flash", "mma.sync"), ("bf16_flash_wgmma", "wgmma"), ("bf16_flash_wgmma_kv", "wgmma with dK dV"))
 
 
 def fail(msg):
@@ -55,7 +58,9 @@ def torch_rows(doc, path):
 def times(row, key):
     """(fwd, bwd) in ms of one variant of a row, or None where the bench did not run it."""
     v = row.get(key) if row else None
-    if not isinstance(v, dict) or "fwd_ms" not in v or "bwd_ms" not in v:
+    if key == "bf16_flash_wgmma_kv" and isinstance(v, dict) and isinstance(row.get("bf16_flash_wgmma"), dict):
+        v = {"fwd_ms": row["bf16_flash_wgmma"].get("fwd_ms"), "bwd_ms": v.get("bwd_ms")}
+    if not isinstance(v, dict) or v.get("fwd_ms") is None or v.get("bwd_ms") is None:
         return None
     return float(v["fwd_ms"]), float(v["bwd_ms"])
 
@@ -93,7 +98,8 @@ def main(argv=None):
     head = ["T", "D", "PE"]
     if before is not None:
         head.append(f"{commit(before)} mma.sync fwd / bwd / sum")
-    head += [f"{commit(pb)} {name} fwd / bwd / sum" for _, name in VARIANTS]
+    variants = [(key, name) for key, name in VARIANTS if any(times(new[k], key) for k in keys)]  # those measured
+    head += [f"{commit(pb)} {name} fwd / bwd / sum" for _, name in variants]
     head += ["PyTorch fwd + bwd", "best / PyTorch"]
     print(f"GPU: {gpus.pop()}; ms, medians (popebench: {pb.get('iters')} iterations after {pb.get('warmup')} warm-ups)")
     print()
@@ -104,7 +110,7 @@ def main(argv=None):
         cols = [str(k[0]), str(k[1]), k[2]]
         if before is not None:
             cols.append(cell(times(old.get(k), "bf16_flash")))
-        measured = [times(r, key) for key, _ in VARIANTS]
+        measured = [times(r, key) for key, _ in variants]
         cols += [cell(t) for t in measured]
         sums = [t[0] + t[1] for t in measured if t is not None]
         torch_ms = ref.get(k)

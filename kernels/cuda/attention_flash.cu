@@ -236,35 +236,6 @@ __device__ __forceinline__ void start_query_rows(const FlashScratch& fs, int b, 
   async_copy::commit();
 }
 
-// P^T and dS^T = P^T o (dP^T - Di) of the dK dV kernel's tile, in place of S^T (st) and dP^T (dpt),
-// for a lane's two keys against the tile's 32 queries (from q0), with P = 2^(S log2 e - L) (L, Di:
-// the tile's rows, L in log2 units). Every element is computed and the masked ones (key after the
-// query, query past T, key among a padded row's left pads but its own) selected to 0: written as
-// a branch around the exp (as first), the compiler made ~30 PTX instructions and two branches of
-// each element, twice this; kSlope as the forward's (ALiBi's term only for ALiBi's heads).
-// first_key's rule inline: key s is seen from query t iff s <= t and (s >= key_start or s == t).
-template <bool kSlope, int NQ>
-__device__ __forceinline__ void dkdv_p_ds_tile(mma::Acc (&st)[NQ], mma::Acc (&dpt)[NQ], const int (&key)[2],
-                                               const float* L, const float* Di, int q0, int c2, int T, int key_start,
-                                               float slope) {
-#pragma unroll
-  for (int n = 0; n < NQ; ++n) {
-    const float2 l2 = *reinterpret_cast<const float2*>(L + 8 * n + c2);  // c2 is even: 8-byte aligned
-    const float2 di = *reinterpret_cast<const float2*>(Di + 8 * n + c2);
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const int s = key[e >> 1], t = q0 + 8 * n + c2 + (e & 1);
-      float x = st[n].v[e];
-      if constexpr (kSlope) x = x - slope * float(t - s);
-      const float p = ex2_approx(fmaf(x, kLog2e, -(e & 1 ? l2.y : l2.x)));
-      const float ds = p * (dpt[n].v[e] - (e & 1 ? di.y : di.x));
-      const bool seen = t < T && s <= t && (s >= key_start || s == t);
-      st[n].v[e] = seen ? p : 0.f;
-      dpt[n].v[e] = seen ? ds : 0.f;
-    }
-  }
-}
-
 template <int D, PEKind PE>
 __global__ void __launch_bounds__(kThreads)
     attention_bwd_flash_dkdv_kernel(AttentionArgs a, FlashScratch fs, const float* qkv, float* dqkv, float* ddelta_part) {
@@ -274,12 +245,10 @@ __global__ void __launch_bounds__(kThreads)
   const Sm sm(smem_raw);
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int g = lane >> 2, c2 = 2 * (lane & 3);
-  const int b = blockIdx.z, h = blockIdx.y, k0 = blockIdx.x * kTileK, T = a.T, C = a.H * D;
+  const int b = blockIdx.z, h = blockIdx.y, k0 = blockIdx.x * kTileK, T = a.T;
   const float slope = a.slopes ? a.slopes[h] : 0.f;
   const int key_start = a.key_start ? a.key_start[b] : 0;  // the first key past b's left pads
-  const Ptrs Pt{T, a.H, C};
   const int j0 = w * kRows;  // this warp's first key row in the block
-  const float* delta_h = head_delta(a, b, h, D);
   // The block's keys and values with the first query tile, one group of copies; each later
   // tile's copy starts before the tile before it is used.
   const size_t krow = fs.row(b, h, k0);
@@ -318,26 +287,9 @@ __global__ void __launch_bounds__(kThreads)
     }
     __syncthreads();  // every warp is done with this buffer (and, at the end, with the tiles)
   }
-  // dV as it is; dK' through the PE's backward (and PoPE's per-key delta terms), from fp32 rows
-  // in shared memory that reuse the tiles, which every warp is past (the loop's last barrier).
-  store_acc_rows(dk, sm.dK(), Sm::LK, j0, lane);
-  for (int i = 0; i < 2; ++i) {
-    if (key[i] >= T) continue;
-    float* vrow = dqkv + (size_t(b) * T + key[i]) * 3 * C + 2 * C + h * D;
-#pragma unroll
-    for (int n = 0; n < D / 8; ++n)  // 8-byte stores, as the forward's output
-      *reinterpret_cast<float2*>(vrow + 8 * n + c2) = make_float2(dv[n].v[2 * i], dv[n].v[2 * i + 1]);
-  }
-  __syncwarp();
-  for (int j = j0; j < j0 + kRows; ++j) {
-    const int s = k0 + j;
-    if (s >= T) break;
-    float* base = dqkv + (size_t(b) * T + s) * 3 * C + h * D;
-    // The table holds query angles, which are RoPE's key angles too; PoPE's keys take their own.
-    pe_backward_row<D, PE, true>(sm.dK() + j * Sm::LK, Pt.q(qkv, b, s, h, D) + C, s, a.theta, delta_h, a.n_rot,
-                                 base + C, ddelta_part ? ddelta_part + ((size_t(b) * T + s) * a.H + h) * D : nullptr, lane,
-                                 PE == PEKind::kPope ? nullptr : query_angles(a, s));
-  }
+  // dV, and dK' through the PE's backward, from fp32 rows in shared memory that reuse the tiles,
+  // which every warp is past (the loop's last barrier).
+  dkdv_rows_out<D, PE>(dk, dv, sm.dK(), Sm::LK, a, qkv, dqkv, ddelta_part, b, h, k0, j0, lane);
 }
 
 // Shared memory of the dQ kernel: the block's 64 queries (scaled, and dO, in bf16), two buffers of

@@ -207,6 +207,66 @@ __device__ __forceinline__ void dq_rows_out(mma::Acc (&dq)[NT], float mul, float
   }
 }
 
+// P^T and dS^T = P^T o (dP^T - Di) of a dK dV kernel's tile, in place of S^T (st) and dP^T (dpt),
+// for a lane's two keys against the tile's 8 NQ queries (from q0), with P = 2^(S log2 e - L) (L, Di:
+// the tile's rows, L in log2 units). Every element is computed and the masked ones (key after the
+// query, query past T, key among a padded row's left pads but its own) selected to 0: written as
+// a branch around the exp (as first), the compiler made ~30 PTX instructions and two branches of
+// each element, twice this; kSlope as the forward's (ALiBi's term only for ALiBi's heads).
+// first_key's rule inline: key s is seen from query t iff s <= t and (s >= key_start or s == t).
+template <bool kSlope, int NQ>
+__device__ __forceinline__ void dkdv_p_ds_tile(mma::Acc (&st)[NQ], mma::Acc (&dpt)[NQ], const int (&key)[2],
+                                               const float* L, const float* Di, int q0, int c2, int T, int key_start,
+                                               float slope) {
+#pragma unroll
+  for (int n = 0; n < NQ; ++n) {
+    const float2 l2 = *reinterpret_cast<const float2*>(L + 8 * n + c2);  // c2 is even: 8-byte aligned
+    const float2 di = *reinterpret_cast<const float2*>(Di + 8 * n + c2);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int s = key[e >> 1], t = q0 + 8 * n + c2 + (e & 1);
+      float x = st[n].v[e];
+      if constexpr (kSlope) x = x - slope * float(t - s);
+      const float p = ex2_approx(fmaf(x, kLog2e, -(e & 1 ? l2.y : l2.x)));
+      const float ds = p * (dpt[n].v[e] - (e & 1 ? di.y : di.x));
+      const bool seen = t < T && s <= t && (s >= key_start || s == t);
+      st[n].v[e] = seen ? p : 0.f;
+      dpt[n].v[e] = seen ? ds : 0.f;
+    }
+  }
+}
+
+// The end of both dK dV kernels: dV as it is, and dK' (the transformed keys' gradient) through the
+// PE's backward, with PoPE's per-key delta terms, for the warp's 16 keys from k0 + j0. dK_rows (64
+// rows of stride LK, fp32) is shared memory that reuses the tiles, which every warp is past.
+template <int D, PEKind PE, int NK>
+__device__ __forceinline__ void dkdv_rows_out(const mma::Acc (&dk)[NK], const mma::Acc (&dv)[D / 8], float* dK_rows,
+                                              int LK, const AttentionArgs& a, const float* qkv, float* dqkv,
+                                              float* ddelta_part, int b, int h, int k0, int j0, int lane) {
+  const int T = a.T, C = a.H * D, g = lane >> 2, c2 = 2 * (lane & 3);
+  const Ptrs Pt{T, a.H, C};
+  const float* delta_h = head_delta(a, b, h, D);
+  store_acc_rows(dk, dK_rows, LK, j0, lane);
+  for (int i = 0; i < 2; ++i) {
+    const int key = k0 + j0 + g + 8 * i;
+    if (key >= T) continue;
+    float* vrow = dqkv + (size_t(b) * T + key) * 3 * C + 2 * C + h * D;
+#pragma unroll
+    for (int n = 0; n < D / 8; ++n)  // 8-byte stores, as the forward's output
+      *reinterpret_cast<float2*>(vrow + 8 * n + c2) = make_float2(dv[n].v[2 * i], dv[n].v[2 * i + 1]);
+  }
+  __syncwarp();
+  for (int j = j0; j < j0 + kRows; ++j) {
+    const int s = k0 + j;
+    if (s >= T) break;
+    float* base = dqkv + (size_t(b) * T + s) * 3 * C + h * D;
+    // The table holds query angles, which are RoPE's key angles too; PoPE's keys take their own.
+    pe_backward_row<D, PE, true>(dK_rows + j * LK, Pt.q(qkv, b, s, h, D) + C, s, a.theta, delta_h, a.n_rot,
+                                 base + C, ddelta_part ? ddelta_part + ((size_t(b) * T + s) * a.H + h) * D : nullptr, lane,
+                                 PE == PEKind::kPope ? nullptr : query_angles(a, s));
+  }
+}
+
 // The end of both forwards: O / l and lse = m + log l of the lane's two rows (t_row) into out and
 // lse. One 8-byte store a lane and n-tile: the 4 lanes of a row fill a 32-byte sector (two 4-byte
 // stores used half of each sector per instruction: entry 034's excess sectors).

@@ -81,12 +81,13 @@ __device__ __forceinline__ void start_key_tile_sw128(const FlashScratch& fs, int
   async_copy::commit();
 }
 
-// The loop's head, the same in both kernels: the next tile's copies start (start_tile(k0, buf))
-// before this tile's are waited for, and their writes are made visible to every warp's products.
-template <typename Start>
-__device__ __forceinline__ void next_tile_in(int it, int tiles, int k0, int buf, Start&& start_tile) {
+// The loop's head, the same in every kernel: the next tile's copies start (start_tile(at + Step,
+// buf ^ 1)) before this tile's are waited for, and their writes are made visible to every warp's
+// products.
+template <int Step = kTileK, typename Start>
+__device__ __forceinline__ void next_tile_in(int it, int tiles, int at, int buf, Start&& start_tile) {
   if (it + 1 < tiles) {
-    start_tile(k0 + kTileK, buf ^ 1);
+    start_tile(at + Step, buf ^ 1);
     async_copy::wait<1>();
   } else {
     async_copy::wait<0>();
@@ -95,16 +96,16 @@ __device__ __forceinline__ void next_tile_in(int it, int tiles, int k0, int buf,
   __syncthreads();
 }
 
-// d (the block's 64 rows x the tile's 64 keys) = A B^T over W columns, A and B sw128 tiles of 64
-// rows (queries or dO; keys or values): W / 16 products, 16 columns an instruction, 32 bytes into
-// a 128-byte row of a column block. Issued, not waited for.
-template <int W>
-__device__ __forceinline__ void rows_times_keys(float (&d)[kTileK / 2], const unsigned char* A, const unsigned char* B) {
-  static_assert(kBlockQ == kTileK, "both tiles' column blocks are 64 rows x 128 bytes");
+// d (64 rows of A x NB rows of B) = A B^T over W columns, A an sw128 tile of 64 rows (queries or
+// dO; keys or values in the dK dV kernel), B one of NB rows (keys or values; queries or dO):
+// W / 16 products, 16 columns an instruction, 32 bytes into a 128-byte row of a column block (a
+// tile's column blocks are its rows x 128 bytes apart). Issued, not waited for.
+template <int W, int NB = kTileK>
+__device__ __forceinline__ void rows_times_keys(float (&d)[NB / 2], const unsigned char* A, const unsigned char* B) {
 #pragma unroll
   for (int kk = 0; kk < W / 16; ++kk) {
-    const int off = kk / 4 * kTileK * 128 + 32 * (kk % 4);
-    wg::mma_ss<kTileK>(d, wg::sw128_desc(A + off, 16, 1024), wg::sw128_desc(B + off, 16, 1024), kk > 0);
+    const int in = 32 * (kk % 4), off_a = kk / 4 * 64 * 128 + in, off_b = kk / 4 * NB * 128 + in;
+    wg::mma_ss<NB>(d, wg::sw128_desc(A + off_a, 16, 1024), wg::sw128_desc(B + off_b, 16, 1024), kk > 0);
   }
 }
 
@@ -114,16 +115,26 @@ __device__ __forceinline__ void rows_times_keys(float (&d)[kTileK / 2], const un
 // column blocks kTileK x 128 bytes apart. Issued, not waited for. The four A operands are packed
 // before the fence: registers written between a warpgroup's products make ptxas serialise them
 // (its C7519 note, "warpgroup.arrive is injected").
+// Split in two, over a tile of R rows, for a kernel that issues two such products as one group
+// (the dK dV kernel, R = 32 queries): both operands packed (pack_keys_operand), one fence, then
+// both issued (keys_times).
+template <int R>
+__device__ __forceinline__ void pack_keys_operand(mma::FragA (&a)[R / 16], const mma::Acc (&p)[R / 8]) {
+#pragma unroll
+  for (int j = 0; j < R / 16; ++j) a[j] = mma::pack_a_from_acc(p[2 * j], p[2 * j + 1]);
+}
+template <int N, int R>
+__device__ __forceinline__ void keys_times(float (&d)[N / 2], const mma::FragA (&a)[R / 16], const unsigned char* X) {
+#pragma unroll
+  for (int j = 0; j < R / 16; ++j) wg::mma_rs_mn<N>(d, a[j].r, wg::sw128_desc(X + 16 * j * 128, R * 128, 1024), 1);
+}
 template <int N>
 __device__ __forceinline__ void acc_times_keys(float (&d)[N / 2], const mma::Acc (&p)[kTileK / 8],
                                                const unsigned char* X) {
   mma::FragA a[kTileK / 16];
-#pragma unroll
-  for (int j = 0; j < kTileK / 16; ++j) a[j] = mma::pack_a_from_acc(p[2 * j], p[2 * j + 1]);
+  pack_keys_operand<kTileK>(a, p);
   wg::fence();
-#pragma unroll
-  for (int j = 0; j < kTileK / 16; ++j)
-    wg::mma_rs_mn<N>(d, a[j].r, wg::sw128_desc(X + 16 * j * 128, kTileK * 128, 1024), 1);
+  keys_times<N, kTileK>(d, a, X);
 }
 
 template <int D, PEKind PE>
@@ -276,6 +287,117 @@ __global__ void __launch_bounds__(kThreads)
   dq_rows_out<D, PE>(dq, mul, sm.dQ(), Sm::LK, sm.qt() + w * DQ, a, qkv, dqkv, dtemp_part, b, h, q0, r0, lane);
 }
 
+// The dK dV kernel's query tile: 32 queries, as attention_flash.cu's (kBwdQ). With 64 (S^T and
+// dP^T twice as wide) ptxas gave it 181 registers at D 64, none (2 blocks of 128 threads an SM)
+// and 516 bytes of spills for PoPE at D 128; with 32, 157 (3 blocks) and no spill anywhere
+// (PoPE at D 128: 254).
+constexpr int kWgBwdQ = 32;
+
+// Shared memory of the dK dV kernel: the block's (64, DQ) keys and (64, D) values, two buffers of
+// a query tile's (32, DQ) scaled queries and (32, D) dO, all sw128, then each buffer's lse (log2
+// units) and Di; after the loop, dK' as fp32 rows (64, DQ + 4) over the tiles.
+template <int D, PEKind PE>
+struct WgDkdvSmem {
+  static constexpr int DQ = Dims<D, PE>::DQ;
+  static_assert(DQ % 64 == 0 && D % 64 == 0, "sw128 tiles are whole 64-column blocks");
+  static constexpr int LK = DQ + 4;  // fp32 row stride of dK'
+  static constexpr uint32_t kKBytes = 2 * kTileK * DQ, kVBytes = 2 * kTileK * D;
+  static constexpr uint32_t kQBytes = 2 * kWgBwdQ * DQ, kdOBytes = 2 * kWgBwdQ * D;  // multiples of 1024
+  static constexpr uint32_t kTilesEnd = kKBytes + kVBytes + 2 * (kQBytes + kdOBytes);
+  static constexpr uint32_t kdKEnd = 4 * kTileK * LK;
+  static constexpr uint32_t kStats = kTilesEnd > kdKEnd ? kTilesEnd : kdKEnd;
+  static constexpr size_t bytes = 1024 + kStats + 2 * 2 * 4 * kWgBwdQ;
+
+  unsigned char* base;
+  __device__ explicit WgDkdvSmem(unsigned char* raw) : base(wg::align_1024(raw)) {}
+  __device__ unsigned char* K() const { return base; }
+  __device__ unsigned char* V() const { return base + kKBytes; }
+  __device__ unsigned char* Q(int i) const { return base + kKBytes + kVBytes + i * (kQBytes + kdOBytes); }
+  __device__ unsigned char* dO(int i) const { return Q(i) + kQBytes; }
+  __device__ float* L(int i) const { return reinterpret_cast<float*>(base + kStats) + 2 * kWgBwdQ * i; }
+  __device__ float* Di(int i) const { return L(i) + kWgBwdQ; }
+  __device__ float* dK() const { return reinterpret_cast<float*>(base); }
+};
+
+// dK' and dV of the block's 64 keys, as attention_flash.cu's dK dV kernel with its products on
+// warpgroup instructions: S^T = K Q^T and dP^T = V dO^T (64 keys x 32 queries) from the sw128
+// tiles (the keys' rows as A, the queries' as B), P^T and dS^T in registers
+// (attention_flash_tile.cuh's dkdv_p_ds_tile, which zeroes every element a key does not see), then
+// dV += P^T dO and dK' += dS^T Q with P^T and dS^T from registers and dO, Q as the MN-major
+// operands (a row per query). Every warp takes part in every product, so none skips a tile its
+// keys all follow (the mma.sync kernel's warps do): its P^T and dS^T are zeros.
+template <int D, PEKind PE>
+__global__ void __launch_bounds__(kThreads)
+    attention_bwd_flash_dkdv_wgmma_kernel(AttentionArgs a, FlashScratch fs, const float* qkv, float* dqkv,
+                                          float* ddelta_part) {
+  using Sm = WgDkdvSmem<D, PE>;
+  constexpr int DQ = Sm::DQ, NS = kWgBwdQ / 8;  // NS: n-tiles of S^T (8 queries each)
+  extern __shared__ unsigned char smem_raw[];
+  const Sm sm(smem_raw);
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int g = lane >> 2, c2 = 2 * (lane & 3);
+  const int b = blockIdx.z, h = blockIdx.y, k0 = blockIdx.x * kTileK, T = a.T;
+  const float slope = a.slopes ? a.slopes[h] : 0.f;
+  const int key_start = a.key_start ? a.key_start[b] : 0;
+  const int j0 = w * kRows;  // this warp's first key row in the block
+
+  auto start_tile = [&](int q0, int buf) {
+    const size_t row = fs.row(b, h, q0);
+    copy_rows_sw128<DQ, kWgBwdQ>(sm.Q(buf), fs.Q + row * DQ);
+    copy_rows_sw128<D, kWgBwdQ>(sm.dO(buf), fs.dO + row * D);
+    async_copy::copy_rows<kWgBwdQ, kWgBwdQ, 1, kThreads>(sm.L(buf), fs.L + row);
+    async_copy::copy_rows<kWgBwdQ, kWgBwdQ, 1, kThreads>(sm.Di(buf), fs.Di + row);
+    async_copy::commit();
+  };
+  {  // the block's keys and values, committed with the first query tile's copies
+    const size_t row = fs.row(b, h, k0);
+    copy_rows_sw128<DQ, kTileK>(sm.K(), fs.K + row * DQ);
+    copy_rows_sw128<D, kTileK>(sm.V(), fs.V + row * D);
+  }
+  start_tile(k0, 0);
+  const int key[2] = {k0 + j0 + g, k0 + j0 + g + 8};  // this lane's two keys (accumulator rows)
+  mma::Acc dk[DQ / 8], dv[D / 8];  // dK' (64, DQ) and dV (64, D): wgmma's accumulators
+  auto& dkf = reinterpret_cast<float(&)[DQ / 2]>(dk);
+  auto& dvf = reinterpret_cast<float(&)[D / 2]>(dv);
+  const int tiles = (T - k0 + kWgBwdQ - 1) / kWgBwdQ;  // the query tiles from the block's first key on
+  for (int it = 0; it < tiles; ++it) {
+    const int q0 = k0 + it * kWgBwdQ, buf = it & 1;
+    next_tile_in<kWgBwdQ>(it, tiles, q0, buf, start_tile);
+
+    // S^T = K Q^T and dP^T = V dO^T (64 keys x 32 queries each), one group of products.
+    mma::Acc st[NS], dpt[NS];
+    auto& stf = reinterpret_cast<float(&)[kWgBwdQ / 2]>(st);
+    auto& dptf = reinterpret_cast<float(&)[kWgBwdQ / 2]>(dpt);
+    wg::fence();
+    rows_times_keys<DQ, kWgBwdQ>(stf, sm.K(), sm.Q(buf));
+    rows_times_keys<D, kWgBwdQ>(dptf, sm.V(), sm.dO(buf));
+    wg::commit();
+    wg::wait<0>();
+    wg::fence_operands(stf);
+    wg::fence_operands(dptf);
+
+    // P^T (into st) and dS^T (into dpt), every element, the ones a key does not see zeroed.
+    if (slope != 0.f)
+      dkdv_p_ds_tile<true>(st, dpt, key, sm.L(buf), sm.Di(buf), q0, c2, T, key_start, slope);
+    else
+      dkdv_p_ds_tile<false>(st, dpt, key, sm.L(buf), sm.Di(buf), q0, c2, T, key_start, slope);
+
+    // dV += P^T dO and dK' += dS^T Q (the scaled queries: S = Q k', so dS/dk' = Q), one group.
+    mma::FragA pt[kWgBwdQ / 16], dst[kWgBwdQ / 16];
+    pack_keys_operand<kWgBwdQ>(pt, st);
+    pack_keys_operand<kWgBwdQ>(dst, dpt);
+    wg::fence();
+    keys_times<D, kWgBwdQ>(dvf, pt, sm.dO(buf));
+    keys_times<DQ, kWgBwdQ>(dkf, dst, sm.Q(buf));
+    wg::commit();
+    wg::wait<0>();
+    wg::fence_operands(dvf);
+    wg::fence_operands(dkf);
+    __syncthreads();  // every warp is done with this buffer (and, at the end, with the tiles)
+  }
+  dkdv_rows_out<D, PE>(dk, dv, sm.dK(), Sm::LK, a, qkv, dqkv, ddelta_part, b, h, k0, j0, lane);
+}
+
 template <int D, PEKind PE>
 void launch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
   static DeviceOnce once;
@@ -291,6 +413,24 @@ void launch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse
 }
 
 template <int D, PEKind PE>
+void launch_dkdv(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
+                 float* dqkv, float* ddelta_part, cudaStream_t s) {
+  static DeviceOnce once;
+  constexpr size_t bytes = WgDkdvSmem<D, PE>::bytes;
+  once.run([&] {
+    CUDA_CHECK(cudaFuncSetAttribute(attention_bwd_flash_dkdv_wgmma_kernel<D, PE>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  });
+  write_flash_copies(a, qkv, out, dout, lse, s);
+  const dim3 grid((a.T + kTileK - 1) / kTileK, a.H, a.B);
+  attention_bwd_flash_dkdv_wgmma_kernel<D, PE><<<grid, kThreads, bytes, s>>>(a, flash_scratch_of(a), qkv, dqkv,
+                                                                             ddelta_part);
+  CUDA_CHECK_LAUNCH("attention_bwd_flash_dkdv_wgmma");
+}
+
+// The backward: the copies and dK, dV (on warpgroup products with kKv, else attention_flash.cu's
+// mma.sync kernel), then the dQ kernel on warpgroup products.
+template <int D, PEKind PE, bool kKv>
 void launch_bwd(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
                 float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
   static DeviceOnce once;
@@ -299,7 +439,10 @@ void launch_bwd(const AttentionArgs& a, const float* qkv, const float* out, cons
     CUDA_CHECK(cudaFuncSetAttribute(attention_bwd_flash_dq_wgmma_kernel<D, PE>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   });
-  attention_bwd_flash_dkdv(a, qkv, out, dout, lse, dqkv, ddelta_part, s);  // the copies, dK, dV
+  if constexpr (kKv)
+    launch_dkdv<D, PE>(a, qkv, out, dout, lse, dqkv, ddelta_part, s);
+  else
+    attention_bwd_flash_dkdv(a, qkv, out, dout, lse, dqkv, ddelta_part, s);
   const dim3 grid((a.T + kBlockQ - 1) / kBlockQ, a.H, a.B);
   attention_bwd_flash_dq_wgmma_kernel<D, PE><<<grid, kThreads, bytes, s>>>(a, flash_scratch_of(a), qkv, dqkv, dtemp_part);
   CUDA_CHECK_LAUNCH("attention_bwd_flash_dq_wgmma");
@@ -318,14 +461,27 @@ void attention_fwd_flash_wgmma(const AttentionArgs& a, const float* qkv, float* 
   });
 }
 
-void attention_bwd_flash_wgmma(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
-                               const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
+namespace {
+template <bool kKv>
+void bwd_wgmma(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
+               float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
   if (!flash_wgmma_runs(a))
     throw CudaError("flash attention on warpgroup products: needs a compute capability 9.0 GPU and head dim 64 or "
                     "128 (got head dim " + std::to_string(a.D) + ")");
   for_head_dim_and_pe(std::integer_sequence<int, 64, 128>{}, a, "flash attention (wgmma)", [&](auto d, auto pe) {
-    launch_bwd<decltype(d)::value, decltype(pe)::value>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
+    launch_bwd<decltype(d)::value, decltype(pe)::value, kKv>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
   });
+}
+}  // namespace
+
+void attention_bwd_flash_wgmma(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
+                               const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s) {
+  bwd_wgmma<false>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
+}
+void attention_bwd_flash_wgmma_kv(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
+                                  const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part,
+                                  cudaStream_t s) {
+  bwd_wgmma<true>(a, qkv, out, dout, lse, dqkv, ddelta_part, dtemp_part, s);
 }
 
 }  // namespace popebench::cuda::attn

@@ -16,5 +16,11 @@ void attention_fwd_flash_wgmma(const AttentionArgs& a, const float* qkv, float* 
 // and the dK, dV kernel are attention_flash.cu's).
 void attention_bwd_flash_wgmma(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
                                const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s);
+// The same with the dK, dV kernel on warpgroup products too (bench/log/038): timed by bench and
+// checked by the GPU tests beside the above; not what attention_bwd runs until a GPU run has shown
+// it right and faster.
+void attention_bwd_flash_wgmma_kv(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
+                                  const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part,
+                                  cudaStream_t s);
 
 }  // namespace popebench::cuda::attn
