@@ -80,7 +80,7 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   // The flash kernels on bf16 tensor cores (AttentionArgs::bf16_flash), with the angle table as
   // the model gives it (filled once: it holds no parameter). Both families are called directly,
   // so that each is timed on a GPU that runs both: the mma.sync kernels (attention_flash.cu) and,
-  // where this GPU runs them, the warpgroup ones (attention_flash_wgmma.cu, bench/log/037), which
+  // where this GPU runs them, the warpgroup ones (attention_flash_wgmma_*.cu, bench/log/037), which
   // are what attention_fwd / attention_bwd run there.
   a.bf16_flash = true;
   a.angle_scratch = flash_angle_floats > 0 ? angles : nullptr;

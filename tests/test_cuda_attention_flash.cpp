@@ -210,7 +210,7 @@ void check_flash(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0, boo
     INFO("d log-temperature: kernel " << got << ", naive bf16 " << nai);
     CHECK(got <= 2 * nai + 1e-5);
   }
-  // attention_fwd / attention_bwd (above) run the warpgroup kernels (attention_flash_wgmma.cu)
+  // attention_fwd / attention_bwd (above) run the warpgroup kernels (attention_flash_wgmma_*.cu)
   // where this GPU runs them (head dims 64 and 128 on compute capability 9.0), the mma.sync kernels
   // (attention_flash.cu) elsewhere. Where both run, the family the dispatch did not take is
   // checked here, called directly, against the same reference and tolerances (their rounding

@@ -29,7 +29,7 @@
 // then runs on fp32 rows of dK' and dQ in shared memory (attention_common.cuh's pe_backward_row).
 //
 // The tile sizes, the forward's softmax and output rows, and the dQ kernel's dS and end are shared
-// with the kernels on Hopper's warpgroup products (attention_flash_wgmma.cu) in
+// with the kernels on Hopper's warpgroup products (attention_flash_wgmma_fwd.cu, _bwd.cu) in
 // attention_flash_tile.cuh.
 
 #include <cuda_bf16.h>

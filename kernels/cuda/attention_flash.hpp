@@ -13,7 +13,7 @@ void attention_fwd_flash(const AttentionArgs& a, const float* qkv, float* out, f
 void attention_bwd_flash(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
                          const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s);
 // Its copies and dK, dV kernel alone (dK, dV and PoPE's per-key delta terms into dqkv and
-// ddelta_part), leaving dQ to attention_flash_wgmma.cu's kernel, which reads the same copies.
+// ddelta_part), leaving dQ to attention_flash_wgmma_bwd.cu's kernel, which reads the same copies.
 void attention_bwd_flash_dkdv(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
                               const float* lse, float* dqkv, float* ddelta_part, cudaStream_t s);
 

@@ -1,5 +1,5 @@
 // What the flash kernels on mma.sync (attention_flash.cu) and on Hopper's warpgroup products
-// (attention_flash_wgmma.cu) share, all on the same registers (the m16n8 accumulator layout, which
+// (attention_flash_wgmma_fwd.cu, _bwd.cu) share, all on the same registers (the m16n8 accumulator layout, which
 // wgmma's accumulators repeat per warp): the tile sizes, the whole-tile rule, the forward's online
 // softmax and output rows, and the dQ kernels' dS and end (the PE's backward on fp32 rows).
 #pragma once

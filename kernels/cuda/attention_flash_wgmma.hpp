@@ -1,5 +1,5 @@
-// The flash forward and dQ kernel on Hopper's warpgroup products (attention_flash_wgmma.cu, built
-// for sm_90a only): the same inputs, outputs and copies as attn::attention_fwd_flash and
+// The flash forward and dQ kernel on Hopper's warpgroup products (attention_flash_wgmma_fwd.cu,
+// _bwd.cu; built for sm_90a only): the same inputs, outputs and copies as attn::attention_fwd_flash and
 // attention_bwd_flash (attention_flash.hpp; a.bf16_flash, the flash scratch), head dims 64 and 128
 // on a compute capability 9.0 GPU, where attention_fwd / attention_bwd run them.
 #pragma once

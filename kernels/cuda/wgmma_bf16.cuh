@@ -1,7 +1,7 @@
 // bf16 warpgroup products on sm_90 (PTX wgmma.mma_async): a warpgroup (4 consecutive warps, 128
 // threads) computes D (64 x N, fp32) += A (64 x 16) B (16 x N) in one asynchronous instruction,
 // B always from shared memory, A from shared memory (mma_ss) or from registers (mma_rs_mn). Used
-// by the flash forward and dQ kernel of attention_flash_wgmma.cu (bench/log/037: mma.sync leaves
+// by the flash kernels of attention_flash_wgmma_fwd.cu and _bwd.cu (bench/log/037: mma.sync leaves
 // the flash kernels bound by the instructions they issue); tests/test_cuda_wgmma.cpp checks the
 // layouts below on a GPU on their own.
 //

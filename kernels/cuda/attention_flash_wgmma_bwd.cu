@@ -1,194 +1,23 @@
-// The flash forward on Hopper's warpgroup products (wgmma, sm_90a; kernels/cuda/wgmma_bf16.cuh),
-// head dims 64 and 128: the loop of attention_flash.cu's forward (a block owns 64 query rows,
-// streams the keys in tiles of 64 from the call's bf16 copies through two cp.async buffers, the
-// online softmax in fp32 registers), with each tile's two products issued as warpgroup
-// instructions instead of 64 mma.sync a warp: S = Q K^T as DQ / 16 instructions of 64 x 64 x 16
-// reading Q and K from shared memory, and O += P V as 4 of 64 x D x 16 with P from the registers
-// the softmax left it in. Why: bench/log/034 and 036 found the mma.sync forward bound by the
-// instructions it issues; a wgmma replaces 32 of them, and the tensor cores read the tiles
-// themselves (no ldmatrix). The tiles are stored 128-byte-swizzled (the layout wgmma reads).
-//
-// Scores and outputs sit in the same registers as in the mma.sync kernel (wgmma's accumulators
-// repeat the m16n8 layout per warp), so the mask, ALiBi's term and the online softmax are
-// attention_flash_tile.cuh's, shared with it. Every warp takes part in every product (they are
-// warpgroup instructions): a warp whose rows all precede a tile gets P = 0 from the general
-// softmax path, which masks them. Built for sm_90a only (popebench_flash_wgmma in CMakeLists.txt).
-// attention_fwd / attention_bwd run it wherever it runs (bench/log/037, one H100: every flash GPU
-// test passed; forward 1.30x, backward 1.19x the mma.sync kernels at T 4096, D 64).
-//
-// The dQ kernel of the backward the same way (S = Q K^T and dP = dO V^T from the tiles, dQ += dS K
-// with dS from registers and K as the MN-major operand); the backward's copies and its dK, dV
-// kernel stay attention_flash.cu's (attention_bwd_flash_dkdv).
+// The flash backward's kernels on Hopper's warpgroup products (wgmma, sm_90a), head dims 64 and
+// 128, each attention_flash.cu's kernel with its products as warpgroup instructions from
+// 128-byte-swizzled tiles (attention_flash_wgmma_tile.cuh):
+//   dQ     S = Q K^T and dP = dO V^T from the tiles, dQ += dS K with dS from registers and K as
+//          the MN-major operand (bench/log/037: what attention_bwd runs on Hopper, beside
+//          attention_flash.cu's copies and dK, dV kernel);
+//   dK dV  S^T = K Q^T and dP^T = V dO^T, dV += P^T dO and dK' += dS^T Q (bench/log/038: built,
+//          reached only as attention_bwd_flash_wgmma_kv until a GPU run shows it right and
+//          faster).
 
 #include "kernels/cuda/attention_flash_wgmma.hpp"
 
-#include <cuda_bf16.h>
+#include <string>
 
 #include "kernels/cuda/attention_common.cuh"
-#include "kernels/cuda/attention_flash_scratch.cuh"
-#include "kernels/cuda/attention_flash_tile.cuh"
-#include "kernels/cuda/cp_async.cuh"
-#include "kernels/cuda/mma_bf16.cuh"
-#include "kernels/cuda/wgmma_bf16.cuh"
+#include "kernels/cuda/attention_flash_wgmma_tile.cuh"
 
 namespace popebench::cuda::attn {
 
 namespace {
-
-using bf16 = __nv_bfloat16;
-namespace wg = wgmma;
-
-// Shared memory: the block's (64, DQ) queries, then two buffers of a tile's (64, DQ) keys and
-// (64, D) values, every tile sw128 (column blocks of 64 rows x 128 bytes, each a multiple of 1024
-// bytes, so every tile starts on the swizzle's 1024-byte repeat); 1024 bytes of slack to align
-// the start.
-template <int D, PEKind PE>
-struct WgFwdSmem {
-  static constexpr int DQ = Dims<D, PE>::DQ;
-  static_assert(DQ % 64 == 0 && D % 64 == 0, "sw128 tiles are whole 64-column blocks");
-  static constexpr uint32_t kQBytes = 2 * kBlockQ * DQ, kKBytes = 2 * kTileK * DQ, kVBytes = 2 * kTileK * D;
-  static constexpr size_t bytes = 1024 + kQBytes + 2 * (kKBytes + kVBytes);
-
-  unsigned char* base;
-  __device__ explicit WgFwdSmem(unsigned char* raw) : base(wg::align_1024(raw)) {}
-  __device__ unsigned char* Q() const { return base; }
-  __device__ unsigned char* K(int i) const { return base + kQBytes + i * (kKBytes + kVBytes); }
-  __device__ unsigned char* V(int i) const { return K(i) + kKBytes; }
-};
-
-// The block's threads start cp.async copies of Rows rows of W bf16 (rows contiguous in src) into
-// an sw128 tile; each thread keeps one 16-byte column chunk and steps down the rows.
-template <int W, int Rows>
-__device__ __forceinline__ void copy_rows_sw128(unsigned char* tile, const bf16* src) {
-  constexpr int kChunks = W / 8;
-  static_assert(kThreads % kChunks == 0 && Rows * kChunks % kThreads == 0, "whole rows per pass");
-  const int c = threadIdx.x % kChunks, r0 = threadIdx.x / kChunks;
-#pragma unroll
-  for (int j = 0; j < Rows * kChunks / kThreads; ++j) {
-    const int r = r0 + j * (kThreads / kChunks);
-    async_copy::copy16(tile + wg::sw128_offset(Rows, r, 8 * c), src + size_t(r) * W + 8 * c);
-  }
-}
-
-// Starts the block's copies of key tile k0 (keys and values, from the call's copies) into sw128
-// tiles K and V, and commits them.
-template <int D, int DQ>
-__device__ __forceinline__ void start_key_tile_sw128(const FlashScratch& fs, int b, int h, int k0, unsigned char* K,
-                                                     unsigned char* V) {
-  const size_t row = fs.row(b, h, k0);
-  copy_rows_sw128<DQ, kTileK>(K, fs.K + row * DQ);
-  copy_rows_sw128<D, kTileK>(V, fs.V + row * D);
-  async_copy::commit();
-}
-
-// The loop's head, the same in every kernel: the next tile's copies start (start_tile(at + Step,
-// buf ^ 1)) before this tile's are waited for, and their writes are made visible to every warp's
-// products.
-template <int Step = kTileK, typename Start>
-__device__ __forceinline__ void next_tile_in(int it, int tiles, int at, int buf, Start&& start_tile) {
-  if (it + 1 < tiles) {
-    start_tile(at + Step, buf ^ 1);
-    async_copy::wait<1>();
-  } else {
-    async_copy::wait<0>();
-  }
-  wg::fence_proxy_async();  // the copies' writes, before the tensor cores read them
-  __syncthreads();
-}
-
-// d (64 rows of A x NB rows of B) = A B^T over W columns, A an sw128 tile of 64 rows (queries or
-// dO; keys or values in the dK dV kernel), B one of NB rows (keys or values; queries or dO):
-// W / 16 products, 16 columns an instruction, 32 bytes into a 128-byte row of a column block (a
-// tile's column blocks are its rows x 128 bytes apart). Issued, not waited for.
-template <int W, int NB = kTileK>
-__device__ __forceinline__ void rows_times_keys(float (&d)[NB / 2], const unsigned char* A, const unsigned char* B) {
-#pragma unroll
-  for (int kk = 0; kk < W / 16; ++kk) {
-    const int in = 32 * (kk % 4), off_a = kk / 4 * 64 * 128 + in, off_b = kk / 4 * NB * 128 + in;
-    wg::mma_ss<NB>(d, wg::sw128_desc(A + off_a, 16, 1024), wg::sw128_desc(B + off_b, 16, 1024), kk > 0);
-  }
-}
-
-// d (the block's 64 rows x N) += P X over the tile's 64 keys, P in the registers of a (64, 64)
-// accumulator (rounded to bf16), X an sw128 tile of 64 key rows, N wide, as the MN-major operand
-// (the values for O += P V, the keys for dQ += dS K): 16 keys an instruction from row 16 j, the
-// column blocks kTileK x 128 bytes apart. Issued, not waited for. The four A operands are packed
-// before the fence: registers written between a warpgroup's products make ptxas serialise them
-// (its C7519 note, "warpgroup.arrive is injected").
-// Split in two, over a tile of R rows, for a kernel that issues two such products as one group
-// (the dK dV kernel, R = 32 queries): both operands packed (pack_keys_operand), one fence, then
-// both issued (keys_times).
-template <int R>
-__device__ __forceinline__ void pack_keys_operand(mma::FragA (&a)[R / 16], const mma::Acc (&p)[R / 8]) {
-#pragma unroll
-  for (int j = 0; j < R / 16; ++j) a[j] = mma::pack_a_from_acc(p[2 * j], p[2 * j + 1]);
-}
-template <int N, int R>
-__device__ __forceinline__ void keys_times(float (&d)[N / 2], const mma::FragA (&a)[R / 16], const unsigned char* X) {
-#pragma unroll
-  for (int j = 0; j < R / 16; ++j) wg::mma_rs_mn<N>(d, a[j].r, wg::sw128_desc(X + 16 * j * 128, R * 128, 1024), 1);
-}
-template <int N>
-__device__ __forceinline__ void acc_times_keys(float (&d)[N / 2], const mma::Acc (&p)[kTileK / 8],
-                                               const unsigned char* X) {
-  mma::FragA a[kTileK / 16];
-  pack_keys_operand<kTileK>(a, p);
-  wg::fence();
-  keys_times<N, kTileK>(d, a, X);
-}
-
-template <int D, PEKind PE>
-__global__ void __launch_bounds__(kThreads)
-    attention_fwd_flash_wgmma_kernel(AttentionArgs a, FlashScratch fs, float* out, float* lse) {
-  using Sm = WgFwdSmem<D, PE>;
-  constexpr int DQ = Sm::DQ;
-  constexpr int NS = kTileK / 8, NO = D / 8;  // the n-tiles (8 columns each) of S and of O
-  extern __shared__ unsigned char smem_raw[];
-  const Sm sm(smem_raw);
-  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-  const int g = lane >> 2, c2 = 2 * (lane & 3);
-  const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kBlockQ, T = a.T;
-  const float slope = a.slopes ? a.slopes[h] : 0.f;
-  const int key_start = a.key_start ? a.key_start[b] : 0;
-  const int r0 = w * kRows;
-
-  auto start_tile = [&](int k0, int buf) { start_key_tile_sw128<D, DQ>(fs, b, h, k0, sm.K(buf), sm.V(buf)); };
-  copy_rows_sw128<DQ, kBlockQ>(sm.Q(), fs.Q + fs.row(b, h, q0) * DQ);
-  start_tile(0, 0);
-  int t_row[2], first[2];
-  lane_rows(a, b, q0, r0, g, t_row, first);
-  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
-  mma::Acc o[NO];  // O: the warp's (16, D), as (16, 8) tiles; wgmma's (64, D) accumulator
-  static_assert(sizeof(o) == sizeof(float) * D / 2, "wgmma's accumulator: D / 2 floats a thread");
-  auto& of = reinterpret_cast<float(&)[D / 2]>(o);
-
-  const int warp_last_row = warp_last_row_of(q0, r0, T), tiles = key_tiles_of(q0, T);
-  for (int it = 0; it < tiles; ++it) {
-    const int k0 = it * kTileK, buf = it & 1;
-    next_tile_in(it, tiles, k0, buf, start_tile);
-
-    // S = Q K^T (64 x 64).
-    mma::Acc s[NS];
-    auto& sf = reinterpret_cast<float(&)[kTileK / 2]>(s);
-    wg::fence();
-    rows_times_keys<DQ>(sf, sm.Q(), sm.K(buf));
-    wg::commit();
-    wg::wait<0>();
-    wg::fence_operands(sf);
-
-    online_softmax_any(whole_tile(k0, q0 + r0, warp_last_row, key_start), s, m, l, o, t_row, first, k0, c2, T,
-                       slope);
-
-    // O += P V, P from S's registers (rounded to bf16), V as the MN-major operand.
-    acc_times_keys<D>(of, s, sm.V(buf));
-    wg::commit();
-    wg::wait<0>();
-    wg::fence_operands(of);
-    __syncthreads();  // every warp is done with this buffer before the next iteration refills it
-  }
-
-  out_rows<D>(o, m, l, t_row, a, b, h, c2, lane, out, lse);
-}
 
 // Shared memory of the dQ kernel: the block's (64, DQ) scaled queries and (64, D) dO, two buffers
 // of a key tile's (64, DQ) keys and (64, D) values, all sw128, then the queries' lse (log2 units)
@@ -399,20 +228,6 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 template <int D, PEKind PE>
-void launch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
-  static DeviceOnce once;
-  constexpr size_t bytes = WgFwdSmem<D, PE>::bytes;
-  once.run([&] {
-    CUDA_CHECK(cudaFuncSetAttribute(attention_fwd_flash_wgmma_kernel<D, PE>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  });
-  write_flash_copies(a, qkv, nullptr, nullptr, nullptr, s);
-  const dim3 grid((a.T + kBlockQ - 1) / kBlockQ, a.H, a.B);
-  attention_fwd_flash_wgmma_kernel<D, PE><<<grid, kThreads, bytes, s>>>(a, flash_scratch_of(a), out, lse);
-  CUDA_CHECK_LAUNCH("attention_fwd_flash_wgmma");
-}
-
-template <int D, PEKind PE>
 void launch_dkdv(const AttentionArgs& a, const float* qkv, const float* out, const float* dout, const float* lse,
                  float* dqkv, float* ddelta_part, cudaStream_t s) {
   static DeviceOnce once;
@@ -449,17 +264,6 @@ void launch_bwd(const AttentionArgs& a, const float* qkv, const float* out, cons
 }
 
 }  // namespace
-
-bool flash_wgmma_runs(const AttentionArgs& a) { return (a.D == 64 || a.D == 128) && wg::device_runs_wgmma(); }
-
-void attention_fwd_flash_wgmma(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
-  if (!flash_wgmma_runs(a))
-    throw CudaError("flash attention on warpgroup products: needs a compute capability 9.0 GPU and head dim 64 or "
-                    "128 (got head dim " + std::to_string(a.D) + ")");
-  for_head_dim_and_pe(std::integer_sequence<int, 64, 128>{}, a, "flash attention (wgmma)", [&](auto d, auto pe) {
-    launch_fwd<decltype(d)::value, decltype(pe)::value>(a, qkv, out, lse, s);
-  });
-}
 
 namespace {
 template <bool kKv>

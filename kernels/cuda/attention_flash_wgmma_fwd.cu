@@ -1,0 +1,129 @@
+// The flash forward on Hopper's warpgroup products (wgmma, sm_90a; kernels/cuda/wgmma_bf16.cuh),
+// head dims 64 and 128: the loop of attention_flash.cu's forward (a block owns 64 query rows,
+// streams the keys in tiles of 64 from the call's bf16 copies through two cp.async buffers, the
+// online softmax in fp32 registers), with each tile's two products issued as warpgroup
+// instructions instead of 64 mma.sync a warp: S = Q K^T as DQ / 16 instructions of 64 x 64 x 16
+// reading Q and K from shared memory, and O += P V as 4 of 64 x D x 16 with P from the registers
+// the softmax left it in. Why: bench/log/034 and 036 found the mma.sync forward bound by the
+// instructions it issues; a wgmma replaces 32 of them, and the tensor cores read the tiles
+// themselves (no ldmatrix). The tiles are stored 128-byte-swizzled (the layout wgmma reads).
+//
+// Scores and outputs sit in the same registers as in the mma.sync kernel (wgmma's accumulators
+// repeat the m16n8 layout per warp), so the mask, ALiBi's term and the online softmax are
+// attention_flash_tile.cuh's, shared with it. Every warp takes part in every product (they are
+// warpgroup instructions): a warp whose rows all precede a tile gets P = 0 from the general
+// softmax path, which masks them. Built for sm_90a only (popebench_flash_wgmma in CMakeLists.txt).
+// attention_fwd / attention_bwd run it wherever it runs (bench/log/037, one H100: every flash GPU
+// test passed; forward 1.30x, backward 1.19x the mma.sync kernels at T 4096, D 64). The backward's
+// kernels: attention_flash_wgmma_bwd.cu.
+
+#include "kernels/cuda/attention_flash_wgmma.hpp"
+
+#include <string>
+
+#include "kernels/cuda/attention_common.cuh"
+#include "kernels/cuda/attention_flash_wgmma_tile.cuh"
+
+namespace popebench::cuda::attn {
+
+namespace {
+
+// Shared memory: the block's (64, DQ) queries, then two buffers of a tile's (64, DQ) keys and
+// (64, D) values, every tile sw128 (column blocks of 64 rows x 128 bytes, each a multiple of 1024
+// bytes, so every tile starts on the swizzle's 1024-byte repeat); 1024 bytes of slack to align
+// the start.
+template <int D, PEKind PE>
+struct WgFwdSmem {
+  static constexpr int DQ = Dims<D, PE>::DQ;
+  static_assert(DQ % 64 == 0 && D % 64 == 0, "sw128 tiles are whole 64-column blocks");
+  static constexpr uint32_t kQBytes = 2 * kBlockQ * DQ, kKBytes = 2 * kTileK * DQ, kVBytes = 2 * kTileK * D;
+  static constexpr size_t bytes = 1024 + kQBytes + 2 * (kKBytes + kVBytes);
+
+  unsigned char* base;
+  __device__ explicit WgFwdSmem(unsigned char* raw) : base(wg::align_1024(raw)) {}
+  __device__ unsigned char* Q() const { return base; }
+  __device__ unsigned char* K(int i) const { return base + kQBytes + i * (kKBytes + kVBytes); }
+  __device__ unsigned char* V(int i) const { return K(i) + kKBytes; }
+};
+
+template <int D, PEKind PE>
+__global__ void __launch_bounds__(kThreads)
+    attention_fwd_flash_wgmma_kernel(AttentionArgs a, FlashScratch fs, float* out, float* lse) {
+  using Sm = WgFwdSmem<D, PE>;
+  constexpr int DQ = Sm::DQ;
+  constexpr int NS = kTileK / 8, NO = D / 8;  // the n-tiles (8 columns each) of S and of O
+  extern __shared__ unsigned char smem_raw[];
+  const Sm sm(smem_raw);
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int g = lane >> 2, c2 = 2 * (lane & 3);
+  const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kBlockQ, T = a.T;
+  const float slope = a.slopes ? a.slopes[h] : 0.f;
+  const int key_start = a.key_start ? a.key_start[b] : 0;
+  const int r0 = w * kRows;
+
+  auto start_tile = [&](int k0, int buf) { start_key_tile_sw128<D, DQ>(fs, b, h, k0, sm.K(buf), sm.V(buf)); };
+  copy_rows_sw128<DQ, kBlockQ>(sm.Q(), fs.Q + fs.row(b, h, q0) * DQ);
+  start_tile(0, 0);
+  int t_row[2], first[2];
+  lane_rows(a, b, q0, r0, g, t_row, first);
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
+  mma::Acc o[NO];  // O: the warp's (16, D), as (16, 8) tiles; wgmma's (64, D) accumulator
+  static_assert(sizeof(o) == sizeof(float) * D / 2, "wgmma's accumulator: D / 2 floats a thread");
+  auto& of = reinterpret_cast<float(&)[D / 2]>(o);
+
+  const int warp_last_row = warp_last_row_of(q0, r0, T), tiles = key_tiles_of(q0, T);
+  for (int it = 0; it < tiles; ++it) {
+    const int k0 = it * kTileK, buf = it & 1;
+    next_tile_in(it, tiles, k0, buf, start_tile);
+
+    // S = Q K^T (64 x 64).
+    mma::Acc s[NS];
+    auto& sf = reinterpret_cast<float(&)[kTileK / 2]>(s);
+    wg::fence();
+    rows_times_keys<DQ>(sf, sm.Q(), sm.K(buf));
+    wg::commit();
+    wg::wait<0>();
+    wg::fence_operands(sf);
+
+    online_softmax_any(whole_tile(k0, q0 + r0, warp_last_row, key_start), s, m, l, o, t_row, first, k0, c2, T,
+                       slope);
+
+    // O += P V, P from S's registers (rounded to bf16), V as the MN-major operand.
+    acc_times_keys<D>(of, s, sm.V(buf));
+    wg::commit();
+    wg::wait<0>();
+    wg::fence_operands(of);
+    __syncthreads();  // every warp is done with this buffer before the next iteration refills it
+  }
+
+  out_rows<D>(o, m, l, t_row, a, b, h, c2, lane, out, lse);
+}
+
+template <int D, PEKind PE>
+void launch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
+  static DeviceOnce once;
+  constexpr size_t bytes = WgFwdSmem<D, PE>::bytes;
+  once.run([&] {
+    CUDA_CHECK(cudaFuncSetAttribute(attention_fwd_flash_wgmma_kernel<D, PE>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  });
+  write_flash_copies(a, qkv, nullptr, nullptr, nullptr, s);
+  const dim3 grid((a.T + kBlockQ - 1) / kBlockQ, a.H, a.B);
+  attention_fwd_flash_wgmma_kernel<D, PE><<<grid, kThreads, bytes, s>>>(a, flash_scratch_of(a), out, lse);
+  CUDA_CHECK_LAUNCH("attention_fwd_flash_wgmma");
+}
+
+}  // namespace
+
+bool flash_wgmma_runs(const AttentionArgs& a) { return (a.D == 64 || a.D == 128) && wg::device_runs_wgmma(); }
+
+void attention_fwd_flash_wgmma(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
+  if (!flash_wgmma_runs(a))
+    throw CudaError("flash attention on warpgroup products: needs a compute capability 9.0 GPU and head dim 64 or "
+                    "128 (got head dim " + std::to_string(a.D) + ")");
+  for_head_dim_and_pe(std::integer_sequence<int, 64, 128>{}, a, "flash attention (wgmma)", [&](auto d, auto pe) {
+    launch_fwd<decltype(d)::value, decltype(pe)::value>(a, qkv, out, lse, s);
+  });
+}
+
+}  // namespace popebench::cuda::attn
