@@ -21,6 +21,7 @@
 // Angles t * theta_c (+ delta) are formed in double and reduced mod 2 pi before sincosf: in fp32,
 // t * theta at t = 4096 carries an absolute error of ~5e-4 rad, in double ~1e-12.
 #include "kernels/cuda/attention_common.cuh"
+#include "kernels/cuda/attention_flash.hpp"
 #include "kernels/cuda/attention_flash_wgmma.hpp"
 
 namespace popebench::cuda {

@@ -12,7 +12,6 @@
 
 #include <cuda_bf16.h>
 
-#include "kernels/cuda/attention_flash.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/kernels.hpp"
 

@@ -32,6 +32,8 @@
 // with the kernels on Hopper's warpgroup products (attention_flash_wgmma_fwd.cu, _bwd.cu) in
 // attention_flash_tile.cuh.
 
+#include "kernels/cuda/attention_flash.hpp"
+
 #include <cuda_bf16.h>
 
 #include "kernels/cuda/attention_common.cuh"

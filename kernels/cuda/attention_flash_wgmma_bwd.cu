@@ -13,6 +13,7 @@
 #include <string>
 
 #include "kernels/cuda/attention_common.cuh"
+#include "kernels/cuda/attention_flash.hpp"
 #include "kernels/cuda/attention_flash_wgmma_tile.cuh"
 
 namespace popebench::cuda::attn {
