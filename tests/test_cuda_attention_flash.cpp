@@ -221,6 +221,13 @@ void check_flash(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0, boo
     cuda::attn::attention_fwd_flash_wgmma(a, d_qkv.p, ow.p, lw.p, nullptr);
     CHECK(count_differing_bits(ow.download(), out) == 0);
     CHECK(count_differing_bits(lw.download(), lse) == 0);
+    // Two warpgroups a block (bench/log/039): each computes its 64 rows with the one-group
+    // kernel's instructions in the same order, so the same bits.
+    DevBuf<float> o2g(size_t(B) * T * C), l2g(size_t(B) * H * T);
+    cuda::attn::attention_fwd_flash_wgmma(a, d_qkv.p, o2g.p, l2g.p, nullptr, 2);
+    INFO("two warpgroups a block");
+    CHECK(count_differing_bits(o2g.download(), out) == 0);
+    CHECK(count_differing_bits(l2g.download(), lse) == 0);
     DevBuf<float> om(size_t(B) * T * C), lm(size_t(B) * H * T), om2(size_t(B) * T * C), lm2(size_t(B) * H * T);
     cuda::attn::attention_fwd_flash(a, d_qkv.p, om.p, lm.p, nullptr);
     cuda::attn::attention_fwd_flash(a, d_qkv.p, om2.p, lm2.p, nullptr);

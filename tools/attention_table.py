@@ -8,7 +8,7 @@ shape, and against the same kernels of an older binary where one is given (`--be
 
 One row a (T, D, PE): fwd and bwd in ms, fwd + bwd, PyTorch's fwd + bwd (SDPA for none, RoPE's
 rotation then SDPA, PoPE materialised then SDPA: torch_attention.py), and the ratio of
-popebench's fastest flash variant to PyTorch (above 1: slower). popebench's times include the
+popebench's fastest forward plus fastest backward to PyTorch (above 1: slower). popebench's times include the
 copies each call makes (the transformed rows in bf16: its inputs are the model's fp32
 activations); PyTorch's inputs are bf16 already. The files must come from one kind of GPU
 (refused otherwise: only numbers of one card in one command compare). Exit 2 on bad input.
@@ -18,11 +18,11 @@ import sys
 
 from .json_input import load_json
 
-# (JSON key, column name): the mma.sync kernels, the warpgroup forward and dQ kernel, and the
-# backward with its dK dV kernel on warpgroup products too (a backward only: its forward is the
-# warpgroup forward's).
-VARIANTS = (("bf16_flash", "mma.sync"), ("bf16_flash_wgmma", "wgmma"), ("bf16_flash_wgmma_kv", "wgmma with dK dV"))
-
+# (JSON key, column name) of the flash variants `bench` times: the mma.sync kernels, the warpgroup
+# forward and backward (its dQ kernel), the forward with two warpgroups a block, and the backward
+# with its dK dV kernel on warpgroup products too. A variant may time one direction only.
+VARIANTS = (("bf16_flash", "mma.sync"), ("bf16_flash_wgmma", "wgmma"), ("bf16_flash_wgmma_2g", "wgmma, 2 groups"),
+            ("bf16_flash_wgmma_kv", "wgmma with dK dV"))
 
 def fail(msg):
     print(f"attention_table.py: {msg}", file=sys.stderr)
@@ -56,18 +56,23 @@ def torch_rows(doc, path):
 
 
 def times(row, key):
-    """(fwd, bwd) in ms of one variant of a row, or None where the bench did not run it."""
+    """(fwd, bwd) in ms of one variant of a row, either None where the bench did not time it; None
+    where the row has no such variant."""
     v = row.get(key) if row else None
-    if key == "bf16_flash_wgmma_kv" and isinstance(v, dict) and isinstance(row.get("bf16_flash_wgmma"), dict):
-        v = {"fwd_ms": row["bf16_flash_wgmma"].get("fwd_ms"), "bwd_ms": v.get("bwd_ms")}
-    if not isinstance(v, dict) or v.get("fwd_ms") is None or v.get("bwd_ms") is None:
+    if not isinstance(v, dict):
         return None
-    return float(v["fwd_ms"]), float(v["bwd_ms"])
+    f, b = v.get("fwd_ms"), v.get("bwd_ms")
+    if f is None and b is None:
+        return None
+    return (None if f is None else float(f)), (None if b is None else float(b))
 
 
 def cell(t):
-    return "-" if t is None else f"{t[0]:.3f} / {t[1]:.3f} / {t[0] + t[1]:.3f}"
-
+    if t is None:
+        return "-"
+    f, b = t
+    parts = ["-" if x is None else f"{x:.3f}" for x in (f, b)]
+    return " / ".join(parts + ([f"{f + b:.3f}"] if f is not None and b is not None else ["-"]))
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python3 -m tools.attention_table", description=__doc__.split("\n\n")[0])
@@ -100,7 +105,7 @@ def main(argv=None):
         head.append(f"{commit(before)} mma.sync fwd / bwd / sum")
     variants = [(key, name) for key, name in VARIANTS if any(times(new[k], key) for k in keys)]  # those measured
     head += [f"{commit(pb)} {name} fwd / bwd / sum" for _, name in variants]
-    head += ["PyTorch fwd + bwd", "best / PyTorch"]
+    head += ["PyTorch fwd + bwd", "fastest fwd + bwd / PyTorch"]
     print(f"GPU: {gpus.pop()}; ms, medians (popebench: {pb.get('iters')} iterations after {pb.get('warmup')} warm-ups)")
     print()
     print("| " + " | ".join(head) + " |")
@@ -110,12 +115,16 @@ def main(argv=None):
         cols = [str(k[0]), str(k[1]), k[2]]
         if before is not None:
             cols.append(cell(times(old.get(k), "bf16_flash")))
-        measured = [times(r, key) for key, _ in variants]
+        measured = [t for t in (times(r, key) for key, _ in variants)]
         cols += [cell(t) for t in measured]
-        sums = [t[0] + t[1] for t in measured if t is not None]
+        # The fastest forward and the fastest backward of this binary (separate calls, each a
+        # variant the same command timed).
+        fwds = [t[0] for t in measured if t is not None and t[0] is not None]
+        bwds = [t[1] for t in measured if t is not None and t[1] is not None]
         torch_ms = ref.get(k)
         cols.append("-" if torch_ms is None else f"{torch_ms:.3f}")
-        cols.append("-" if torch_ms is None or not sums else f"{min(sums) / torch_ms:.2f}x")
+        best = min(fwds) + min(bwds) if fwds and bwds else None
+        cols.append("-" if torch_ms is None or best is None else f"{best / torch_ms:.2f}x")
         print("| " + " | ".join(cols) + " |")
     return 0
 

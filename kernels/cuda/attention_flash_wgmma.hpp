@@ -11,7 +11,11 @@ namespace popebench::cuda::attn {
 
 // Whether attention_fwd_flash_wgmma runs a's shape on the current device.
 bool flash_wgmma_runs(const AttentionArgs& a);
-void attention_fwd_flash_wgmma(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s);
+// groups: warpgroups a block, each owning 64 queries: 1, what attention_fwd runs; 2, 128 queries a
+// block sharing each key tile (bench/log/039: timed by bench and checked by the GPU tests, not yet
+// what attention_fwd runs).
+void attention_fwd_flash_wgmma(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s,
+                               int groups = 1);
 // The backward as attn::attention_bwd_flash, with the dQ kernel on warpgroup products (the copies
 // and the dK, dV kernel are attention_flash.cu's).
 void attention_bwd_flash_wgmma(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,

@@ -28,41 +28,50 @@ namespace popebench::cuda::attn {
 
 namespace {
 
-// Shared memory: the block's (64, DQ) queries, then two buffers of a tile's (64, DQ) keys and
-// (64, D) values, every tile sw128 (column blocks of 64 rows x 128 bytes, each a multiple of 1024
-// bytes, so every tile starts on the swizzle's 1024-byte repeat); 1024 bytes of slack to align
-// the start.
-template <int D, PEKind PE>
+// Shared memory: the block's queries, a (64, DQ) tile per warpgroup, then two buffers of a key
+// tile's (64, DQ) keys and (64, D) values, every tile sw128 (column blocks of 64 rows x 128 bytes,
+// each a multiple of 1024 bytes, so every tile starts on the swizzle's 1024-byte repeat); 1024
+// bytes of slack to align the start.
+template <int D, PEKind PE, int kGroups>
 struct WgFwdSmem {
   static constexpr int DQ = Dims<D, PE>::DQ;
   static_assert(DQ % 64 == 0 && D % 64 == 0, "sw128 tiles are whole 64-column blocks");
   static constexpr uint32_t kQBytes = 2 * kBlockQ * DQ, kKBytes = 2 * kTileK * DQ, kVBytes = 2 * kTileK * D;
-  static constexpr size_t bytes = 1024 + kQBytes + 2 * (kKBytes + kVBytes);
+  static constexpr size_t bytes = 1024 + kGroups * kQBytes + 2 * (kKBytes + kVBytes);
 
   unsigned char* base;
   __device__ explicit WgFwdSmem(unsigned char* raw) : base(wg::align_1024(raw)) {}
-  __device__ unsigned char* Q() const { return base; }
-  __device__ unsigned char* K(int i) const { return base + kQBytes + i * (kKBytes + kVBytes); }
+  __device__ unsigned char* Q(int group) const { return base + group * kQBytes; }
+  __device__ unsigned char* K(int i) const { return base + kGroups * kQBytes + i * (kKBytes + kVBytes); }
   __device__ unsigned char* V(int i) const { return K(i) + kKBytes; }
 };
 
-template <int D, PEKind PE>
-__global__ void __launch_bounds__(kThreads)
-    attention_fwd_flash_wgmma_kernel(AttentionArgs a, FlashScratch fs, float* out, float* lse) {
-  using Sm = WgFwdSmem<D, PE>;
-  constexpr int DQ = Sm::DQ;
+// A block of kGroups warpgroups, each owning 64 query rows, sharing the key tiles: 1 is the kernel
+// attention_fwd runs; 2 (128 queries a block, as FlashAttention-2 and -3 take them) copies each
+// key tile into shared memory once for twice the queries (bench/log/039). A warpgroup issues its
+// products only for the tiles its rows see (its own causal end; none past T); every thread
+// takes part in the copies and the barriers.
+template <int D, PEKind PE, int kGroups>
+__device__ __forceinline__ void fwd_wgmma_block(const AttentionArgs& a, const FlashScratch& fs, float* out, float* lse) {
+  using Sm = WgFwdSmem<D, PE, kGroups>;
+  constexpr int DQ = Sm::DQ, NThreads = kThreads * kGroups, BlockQ = kBlockQ * kGroups;
   constexpr int NS = kTileK / 8, NO = D / 8;  // the n-tiles (8 columns each) of S and of O
   extern __shared__ unsigned char smem_raw[];
   const Sm sm(smem_raw);
-  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, group = kGroups == 1 ? 0 : w / kWarps;
   const int g = lane >> 2, c2 = 2 * (lane & 3);
-  const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kBlockQ, T = a.T;
+  const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * BlockQ, T = a.T;
   const float slope = a.slopes ? a.slopes[h] : 0.f;
   const int key_start = a.key_start ? a.key_start[b] : 0;
-  const int r0 = w * kRows;
+  const int r0 = w * kRows;                       // the warp's first row in the block
+  const int group_q0 = q0 + group * kBlockQ;      // the warpgroup's first query
 
-  auto start_tile = [&](int k0, int buf) { start_key_tile_sw128<D, DQ>(fs, b, h, k0, sm.K(buf), sm.V(buf)); };
-  copy_rows_sw128<DQ, kBlockQ>(sm.Q(), fs.Q + fs.row(b, h, q0) * DQ);
+  auto start_tile = [&](int k0, int buf) {
+    start_key_tile_sw128<D, DQ, NThreads>(fs, b, h, k0, sm.K(buf), sm.V(buf));
+  };
+#pragma unroll
+  for (int i = 0; i < kGroups; ++i)  // a group's queries, where it has any (its rows stay within the padded copies)
+    if (i == 0 || q0 + i * kBlockQ < T) copy_rows_sw128<DQ, kBlockQ, NThreads>(sm.Q(i), fs.Q + fs.row(b, h, q0 + i * kBlockQ) * DQ);
   start_tile(0, 0);
   int t_row[2], first[2];
   lane_rows(a, b, q0, r0, g, t_row, first);
@@ -71,45 +80,65 @@ __global__ void __launch_bounds__(kThreads)
   static_assert(sizeof(o) == sizeof(float) * D / 2, "wgmma's accumulator: D / 2 floats a thread");
   auto& of = reinterpret_cast<float(&)[D / 2]>(o);
 
-  const int warp_last_row = warp_last_row_of(q0, r0, T), tiles = key_tiles_of(q0, T);
+  const int warp_last_row = warp_last_row_of(q0, r0, T);
+  const int tiles = (min(q0 + BlockQ, T) - 1) / kTileK + 1;                  // the block's key tiles
+  const int group_tiles = group_q0 < T ? key_tiles_of(group_q0, T) : 0;  // the warpgroup's
   for (int it = 0; it < tiles; ++it) {
     const int k0 = it * kTileK, buf = it & 1;
     next_tile_in(it, tiles, k0, buf, start_tile);
+    if (kGroups == 1 || it < group_tiles) {  // warpgroup-uniform; one group's block sees every tile it copies
+      // S = Q K^T (64 x 64).
+      mma::Acc s[NS];
+      auto& sf = reinterpret_cast<float(&)[kTileK / 2]>(s);
+      wg::fence();
+      rows_times_keys<DQ>(sf, sm.Q(group), sm.K(buf));
+      wg::commit();
+      wg::wait<0>();
+      wg::fence_operands(sf);
 
-    // S = Q K^T (64 x 64).
-    mma::Acc s[NS];
-    auto& sf = reinterpret_cast<float(&)[kTileK / 2]>(s);
-    wg::fence();
-    rows_times_keys<DQ>(sf, sm.Q(), sm.K(buf));
-    wg::commit();
-    wg::wait<0>();
-    wg::fence_operands(sf);
+      online_softmax_any(whole_tile(k0, q0 + r0, warp_last_row, key_start), s, m, l, o, t_row, first, k0, c2, T,
+                         slope);
 
-    online_softmax_any(whole_tile(k0, q0 + r0, warp_last_row, key_start), s, m, l, o, t_row, first, k0, c2, T,
-                       slope);
-
-    // O += P V, P from S's registers (rounded to bf16), V as the MN-major operand.
-    acc_times_keys<D>(of, s, sm.V(buf));
-    wg::commit();
-    wg::wait<0>();
-    wg::fence_operands(of);
+      // O += P V, P from S's registers (rounded to bf16), V as the MN-major operand.
+      acc_times_keys<D>(of, s, sm.V(buf));
+      wg::commit();
+      wg::wait<0>();
+      wg::fence_operands(of);
+    }
     __syncthreads();  // every warp is done with this buffer before the next iteration refills it
   }
 
   out_rows<D>(o, m, l, t_row, a, b, h, c2, lane, out, lse);
 }
 
+// One warpgroup a block: what attention_fwd runs.
 template <int D, PEKind PE>
+__global__ void __launch_bounds__(kThreads)
+    attention_fwd_flash_wgmma_kernel(AttentionArgs a, FlashScratch fs, float* out, float* lse) {
+  fwd_wgmma_block<D, PE, 1>(a, fs, out, lse);
+}
+// Two: the compiler is asked to fit 2 blocks of 256 threads an SM at D 64 (the 16 warps of the
+// one-group kernel's 4 blocks), where PoPE took 129 registers (1 block) unasked; at D 128 1 (held
+// to 128 registers it would spill). A kernel of its own because the bound is an attribute: asking
+// the one-group kernel for 1 block (the bound's default) moved it from 126 registers to 130 and
+// from 4 blocks an SM to 3.
+template <int D, PEKind PE>
+__global__ void __launch_bounds__(2 * kThreads, D == 64 ? 2 : 1)
+    attention_fwd_flash_wgmma_2g_kernel(AttentionArgs a, FlashScratch fs, float* out, float* lse) {
+  fwd_wgmma_block<D, PE, 2>(a, fs, out, lse);
+}
+
+template <int D, PEKind PE, int kGroups>
 void launch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
   static DeviceOnce once;
-  constexpr size_t bytes = WgFwdSmem<D, PE>::bytes;
+  constexpr size_t bytes = WgFwdSmem<D, PE, kGroups>::bytes;
+  constexpr auto kernel = kGroups == 1 ? attention_fwd_flash_wgmma_kernel<D, PE> : attention_fwd_flash_wgmma_2g_kernel<D, PE>;
   once.run([&] {
-    CUDA_CHECK(cudaFuncSetAttribute(attention_fwd_flash_wgmma_kernel<D, PE>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   });
   write_flash_copies(a, qkv, nullptr, nullptr, nullptr, s);
-  const dim3 grid((a.T + kBlockQ - 1) / kBlockQ, a.H, a.B);
-  attention_fwd_flash_wgmma_kernel<D, PE><<<grid, kThreads, bytes, s>>>(a, flash_scratch_of(a), out, lse);
+  const dim3 grid((a.T + kBlockQ * kGroups - 1) / (kBlockQ * kGroups), a.H, a.B);
+  kernel<<<grid, kThreads * kGroups, bytes, s>>>(a, flash_scratch_of(a), out, lse);
   CUDA_CHECK_LAUNCH("attention_fwd_flash_wgmma");
 }
 
@@ -117,12 +146,19 @@ void launch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse
 
 bool flash_wgmma_runs(const AttentionArgs& a) { return (a.D == 64 || a.D == 128) && wg::device_runs_wgmma(); }
 
-void attention_fwd_flash_wgmma(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
+void attention_fwd_flash_wgmma(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s,
+                               int groups) {
   if (!flash_wgmma_runs(a))
     throw CudaError("flash attention on warpgroup products: needs a compute capability 9.0 GPU and head dim 64 or "
                     "128 (got head dim " + std::to_string(a.D) + ")");
+  if (groups != 1 && groups != 2)
+    throw CudaError("flash attention on warpgroup products: 1 or 2 warpgroups a block (got " + std::to_string(groups) +
+                    ")");
   for_head_dim_and_pe(std::integer_sequence<int, 64, 128>{}, a, "flash attention (wgmma)", [&](auto d, auto pe) {
-    launch_fwd<decltype(d)::value, decltype(pe)::value>(a, qkv, out, lse, s);
+    if (groups == 2)
+      launch_fwd<decltype(d)::value, decltype(pe)::value, 2>(a, qkv, out, lse, s);
+    else
+      launch_fwd<decltype(d)::value, decltype(pe)::value, 1>(a, qkv, out, lse, s);
   });
 }
 

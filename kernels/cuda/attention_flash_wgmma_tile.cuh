@@ -17,28 +17,28 @@ namespace {
 using bf16 = __nv_bfloat16;
 namespace wg = wgmma;
 
-// The block's threads start cp.async copies of Rows rows of W bf16 (rows contiguous in src) into
-// an sw128 tile; each thread keeps one 16-byte column chunk and steps down the rows.
-template <int W, int Rows>
+// The block's NThreads threads start cp.async copies of Rows rows of W bf16 (rows contiguous in
+// src) into an sw128 tile; each thread keeps one 16-byte column chunk and steps down the rows.
+template <int W, int Rows, int NThreads = kThreads>
 __device__ __forceinline__ void copy_rows_sw128(unsigned char* tile, const bf16* src) {
   constexpr int kChunks = W / 8;
-  static_assert(kThreads % kChunks == 0 && Rows * kChunks % kThreads == 0, "whole rows per pass");
+  static_assert(NThreads % kChunks == 0 && Rows * kChunks % NThreads == 0, "whole rows per pass");
   const int c = threadIdx.x % kChunks, r0 = threadIdx.x / kChunks;
 #pragma unroll
-  for (int j = 0; j < Rows * kChunks / kThreads; ++j) {
-    const int r = r0 + j * (kThreads / kChunks);
+  for (int j = 0; j < Rows * kChunks / NThreads; ++j) {
+    const int r = r0 + j * (NThreads / kChunks);
     async_copy::copy16(tile + wg::sw128_offset(Rows, r, 8 * c), src + size_t(r) * W + 8 * c);
   }
 }
 
 // Starts the block's copies of key tile k0 (keys and values, from the call's copies) into sw128
 // tiles K and V, and commits them.
-template <int D, int DQ>
+template <int D, int DQ, int NThreads = kThreads>
 __device__ __forceinline__ void start_key_tile_sw128(const FlashScratch& fs, int b, int h, int k0, unsigned char* K,
                                                      unsigned char* V) {
   const size_t row = fs.row(b, h, k0);
-  copy_rows_sw128<DQ, kTileK>(K, fs.K + row * DQ);
-  copy_rows_sw128<D, kTileK>(V, fs.V + row * D);
+  copy_rows_sw128<DQ, kTileK, NThreads>(K, fs.K + row * DQ);
+  copy_rows_sw128<D, kTileK, NThreads>(V, fs.V + row * D);
   async_copy::commit();
 }
 
