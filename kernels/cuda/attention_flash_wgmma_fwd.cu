@@ -69,9 +69,11 @@ __device__ __forceinline__ void fwd_wgmma_block(const AttentionArgs& a, const Fl
   auto start_tile = [&](int k0, int buf) {
     start_key_tile_sw128<D, DQ, NThreads>(fs, b, h, k0, sm.K(buf), sm.V(buf));
   };
+  // Each group's queries, where it has any: the copies are padded to 64 rows, not to a block's 128.
 #pragma unroll
-  for (int i = 0; i < kGroups; ++i)  // a group's queries, where it has any (its rows stay within the padded copies)
-    if (i == 0 || q0 + i * kBlockQ < T) copy_rows_sw128<DQ, kBlockQ, NThreads>(sm.Q(i), fs.Q + fs.row(b, h, q0 + i * kBlockQ) * DQ);
+  for (int i = 0; i < kGroups; ++i)
+    if (i == 0 || q0 + i * kBlockQ < T)
+      copy_rows_sw128<DQ, kBlockQ, NThreads>(sm.Q(i), fs.Q + fs.row(b, h, q0 + i * kBlockQ) * DQ);
   start_tile(0, 0);
   int t_row[2], first[2];
   lane_rows(a, b, q0, r0, g, t_row, first);
@@ -86,7 +88,7 @@ __device__ __forceinline__ void fwd_wgmma_block(const AttentionArgs& a, const Fl
   for (int it = 0; it < tiles; ++it) {
     const int k0 = it * kTileK, buf = it & 1;
     next_tile_in(it, tiles, k0, buf, start_tile);
-    if (kGroups == 1 || it < group_tiles) {  // warpgroup-uniform; one group's block sees every tile it copies
+    if (kGroups == 1 || it < group_tiles) {  // warpgroup-uniform (one group: every tile the block copies)
       // S = Q K^T (64 x 64).
       mma::Acc s[NS];
       auto& sf = reinterpret_cast<float(&)[kTileK / 2]>(s);
@@ -132,7 +134,8 @@ template <int D, PEKind PE, int kGroups>
 void launch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
   static DeviceOnce once;
   constexpr size_t bytes = WgFwdSmem<D, PE, kGroups>::bytes;
-  constexpr auto kernel = kGroups == 1 ? attention_fwd_flash_wgmma_kernel<D, PE> : attention_fwd_flash_wgmma_2g_kernel<D, PE>;
+  constexpr auto kernel =
+      kGroups == 1 ? attention_fwd_flash_wgmma_kernel<D, PE> : attention_fwd_flash_wgmma_2g_kernel<D, PE>;
   once.run([&] {
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   });
