@@ -61,3 +61,34 @@ if bad:
     print("\n".join(bad))
     sys.exit(1)
 PY
+
+# The warpgroup kernels (sm_90a): none spills, and the occupancy their entries' predictions rest on
+# holds (bench/log/038: the dK dV kernel at D 64 in 3 blocks of 128 threads an SM, within 168
+# registers; 039: the two-group forward at D 64 in 2 blocks of 256, within 128).
+for f in fwd bwd; do
+  python3 "$SRC/bench/kernel_resources.py" --build "$BUILD" --threads 128 --json "$SRC/kernels/cuda/attention_flash_wgmma_$f.cu"
+done > "$BUILD/kernel_resources_wgmma.jsonl"
+python3 - "$BUILD/kernel_resources_wgmma.jsonl" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+rows, dec, i = [], json.JSONDecoder(), 0
+while i < len(text):  # two JSON arrays, one after the other
+    if text[i].isspace():
+        i += 1
+        continue
+    doc, i = dec.raw_decode(text, i)
+    rows += doc
+caps = {"attention_bwd_flash_dkdv_wgmma_kernel<64,": 168, "attention_fwd_flash_wgmma_2g_kernel<64,": 128}
+bad, seen = [], {k: 0 for k in caps}
+for r in rows:
+    if r["spill_stores"] or r["spill_loads"]:
+        bad.append(f"{r['name']}: spills {r['spill_stores']} / {r['spill_loads']} bytes")
+    for prefix, cap in caps.items():
+        if r["name"].startswith(prefix):
+            seen[prefix] += 1
+            if r["registers"] > cap:
+                bad.append(f"{r['name']}: {r['registers']} registers, over {cap}")
+bad += [f"{p} ...>: not in ptxas's output" for p, n in seen.items() if n != 3]
+print(f"warpgroup kernels: {len(rows)}, none spilling" if not bad else "\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
