@@ -4,6 +4,7 @@
 // softmax and output rows, and the dQ kernels' dS and end (the PE's backward on fp32 rows).
 #pragma once
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/cuda/attention_common.cuh"
 #include "kernels/cuda/mma_bf16.cuh"
@@ -131,24 +132,38 @@ __device__ __forceinline__ void dq_ds_tile(mma::Acc (&dp)[NS], const mma::Acc (&
 }
 
 
-// The forward's online softmax of a tile with its variant chosen (whole_tile's answer and the
-// head's slope select one of online_softmax_tile's four instances, warp- and block-uniform), and
-// O (the warp's 16 rows, NO tiles of 8 columns) rescaled by the change of the rows' max.
+// A tile function's variant, chosen at run time and passed on at compile time: f(kSlope) with
+// kSlope std::true_type for a head with an ALiBi slope (the element loops' reason, bench/log/036),
+// and f(kWhole, kSlope) with kWhole whole_tile's answer too. Both answers are warp-uniform (the
+// slope block-uniform), so the branch costs no divergence.
+template <typename F>
+__device__ __forceinline__ void with_slope(float slope, F&& f) {
+  if (slope != 0.f)
+    f(std::true_type{});
+  else
+    f(std::false_type{});
+}
+template <typename F>
+__device__ __forceinline__ void with_tile_variant(bool whole, float slope, F&& f) {
+  with_slope(slope, [&](auto kSlope) {
+    if (whole)
+      f(std::true_type{}, kSlope);
+    else
+      f(std::false_type{}, kSlope);
+  });
+}
+
+// The forward's online softmax of a tile in its variant, and O (the warp's 16 rows, NO tiles of 8
+// columns) rescaled by the change of the rows' max.
 template <int NS, int NO>
 __device__ __forceinline__ void online_softmax_any(bool whole, mma::Acc (&s)[NS], float (&m)[2], float (&l)[2],
                                                    mma::Acc (&o)[NO], const int (&t_row)[2], const int (&first)[2],
                                                    int k0, int c2, int T, float slope) {
   float corr[2];
-  if (slope != 0.f) {
-    if (whole)
-      online_softmax_tile<true, true>(s, m, l, corr, t_row, first, k0, c2, T, slope);
-    else
-      online_softmax_tile<false, true>(s, m, l, corr, t_row, first, k0, c2, T, slope);
-  } else if (whole) {
-    online_softmax_tile<true, false>(s, m, l, corr, t_row, first, k0, c2, T, slope);
-  } else {
-    online_softmax_tile<false, false>(s, m, l, corr, t_row, first, k0, c2, T, slope);
-  }
+  with_tile_variant(whole, slope, [&](auto kWhole, auto kSlope) {
+    online_softmax_tile<decltype(kWhole)::value, decltype(kSlope)::value>(s, m, l, corr, t_row, first, k0, c2, T,
+                                                                          slope);
+  });
 #pragma unroll
   for (int n = 0; n < NO; ++n) {
     o[n].v[0] *= corr[0], o[n].v[1] *= corr[0];
@@ -156,21 +171,14 @@ __device__ __forceinline__ void online_softmax_any(bool whole, mma::Acc (&s)[NS]
   }
 }
 
-// dq_ds_tile with its variant chosen the same way.
+// dq_ds_tile in its variant.
 template <int NS>
 __device__ __forceinline__ void dq_ds_any(bool whole, mma::Acc (&dp)[NS], const mma::Acc (&s)[NS], const int (&t_row)[2],
                                           const int (&first)[2], const float (&L2_row)[2], const float (&Di_row)[2],
                                           int k0, int c2, int T, float slope) {
-  if (slope != 0.f) {
-    if (whole)
-      dq_ds_tile<true, true>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
-    else
-      dq_ds_tile<false, true>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
-  } else if (whole) {
-    dq_ds_tile<true, false>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
-  } else {
-    dq_ds_tile<false, false>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
-  }
+  with_tile_variant(whole, slope, [&](auto kWhole, auto kSlope) {
+    dq_ds_tile<decltype(kWhole)::value, decltype(kSlope)::value>(dp, s, t_row, first, L2_row, Di_row, k0, c2, T, slope);
+  });
 }
 
 // The end of both dQ kernels: dq' = dQ x the scale (the queries were scaled), through the PE's
@@ -234,6 +242,15 @@ __device__ __forceinline__ void dkdv_p_ds_tile(mma::Acc (&st)[NQ], mma::Acc (&dp
       dpt[n].v[e] = seen ? ds : 0.f;
     }
   }
+}
+
+// dkdv_p_ds_tile in its variant (the slope's: its one path serves every tile).
+template <int NQ>
+__device__ __forceinline__ void dkdv_p_ds_any(mma::Acc (&st)[NQ], mma::Acc (&dpt)[NQ], const int (&key)[2], const float* L,
+                                              const float* Di, int q0, int c2, int T, int key_start, float slope) {
+  with_slope(slope, [&](auto kSlope) {
+    dkdv_p_ds_tile<decltype(kSlope)::value>(st, dpt, key, L, Di, q0, c2, T, key_start, slope);
+  });
 }
 
 // The end of both dK dV kernels: dV as it is, and dK' (the transformed keys' gradient) through the

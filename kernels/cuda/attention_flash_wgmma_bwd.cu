@@ -207,10 +207,7 @@ __global__ void __launch_bounds__(kThreads)
     wg::fence_operands(dptf);
 
     // P^T (into st) and dS^T (into dpt), every element, the ones a key does not see zeroed.
-    if (slope != 0.f)
-      dkdv_p_ds_tile<true>(st, dpt, key, sm.L(buf), sm.Di(buf), q0, c2, T, key_start, slope);
-    else
-      dkdv_p_ds_tile<false>(st, dpt, key, sm.L(buf), sm.Di(buf), q0, c2, T, key_start, slope);
+    dkdv_p_ds_any(st, dpt, key, sm.L(buf), sm.Di(buf), q0, c2, T, key_start, slope);
 
     // dV += P^T dO and dK' += dS^T Q (the scaled queries: S = Q k', so dS/dk' = Q), one group.
     mma::FragA pt[kWgBwdQ / 16], dst[kWgBwdQ / 16];
