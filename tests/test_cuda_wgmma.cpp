@@ -36,6 +36,23 @@ std::vector<uint16_t> random_bf16(size_t n, std::mt19937& rng) {
   return v;
 }
 
+// How many of a (64, N) fp32 product's entries differ from the double sum over k < K of term(r, c,
+// k) by more than 1e-5 of the sum of the terms' magnitudes.
+template <typename Term>
+size_t count_far_from_double_sums(const std::vector<float>& got, int N, int K, Term&& term) {
+  size_t bad = 0;
+  for (int r = 0; r < 64; ++r)
+    for (int c = 0; c < N; ++c) {
+      double sum = 0, mag = 0;
+      for (int k = 0; k < K; ++k) {
+        const double t = term(r, c, k);
+        sum += t, mag += std::fabs(t);
+      }
+      bad += !(std::fabs(got[r * N + c] - sum) <= 1e-5 * mag + 1e-30);
+    }
+  return bad;
+}
+
 }  // namespace
 
 TEST_CASE("wgmma products on sw128 tiles match double sums (S = A B^T, O = P V)", "[cuda][wgmma]") {
@@ -56,25 +73,12 @@ TEST_CASE("wgmma products on sw128 tiles match double sums (S = A B^T, O = P V)"
     // The products of two bf16 are exact in fp32; the error is the fp32 accumulation's, at most
     // ~K ulps of the sum of |terms| (K <= 128: < 1e-5 of it). A wrong layout or stride moves
     // whole rows, columns or k-blocks: errors of the order of the values themselves.
-    size_t bad_s = 0, bad_o = 0;
-    for (int r = 0; r < 64; ++r) {
-      for (int c = 0; c < x.NS; ++c) {
-        double s = 0, sa = 0;
-        for (int k = 0; k < x.KS; ++k) {
-          const double t = bf16_value(A[r * x.KS + k]) * bf16_value(B[c * x.KS + k]);
-          s += t, sa += std::fabs(t);
-        }
-        bad_s += !(std::fabs(S[r * x.NS + c] - s) <= 1e-5 * sa + 1e-30);
-      }
-      for (int c = 0; c < x.NO; ++c) {
-        double o = 0, oa = 0;
-        for (int k = 0; k < x.KO; ++k) {
-          const double t = bf16_value(P[r * x.KO + k]) * bf16_value(V[k * x.NO + c]);
-          o += t, oa += std::fabs(t);
-        }
-        bad_o += !(std::fabs(O[r * x.NO + c] - o) <= 1e-5 * oa + 1e-30);
-      }
-    }
+    const size_t bad_s = count_far_from_double_sums(S, x.NS, x.KS, [&](int r, int c, int k) {
+      return bf16_value(A[r * x.KS + k]) * bf16_value(B[c * x.KS + k]);
+    });
+    const size_t bad_o = count_far_from_double_sums(O, x.NO, x.KO, [&](int r, int c, int k) {
+      return bf16_value(P[r * x.KO + k]) * bf16_value(V[k * x.NO + c]);
+    });
     INFO("S (64, " << x.NS << ") over " << x.KS << ", O (64, " << x.NO << ") over " << x.KO);
     CHECK(bad_s == 0);
     CHECK(bad_o == 0);
