@@ -1,5 +1,6 @@
-"""The long-sequence attention comparison as a markdown table: popebench's bf16 flash kernels
-(mma.sync, and Hopper's warpgroup kernels where the bench ran them) from `popebench bench
+"""The long-sequence attention comparison as a markdown table: popebench's kernels (the default
+fp32 ones, TF32 where they have that form, the bf16 flash kernels on mma.sync and Hopper's
+warpgroup kernels where the bench ran them) from `popebench bench
 --attention-lengths` JSONs, against PyTorch's bf16 rows (`bench/torch_attention.py`) of the same
 shape, and against the same kernels of an older binary where one is given (`--before`).
 
@@ -7,8 +8,9 @@ shape, and against the same kernels of an older binary where one is given (`--be
         [--lengths 1024 4096] [--head-dims 64]
 
 One row a (T, D, PE): fwd and bwd in ms, fwd + bwd, PyTorch's fwd + bwd (SDPA for none, RoPE's
-rotation then SDPA, PoPE materialised then SDPA: torch_attention.py), and the ratio of
-popebench's fastest forward plus fastest backward to PyTorch (above 1: slower). popebench's times include the
+rotation then SDPA, PoPE materialised then SDPA: torch_attention.py), and the ratio to it of
+the fastest family of popebench's kernels, its fastest forward plus its fastest backward (above
+1: slower). popebench's times include the
 copies each call makes (the transformed rows in bf16: its inputs are the model's fp32
 activations); PyTorch's inputs are bf16 already. The files must come from one kind of GPU
 (refused otherwise: only numbers of one card in one command compare). Exit 2 on bad input.
@@ -18,11 +20,16 @@ import sys
 
 from .json_input import load_json
 
-# (JSON key, column name) of the flash variants `bench` times: the mma.sync kernels, the warpgroup
-# forward and backward (its dQ kernel), the forward with two warpgroups a block, and the backward
-# with its dK dV kernel on warpgroup products too. A variant may time one direction only.
-VARIANTS = (("bf16_flash", "mma.sync"), ("bf16_flash_wgmma", "wgmma"), ("bf16_flash_wgmma_2g", "wgmma, 2 groups"),
-            ("bf16_flash_wgmma_kv", "wgmma with dK dV"))
+# (JSON key, column name, family) of the variants `bench` times: the default kernels (fp32
+# products; the whole-sequence kernels at T <= 64, the row's own fwd_ms / bwd_ms: key None) and
+# their TF32 form, then the flash kernels: mma.sync, the warpgroup forward and backward (its dQ
+# kernel), the forward with two warpgroups a block, and the backward with its dK dV kernel on
+# warpgroup products too. A variant may time one direction only; a column none of the shown rows
+# has is left out. A family is one choice of kernels for a model (`--gpu-attention`): within the
+# warpgroup family, a forward and a backward variant can be taken together.
+VARIANTS = ((None, "fp32 products", "fp32"), ("tf32", "TF32 products", "tf32"), ("bf16_flash", "mma.sync", "mma.sync"),
+            ("bf16_flash_wgmma", "wgmma", "wgmma"), ("bf16_flash_wgmma_2g", "wgmma, 2 groups", "wgmma"),
+            ("bf16_flash_wgmma_kv", "wgmma with dK dV", "wgmma"))
 
 def fail(msg):
     print(f"attention_table.py: {msg}", file=sys.stderr)
@@ -58,7 +65,7 @@ def torch_rows(doc, path):
 def times(row, key):
     """(fwd, bwd) in ms of one variant of a row, either None where the bench did not time it; None
     where the row has no such variant."""
-    v = row.get(key) if row else None
+    v = (row if key is None else row.get(key)) if row else None
     if not isinstance(v, dict):
         return None
     f, b = v.get("fwd_ms"), v.get("bwd_ms")
@@ -103,9 +110,9 @@ def main(argv=None):
     head = ["T", "D", "PE"]
     if before is not None:
         head.append(f"{commit(before)} mma.sync fwd / bwd / sum")
-    variants = [(key, name) for key, name in VARIANTS if any(times(new[k], key) for k in keys)]  # those measured
-    head += [f"{commit(pb)} {name} fwd / bwd / sum" for _, name in variants]
-    head += ["PyTorch fwd + bwd", "fastest fwd + bwd / PyTorch"]
+    variants = [v for v in VARIANTS if any(times(new[k], v[0]) for k in keys)]  # those measured
+    head += [f"{commit(pb)} {name} fwd / bwd / sum" for _, name, _ in variants]
+    head += ["PyTorch fwd + bwd", "fastest family / PyTorch"]
     print(f"GPU: {gpus.pop()}; ms, medians (popebench: {pb.get('iters')} iterations after {pb.get('warmup')} warm-ups)")
     print()
     print("| " + " | ".join(head) + " |")
@@ -115,15 +122,18 @@ def main(argv=None):
         cols = [str(k[0]), str(k[1]), k[2]]
         if before is not None:
             cols.append(cell(times(old.get(k), "bf16_flash")))
-        measured = [t for t in (times(r, key) for key, _ in variants)]
+        measured = [times(r, key) for key, _, _ in variants]
         cols += [cell(t) for t in measured]
-        # The fastest forward and the fastest backward of this binary (separate calls, each a
-        # variant the same command timed).
-        fwds = [t[0] for t in measured if t is not None and t[0] is not None]
-        bwds = [t[1] for t in measured if t is not None and t[1] is not None]
+        # The fastest family: its fastest forward plus its fastest backward, each a variant the
+        # same command timed.
+        best = None
+        for fam in dict.fromkeys(f for _, _, f in variants):
+            ts = [t for t, (_, _, f) in zip(measured, variants) if f == fam and t is not None]
+            fwds, bwds = [t[0] for t in ts if t[0] is not None], [t[1] for t in ts if t[1] is not None]
+            if fwds and bwds and (best is None or min(fwds) + min(bwds) < best):
+                best = min(fwds) + min(bwds)
         torch_ms = ref.get(k)
         cols.append("-" if torch_ms is None else f"{torch_ms:.3f}")
-        best = min(fwds) + min(bwds) if fwds and bwds else None
         cols.append("-" if torch_ms is None or best is None else f"{best / torch_ms:.2f}x")
         print("| " + " | ".join(cols) + " |")
     return 0
