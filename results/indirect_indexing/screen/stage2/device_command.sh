@@ -169,3 +169,27 @@ GATE_TESTS_S=400 POPEBENCH=.devbin/popebench bash $S/gated_call.sh - pope 480 $O
 C 0 $((575 - SECONDS))   # call 1: delivered seed 0 at 505 s
 C 1 $((585 - SECONDS))   # call 2: delivered seed 1 at 473 s
 # Landed with: bash $S/ingest_half.sh FILES_DIR stage2 stage2_curriculum_pope_seed0 (and _seed1)
+
+# --- Session of 2026-12-07, 10:20-10:45 UTC, four consecutive device calls on one `nvidia-h100-x1`
+# machine (NVIDIA H100 80GB HBM3, driver 580.159.04), the binaries built on the development
+# machine at 3a9d50b (same flags), stripped and carried xz-compressed in .devgz/ with libgomp.
+# Call 1 gated the binary while the job trained: every GPU test passed (14401 assertions in 37
+# test cases, the two-GPU one skipped; results/bench/h100_cuda_tests_3a9d50b.log), and
+# abs_pos_learned's PoPE half rerun to 2,000 steps repeated the committed runs bit for bit (both
+# seeds).
+# curriculum's PoPE seed 2 to its full 100,000 steps alone (SHARD=2/3), 517 s beside the gate;
+# then its RoPE seeds 0 and 1 alone (SHARD=0/3, 1/3), 395 s each, the second after the attention
+# comparison of results/bench/device_call_3a9d50b_flash.sh on the same machine; inspects along
+# (every 20k, 1,000 test examples); logs sweep_stage2_curriculum_{pope_seed2,rope_seed0,rope_seed1}.log.
+# RoPE's seed 2 did not fit the session's device time (next session).
+S=results/indirect_indexing/screen
+dec() { mkdir -p .devbin && for f in .devgz/*.xz; do python3 -c "import lzma,sys; open(sys.argv[2],'wb').write(lzma.open(sys.argv[1]).read())" "$f" .devbin/$(basename "$f" .xz); done && chmod +x .devbin/popebench*; export LD_LIBRARY_PATH=$PWD/.devbin:${LD_LIBRARY_PATH:-}; }
+C() { PLAN=$S/stage2.json SHARD=$1/3 CONCURRENT=1 STOP_AT=0 ALONG=1 MIN_BUDGET_S=0 POPEBENCH=.devbin/popebench \
+  bash $S/cells_across_calls.sh cur_${3:-pope}_s$1 "$2" $OUT/job_cur_${3:-pope}$1 curriculum 900 ${3:-pope}; }
+dec; C 2 1 pope
+GATE_TESTS_S=400 POPEBENCH=.devbin/popebench bash $S/gated_call.sh - pope 480 $OUT/gate gate eq
+C 2 $((575 - SECONDS)) pope   # call 1: delivered PoPE seed 2 at 519 s
+C 0 $((585 - SECONDS)) rope   # call 2: delivered RoPE seed 0 at 395 s
+C 1 $((590 - SECONDS)) rope   # call 4: delivered RoPE seed 1 at 395 s
+# Landed with: bash $S/ingest_half.sh FILES_DIR stage2 stage2_curriculum_pope_seed2 (and
+# stage2_curriculum_rope_seed0, _seed1)
