@@ -217,12 +217,14 @@ void check_flash(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0, boo
   // points are the same: bf16 operands, fp32 accumulation, P and dS rounded to bf16), with the
   // forward's same bits on a second call; and the dispatch's bits are the warpgroup kernels'.
   if (cuda::attn::flash_wgmma_runs(a)) {
+    // One warpgroup a block and two (bench/log/039; the dispatch takes one or the other by D and
+    // PE): each group computes its 64 rows with the same instructions in the same order, so both
+    // give the dispatch's bits.
     DevBuf<float> ow(size_t(B) * T * C), lw(size_t(B) * H * T);
-    cuda::attn::attention_fwd_flash_wgmma(a, d_qkv.p, ow.p, lw.p, nullptr);
+    cuda::attn::attention_fwd_flash_wgmma(a, d_qkv.p, ow.p, lw.p, nullptr, 1);
+    INFO("one warpgroup a block");
     CHECK(count_differing_bits(ow.download(), out) == 0);
     CHECK(count_differing_bits(lw.download(), lse) == 0);
-    // Two warpgroups a block (bench/log/039): each computes its 64 rows with the one-group
-    // kernel's instructions in the same order, so the same bits.
     DevBuf<float> o2g(size_t(B) * T * C), l2g(size_t(B) * H * T);
     cuda::attn::attention_fwd_flash_wgmma(a, d_qkv.p, o2g.p, l2g.p, nullptr, 2);
     INFO("two warpgroups a block");
@@ -253,19 +255,21 @@ void check_flash(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0, boo
     if (temp)
       CHECK(small_err(dtm.download(), exact.dtemp, exact.dqkv, std::sqrt(double(D))) <=
             2 * small_err(as_float(naive.dtemp), exact.dtemp, exact.dqkv, std::sqrt(double(D))) + 1e-5);
-    // The backward with its dK, dV kernel on warpgroup products too (bench/log/038), from the
-    // dispatch's forward: the same tolerances, and the same bits on a second call.
+    // bench/log/037's backward (dQ on warpgroup products, dK and dV on attention_flash.cu's
+    // mma.sync kernel), which bench times against the dispatch's (038: all three on warpgroup
+    // products), from the dispatch's forward: the same tolerances, and the same bits on a second
+    // call.
     DevBuf<float> gk(size_t(B) * T * 3 * C), gk2(size_t(B) * T * 3 * C), ddpk(size_t(B) * T * C),
         ddpk2(size_t(B) * T * C), dtpk(size_t(B) * T * H), ddk(size_t(H) * D), dtk(H);
-    cuda::attn::attention_bwd_flash_wgmma_kv(a, d_qkv.p, d_out.p, d_dout.p, d_lse.p, gk.p, pope ? ddpk.p : nullptr,
-                                             temp ? dtpk.p : nullptr, nullptr);
-    cuda::attn::attention_bwd_flash_wgmma_kv(a, d_qkv.p, d_out.p, d_dout.p, d_lse.p, gk2.p, pope ? ddpk2.p : nullptr,
-                                             temp ? dtpk.p : nullptr, nullptr);
+    cuda::attn::attention_bwd_flash_wgmma(a, d_qkv.p, d_out.p, d_dout.p, d_lse.p, gk.p, pope ? ddpk.p : nullptr,
+                                          temp ? dtpk.p : nullptr, nullptr);
+    cuda::attn::attention_bwd_flash_wgmma(a, d_qkv.p, d_out.p, d_dout.p, d_lse.p, gk2.p, pope ? ddpk2.p : nullptr,
+                                          temp ? dtpk.p : nullptr, nullptr);
     if (pope) cuda::column_sum(ddpk.p, ddk.p, B * T, C, nullptr);
     if (temp) cuda::column_sum(dtpk.p, dtk.p, B * T, H, nullptr);
     const std::vector<float> dqkv_k = gk.download();
     const double k_dqkv = rel_err(dqkv_k, exact.dqkv);
-    INFO("wgmma backward with dK dV: dqkv " << k_dqkv);
+    INFO("wgmma backward with mma.sync dK dV: dqkv " << k_dqkv);
     CHECK(k_dqkv <= 2 * naive_dqkv + 1e-6);
     CHECK(count_differing_bits(gk2.download(), dqkv_k) == 0);
     if (pope) {

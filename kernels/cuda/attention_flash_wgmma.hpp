@@ -1,4 +1,4 @@
-// The flash forward and dQ kernel on Hopper's warpgroup products (attention_flash_wgmma_fwd.cu,
+// The flash forward and backward on Hopper's warpgroup products (attention_flash_wgmma_fwd.cu,
 // _bwd.cu; built for sm_90a only): the same inputs, outputs and copies as attn::attention_fwd_flash and
 // attention_bwd_flash (attention_flash.hpp; a.bf16_flash, the flash scratch), head dims 64 and 128
 // on a compute capability 9.0 GPU, where attention_fwd / attention_bwd run them.
@@ -11,18 +11,18 @@ namespace popebench::cuda::attn {
 
 // Whether attention_fwd_flash_wgmma runs a's shape on the current device.
 bool flash_wgmma_runs(const AttentionArgs& a);
-// groups: warpgroups a block, each owning 64 queries: 1, what attention_fwd runs; 2, 128 queries a
-// block sharing each key tile (bench/log/039: timed by bench and checked by the GPU tests, not yet
-// what attention_fwd runs).
+// groups: warpgroups a block, each owning 64 queries: 1, or 2 (128 queries a block sharing each
+// key tile, bench/log/039; the same bits as 1), or 0: attention_fwd's choice for a's D and PE (two
+// for PoPE at D 128, one elsewhere; fwd_groups in attention_flash_wgmma_fwd.cu says why).
 void attention_fwd_flash_wgmma(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s,
-                               int groups = 1);
+                               int groups = 0);
 // The backward as attn::attention_bwd_flash, with the dQ kernel on warpgroup products (the copies
-// and the dK, dV kernel are attention_flash.cu's).
+// and the dK, dV kernel are attention_flash.cu's): bench/log/037's backward, kept as the baseline
+// that bench times the one below against.
 void attention_bwd_flash_wgmma(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
                                const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part, cudaStream_t s);
-// The same with the dK, dV kernel on warpgroup products too (bench/log/038): timed by bench and
-// checked by the GPU tests beside the above; not what attention_bwd runs until a GPU run has shown
-// it right and faster.
+// The same with the dK, dV kernel on warpgroup products too (bench/log/038): what attention_bwd
+// runs on Hopper.
 void attention_bwd_flash_wgmma_kv(const AttentionArgs& a, const float* qkv, const float* out, const float* dout,
                                   const float* lse, float* dqkv, float* ddelta_part, float* dtemp_part,
                                   cudaStream_t s);

@@ -14,8 +14,9 @@
 // warpgroup instructions): a warp whose rows all precede a tile gets P = 0 from the general
 // softmax path, which masks them. Built for sm_90a only (popebench_flash_wgmma in CMakeLists.txt).
 // attention_fwd / attention_bwd run it wherever it runs (bench/log/037, one H100: every flash GPU
-// test passed; forward 1.30x, backward 1.19x the mma.sync kernels at T 4096, D 64). The backward's
-// kernels: attention_flash_wgmma_bwd.cu.
+// test passed; forward 1.30x, backward 1.19x the mma.sync kernels at T 4096, D 64), with two
+// warpgroups a block where fwd_groups says (039). The backward's kernels:
+// attention_flash_wgmma_bwd.cu.
 
 #include "kernels/cuda/attention_flash_wgmma.hpp"
 
@@ -46,9 +47,9 @@ struct WgFwdSmem {
   __device__ unsigned char* V(int i) const { return K(i) + kKBytes; }
 };
 
-// A block of kGroups warpgroups, each owning 64 query rows, sharing the key tiles: 1 is the kernel
-// attention_fwd runs; 2 (128 queries a block, as FlashAttention-2 and -3 take them) copies each
-// key tile into shared memory once for twice the queries (bench/log/039). A warpgroup issues its
+// A block of kGroups warpgroups, each owning 64 query rows, sharing the key tiles: 2 (128 queries a
+// block, as FlashAttention-2 and -3 take them) copies each key tile into shared memory once for
+// twice the queries (bench/log/039); fwd_groups says which attention_fwd runs. A warpgroup issues its
 // products only for the tiles its rows see (its own causal end; none past T); every thread
 // takes part in the copies and the barriers.
 template <int D, PEKind PE, int kGroups>
@@ -113,7 +114,7 @@ __device__ __forceinline__ void fwd_wgmma_block(const AttentionArgs& a, const Fl
   out_rows<D>(o, m, l, t_row, a, b, h, c2, lane, out, lse);
 }
 
-// One warpgroup a block: what attention_fwd runs.
+// One warpgroup a block: what attention_fwd runs except where fwd_groups says two.
 template <int D, PEKind PE>
 __global__ void __launch_bounds__(kThreads)
     attention_fwd_flash_wgmma_kernel(AttentionArgs a, FlashScratch fs, float* out, float* lse) {
@@ -129,6 +130,22 @@ __global__ void __launch_bounds__(2 * kThreads, D == 64 ? 2 : 1)
     attention_fwd_flash_wgmma_2g_kernel(AttentionArgs a, FlashScratch fs, float* out, float* lse) {
   fwd_wgmma_block<D, PE, 2>(a, fs, out, lse);
 }
+
+// The warpgroups a block attention_fwd runs (bench/log/039's outcome, one H100, T 1,024-16,384):
+// two where the one-group kernel's shared memory leaves room for one block (4 warps) an SM, so a
+// block of 8 warps doubles the warps that hide each other's waits: PoPE at D 128 (129 KB a block;
+// two groups 1.38 against 1.80 ms at T 4096, 4.27 against 5.91 at 16,384; Nsight: 12.5 % occupancy
+// against 6.25 %). One elsewhere: two groups were 4-16 % slower for none and RoPE at D 64 and 128
+// and 1-2 % slower for PoPE at D 64, where the one-group kernel already holds 4 blocks an SM.
+// An SM of compute capability 9.0 has 228 KB of shared memory, of which each block reserves 1 KB.
+constexpr size_t kSmemPerSm = 228 * 1024, kSmemReservedPerBlock = 1024;
+template <int D, PEKind PE>
+constexpr int fwd_groups() {
+  return 2 * (WgFwdSmem<D, PE, 1>::bytes + kSmemReservedPerBlock) > kSmemPerSm ? 2 : 1;
+}
+static_assert(fwd_groups<128, PEKind::kPope>() == 2 && fwd_groups<64, PEKind::kPope>() == 1 &&
+                  fwd_groups<128, PEKind::kNone>() == 1 && fwd_groups<128, PEKind::kRope>() == 1,
+              "bench/log/039's measured choice");
 
 template <int D, PEKind PE, int kGroups>
 void launch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
@@ -154,14 +171,16 @@ void attention_fwd_flash_wgmma(const AttentionArgs& a, const float* qkv, float* 
   if (!flash_wgmma_runs(a))
     throw CudaError("flash attention on warpgroup products: needs a compute capability 9.0 GPU and head dim 64 or "
                     "128 (got head dim " + std::to_string(a.D) + ")");
-  if (groups != 1 && groups != 2)
-    throw CudaError("flash attention on warpgroup products: 1 or 2 warpgroups a block (got " + std::to_string(groups) +
-                    ")");
+  if (groups < 0 || groups > 2)
+    throw CudaError("flash attention on warpgroup products: 1 or 2 warpgroups a block, or 0 for attention_fwd's "
+                    "choice (got " + std::to_string(groups) + ")");
   for_head_dim_and_pe(std::integer_sequence<int, 64, 128>{}, a, "flash attention (wgmma)", [&](auto d, auto pe) {
-    if (groups == 2)
-      launch_fwd<decltype(d)::value, decltype(pe)::value, 2>(a, qkv, out, lse, s);
+    constexpr int Dv = decltype(d)::value;
+    constexpr PEKind PEv = decltype(pe)::value;
+    if ((groups == 0 ? fwd_groups<Dv, PEv>() : groups) == 2)
+      launch_fwd<Dv, PEv, 2>(a, qkv, out, lse, s);
     else
-      launch_fwd<decltype(d)::value, decltype(pe)::value, 1>(a, qkv, out, lse, s);
+      launch_fwd<Dv, PEv, 1>(a, qkv, out, lse, s);
   });
 }
 
