@@ -195,6 +195,8 @@ Runner register_bench(CLI::App& app) {
                       r["bf16_flash_wgmma"]["bwd_ms"].get<double>());
         if (r.contains("bf16_flash_wgmma_2g"))
           std::printf("  (wgmma two groups: fwd %.3f ms)", r["bf16_flash_wgmma_2g"]["fwd_ms"].get<double>());
+        if (r.contains("bf16_flash_wgmma_ov"))
+          std::printf("  (wgmma overlapped: fwd %.3f ms)", r["bf16_flash_wgmma_ov"]["fwd_ms"].get<double>());
         if (r.contains("bf16_flash_wgmma_kv"))
           std::printf("  (wgmma dK dV too: bwd %.3f ms)", r["bf16_flash_wgmma_kv"]["bwd_ms"].get<double>());
         std::printf("\n");

@@ -64,7 +64,8 @@ PY
 
 # The warpgroup kernels (sm_90a): none spills, and the occupancy their entries' predictions rest on
 # holds (bench/log/038: the dK dV kernel at D 64 in 3 blocks of 128 threads an SM, within 168
-# registers; 039: the two-group forward at D 64 in 2 blocks of 256, within 128).
+# registers; 039: the two-group forward at D 64 in 2 blocks of 256, within 128; 040: the overlapped
+# forward at D 64 in 3 blocks of 128, within 168).
 for f in fwd bwd; do
   python3 "$SRC/bench/kernel_resources.py" --build "$BUILD" --threads 128 --json "$SRC/kernels/cuda/attention_flash_wgmma_$f.cu"
 done > "$BUILD/kernel_resources_wgmma.jsonl"
@@ -78,7 +79,8 @@ while i < len(text):  # two JSON arrays, one after the other
         continue
     doc, i = dec.raw_decode(text, i)
     rows += doc
-caps = {"attention_bwd_flash_dkdv_wgmma_kernel<64,": 168, "attention_fwd_flash_wgmma_2g_kernel<64,": 128}
+caps = {"attention_bwd_flash_dkdv_wgmma_kernel<64,": 168, "attention_fwd_flash_wgmma_2g_kernel<64,": 128,
+        "attention_fwd_flash_wgmma_ov_kernel<64,": 168}
 bad, seen = [], {k: 0 for k in caps}
 for r in rows:
     if r["spill_stores"] or r["spill_loads"]:

@@ -23,12 +23,13 @@ from .json_input import load_json
 # (JSON key, column name, family) of the variants `bench` times: the default kernels (fp32
 # products; the whole-sequence kernels at T <= 64, the row's own fwd_ms / bwd_ms: key None) and
 # their TF32 form, then the flash kernels: mma.sync, the warpgroup forward and backward (its dQ
-# kernel), the forward with two warpgroups a block, and the backward with its dK dV kernel on
-# warpgroup products too. A variant may time one direction only; a column none of the shown rows
+# kernel), the forward with two warpgroups a block, the forward with each tile's softmax under the
+# products, and the backward with its dK dV kernel on warpgroup products too. A variant may time one direction only; a column none of the shown rows
 # has is left out. A family is one choice of kernels for a model (`--gpu-attention`): within the
 # warpgroup family, a forward and a backward variant can be taken together.
 VARIANTS = ((None, "fp32 products", "fp32"), ("tf32", "TF32 products", "tf32"), ("bf16_flash", "mma.sync", "mma.sync"),
             ("bf16_flash_wgmma", "wgmma", "wgmma"), ("bf16_flash_wgmma_2g", "wgmma, 2 groups", "wgmma"),
+            ("bf16_flash_wgmma_ov", "wgmma overlapped", "wgmma"),
             ("bf16_flash_wgmma_kv", "wgmma with dK dV", "wgmma"))
 
 def fail(msg):

@@ -153,22 +153,34 @@ __device__ __forceinline__ void with_tile_variant(bool whole, float slope, F&& f
   });
 }
 
-// The forward's online softmax of a tile in its variant, and O (the warp's 16 rows, NO tiles of 8
-// columns) rescaled by the change of the rows' max.
-template <int NS, int NO>
-__device__ __forceinline__ void online_softmax_any(bool whole, mma::Acc (&s)[NS], float (&m)[2], float (&l)[2],
-                                                   mma::Acc (&o)[NO], const int (&t_row)[2], const int (&first)[2],
-                                                   int k0, int c2, int T, float slope) {
-  float corr[2];
+// The forward's online softmax of a tile in its variant, leaving O alone: corr, the factor that
+// rescales O's rows, for the caller to apply (rescale_rows) once O's pending products are done.
+template <int NS>
+__device__ __forceinline__ void online_softmax_corr(bool whole, mma::Acc (&s)[NS], float (&m)[2], float (&l)[2],
+                                                    float (&corr)[2], const int (&t_row)[2], const int (&first)[2],
+                                                    int k0, int c2, int T, float slope) {
   with_tile_variant(whole, slope, [&](auto kWhole, auto kSlope) {
     online_softmax_tile<decltype(kWhole)::value, decltype(kSlope)::value>(s, m, l, corr, t_row, first, k0, c2, T,
                                                                           slope);
   });
+}
+// O (the warp's 16 rows, NO tiles of 8 columns) rescaled by the change of the rows' max.
+template <int NO>
+__device__ __forceinline__ void rescale_rows(mma::Acc (&o)[NO], const float (&corr)[2]) {
 #pragma unroll
   for (int n = 0; n < NO; ++n) {
     o[n].v[0] *= corr[0], o[n].v[1] *= corr[0];
     o[n].v[2] *= corr[1], o[n].v[3] *= corr[1];
   }
+}
+// Both, one after the other: the kernels whose O has no product pending.
+template <int NS, int NO>
+__device__ __forceinline__ void online_softmax_any(bool whole, mma::Acc (&s)[NS], float (&m)[2], float (&l)[2],
+                                                   mma::Acc (&o)[NO], const int (&t_row)[2], const int (&first)[2],
+                                                   int k0, int c2, int T, float slope) {
+  float corr[2];
+  online_softmax_corr(whole, s, m, l, corr, t_row, first, k0, c2, T, slope);
+  rescale_rows(o, corr);
 }
 
 // dq_ds_tile in its variant.

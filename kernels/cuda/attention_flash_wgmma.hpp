@@ -16,6 +16,11 @@ bool flash_wgmma_runs(const AttentionArgs& a);
 // for PoPE at D 128, one elsewhere; fwd_groups in attention_flash_wgmma_fwd.cu says why).
 void attention_fwd_flash_wgmma(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s,
                                int groups = 0);
+// The one-group forward with each tile's softmax under the tensor cores' products (bench/log/040):
+// the same bits as attention_fwd_flash_wgmma with one group; timed by bench and checked by the GPU
+// tests, not yet what attention_fwd runs.
+void attention_fwd_flash_wgmma_overlap(const AttentionArgs& a, const float* qkv, float* out, float* lse,
+                                       cudaStream_t s);
 // The backward as attn::attention_bwd_flash, with the dQ kernel on warpgroup products (the copies
 // and the dK, dV kernel are attention_flash.cu's): bench/log/037's backward, kept as the baseline
 // that bench times the one below against.

@@ -15,12 +15,14 @@
 // softmax path, which masks them. Built for sm_90a only (popebench_flash_wgmma in CMakeLists.txt).
 // attention_fwd / attention_bwd run it wherever it runs (bench/log/037, one H100: every flash GPU
 // test passed; forward 1.30x, backward 1.19x the mma.sync kernels at T 4096, D 64), with two
-// warpgroups a block where fwd_groups says (039). The backward's kernels:
+// warpgroups a block where fwd_groups says (039). A variant with each tile's softmax under the
+// next products (040) is timed by bench and checked by the GPU tests. The backward's kernels:
 // attention_flash_wgmma_bwd.cu.
 
 #include "kernels/cuda/attention_flash_wgmma.hpp"
 
 #include <string>
+#include <type_traits>
 
 #include "kernels/cuda/attention_common.cuh"
 #include "kernels/cuda/attention_flash_wgmma_tile.cuh"
@@ -131,6 +133,113 @@ __global__ void __launch_bounds__(2 * kThreads, D == 64 ? 2 : 1)
   fwd_wgmma_block<D, PE, 2>(a, fs, out, lse);
 }
 
+// The one-group forward with each tile's softmax under products (bench/log/040; FlashAttention-3's
+// pipelining within a warpgroup): while the softmax of key tile j + 1 runs, the tensor cores do
+// O += P_j V_j, and S_{j+1} = Q K_{j+1} was issued before it, so the softmax waits only for S. O's
+// rescale by tile j + 1's max waits for O's product. Keys and values travel apart for it: tile j
+// + 1's keys must be in before tile j's values are done with, so each iteration starts the copies
+// of the keys two tiles ahead and the values one ahead, each into the buffer its product of the
+// iteration before freed (K_{j+2} where K_j was, V_{j+1} where V_{j-1} was). O sees the same
+// operations in the same order as in the one-group kernel (rescale by tile j's factor, then P_j
+// V_j), and so do m and l: the same bits (the GPU test holds it to them).
+// Unbounded: 144 registers at D 64 (3 blocks an SM, against the one-group kernel's 126 and 4),
+// since P's registers and S of the next tile are live together while O's product runs; held to
+// 128 (4 blocks) it spilled 56 bytes.
+template <int D, PEKind PE>
+__global__ void __launch_bounds__(kThreads)
+    attention_fwd_flash_wgmma_ov_kernel(AttentionArgs a, FlashScratch fs, float* out, float* lse) {
+  using Sm = WgFwdSmem<D, PE, 1>;
+  constexpr int DQ = Sm::DQ, NS = kTileK / 8, NO = D / 8;
+  extern __shared__ unsigned char smem_raw[];
+  const Sm sm(smem_raw);
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int g = lane >> 2, c2 = 2 * (lane & 3);
+  const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * kBlockQ, T = a.T;
+  const float slope = a.slopes ? a.slopes[h] : 0.f;
+  const int key_start = a.key_start ? a.key_start[b] : 0;
+  const int r0 = w * kRows;
+  auto copy_keys = [&](int tile, int buf) {
+    copy_rows_sw128<DQ, kTileK>(sm.K(buf), fs.K + fs.row(b, h, tile * kTileK) * DQ);
+  };
+  auto copy_values = [&](int tile, int buf) {
+    copy_rows_sw128<D, kTileK>(sm.V(buf), fs.V + fs.row(b, h, tile * kTileK) * D);
+  };
+  const int tiles = key_tiles_of(q0, T);
+  // The queries, tile 0's keys and values and tile 1's keys, as one group.
+  copy_rows_sw128<DQ, kBlockQ>(sm.Q(0), fs.Q + fs.row(b, h, q0) * DQ);
+  copy_keys(0, 0);
+  copy_values(0, 0);
+  if (tiles > 1) copy_keys(1, 1);
+  async_copy::commit();
+  int t_row[2], first[2];
+  lane_rows(a, b, q0, r0, g, t_row, first);
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f}, corr[2];
+  mma::Acc o[NO];  // O: the warp's (16, D), as (16, 8) tiles; wgmma's (64, D) accumulator
+  auto& of = reinterpret_cast<float(&)[D / 2]>(o);
+  const int warp_last_row = warp_last_row_of(q0, r0, T);
+  auto softmax = [&](mma::Acc (&s)[NS], int tile) {
+    const int k0 = tile * kTileK;
+    online_softmax_corr(whole_tile(k0, q0 + r0, warp_last_row, key_start), s, m, l, corr, t_row, first, k0, c2, T,
+                        slope);
+  };
+  async_copy::wait<0>();
+  wg::fence_proxy_async();
+  __syncthreads();
+  mma::Acc s[NS];  // S, then P, of the tile whose values O takes next: the warp's (16, 64)
+  auto& sf = reinterpret_cast<float(&)[kTileK / 2]>(s);
+  wg::fence();
+  rows_times_keys<DQ>(sf, sm.Q(0), sm.K(0));
+  wg::commit();
+  wg::wait<0>();
+  wg::fence_operands(sf);
+  softmax(s, 0);
+  rescale_rows(o, corr);  // as the one-group kernel does (O is still 0)
+
+  // Iteration it; kNext: a tile follows (every iteration but the last, which is peeled off so that
+  // no branch sits between the fence and the products: ptxas then injects waits that serialise
+  // them, its C7519 and C7514 notes).
+  auto iteration = [&](int it, auto kNext) {
+    constexpr bool next = decltype(kNext)::value;
+    // Every warp is done with K_it (S_it was waited for) and V_{it-1} (O's product was).
+    __syncthreads();
+    if (it + 2 < tiles) copy_keys(it + 2, it & 1);
+    if (next) copy_values(it + 1, (it + 1) & 1);
+    async_copy::commit();
+    async_copy::wait<1>();  // the previous iteration's group (or the first): K_{it+1} and V_it
+    wg::fence_proxy_async();
+    __syncthreads();
+    // P_it packed before the fence: a register written between the two products would make ptxas
+    // serialise them (attention_flash_wgmma_tile.cuh).
+    mma::FragA p[kTileK / 16];
+    pack_keys_operand<kTileK>(p, s);
+    mma::Acc sn[NS];  // S of tile it + 1
+    auto& snf = reinterpret_cast<float(&)[kTileK / 2]>(sn);
+    wg::fence();
+    if constexpr (next) {
+      rows_times_keys<DQ>(snf, sm.Q(0), sm.K((it + 1) & 1));
+      wg::commit();
+    }
+    keys_times<D, kTileK>(of, p, sm.V(it & 1));
+    wg::commit();
+    if constexpr (next) {
+      wg::wait<1>();  // S_{it+1}; O's product may still run
+      wg::fence_operands(snf);
+      softmax(sn, it + 1);
+    }
+    wg::wait<0>();
+    wg::fence_operands(of);
+    if constexpr (next) {
+      rescale_rows(o, corr);
+#pragma unroll
+      for (int n = 0; n < NS; ++n) s[n] = sn[n];
+    }
+  };
+  for (int it = 0; it + 1 < tiles; ++it) iteration(it, std::true_type{});
+  iteration(tiles - 1, std::false_type{});
+
+  out_rows<D>(o, m, l, t_row, a, b, h, c2, lane, out, lse);
+}
+
 // The warpgroups a block attention_fwd runs (bench/log/039's outcome, one H100, T 1,024-16,384):
 // two where the one-group kernel's shared memory leaves room for one block (4 warps) an SM, so a
 // block of 8 warps doubles the warps that hide each other's waits: PoPE at D 128 (129 KB a block;
@@ -147,12 +256,14 @@ static_assert(fwd_groups<128, PEKind::kPope>() == 2 && fwd_groups<64, PEKind::kP
                   fwd_groups<128, PEKind::kNone>() == 1 && fwd_groups<128, PEKind::kRope>() == 1,
               "bench/log/039's measured choice");
 
-template <int D, PEKind PE, int kGroups>
+template <int D, PEKind PE, int kGroups, bool kOverlap = false>
 void launch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
+  static_assert(!kOverlap || kGroups == 1, "the overlapped forward has one warpgroup a block");
   static DeviceOnce once;
   constexpr size_t bytes = WgFwdSmem<D, PE, kGroups>::bytes;
-  constexpr auto kernel =
-      kGroups == 1 ? attention_fwd_flash_wgmma_kernel<D, PE> : attention_fwd_flash_wgmma_2g_kernel<D, PE>;
+  constexpr auto kernel = kOverlap      ? attention_fwd_flash_wgmma_ov_kernel<D, PE>
+                          : kGroups == 1 ? attention_fwd_flash_wgmma_kernel<D, PE>
+                                         : attention_fwd_flash_wgmma_2g_kernel<D, PE>;
   once.run([&] {
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   });
@@ -181,6 +292,16 @@ void attention_fwd_flash_wgmma(const AttentionArgs& a, const float* qkv, float* 
       launch_fwd<Dv, PEv, 2>(a, qkv, out, lse, s);
     else
       launch_fwd<Dv, PEv, 1>(a, qkv, out, lse, s);
+  });
+}
+
+void attention_fwd_flash_wgmma_overlap(const AttentionArgs& a, const float* qkv, float* out, float* lse,
+                                       cudaStream_t s) {
+  if (!flash_wgmma_runs(a))
+    throw CudaError("flash attention on warpgroup products: needs a compute capability 9.0 GPU and head dim 64 or "
+                    "128 (got head dim " + std::to_string(a.D) + ")");
+  for_head_dim_and_pe(std::integer_sequence<int, 64, 128>{}, a, "flash attention (wgmma)", [&](auto d, auto pe) {
+    launch_fwd<decltype(d)::value, decltype(pe)::value, 1, true>(a, qkv, out, lse, s);
   });
 }
 
