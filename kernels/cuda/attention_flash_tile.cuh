@@ -227,14 +227,25 @@ __device__ __forceinline__ void dq_rows_out(mma::Acc (&dq)[NT], float mul, float
   }
 }
 
+// Whether every query of a dK dV kernel's tile (NQ from q0) sees every one of a warp's 16 keys
+// (from first_key): the keys all come at or before the tile's first query, every query is inside
+// the sequence, and the keys are past the batch row's left pads. Such a tile needs no mask in
+// dkdv_p_ds_tile (bench/log/041): all but the tiles along the diagonal, and a padded row's first.
+template <int NQ>
+__device__ __forceinline__ bool dkdv_whole_tile(int first_key, int q0, int T, int key_start) {
+  return first_key + kRows - 1 <= q0 && q0 + NQ <= T && first_key >= key_start;
+}
+
 // P^T and dS^T = P^T o (dP^T - Di) of a dK dV kernel's tile, in place of S^T (st) and dP^T (dpt),
 // for a lane's two keys against the tile's 8 NQ queries (from q0), with P = 2^(S log2 e - L) (L, Di:
 // the tile's rows, L in log2 units). Every element is computed and the masked ones (key after the
 // query, query past T, key among a padded row's left pads but its own) selected to 0: written as
 // a branch around the exp (as first), the compiler made ~30 PTX instructions and two branches of
-// each element, twice this; kSlope as the forward's (ALiBi's term only for ALiBi's heads).
+// each element, twice this; kSlope as the forward's (ALiBi's term only for ALiBi's heads); kWhole
+// (dkdv_whole_tile): no element is masked, so the compares and selects are left out (the same
+// bits: they selected every element).
 // first_key's rule inline: key s is seen from query t iff s <= t and (s >= key_start or s == t).
-template <bool kSlope, int NQ>
+template <bool kSlope, bool kWhole, int NQ>
 __device__ __forceinline__ void dkdv_p_ds_tile(mma::Acc (&st)[NQ], mma::Acc (&dpt)[NQ], const int (&key)[2],
                                                const float* L, const float* Di, int q0, int c2, int T, int key_start,
                                                float slope) {
@@ -249,6 +260,11 @@ __device__ __forceinline__ void dkdv_p_ds_tile(mma::Acc (&st)[NQ], mma::Acc (&dp
       if constexpr (kSlope) x = x - slope * float(t - s);
       const float p = ex2_approx(fmaf(x, kLog2e, -(e & 1 ? l2.y : l2.x)));
       const float ds = p * (dpt[n].v[e] - (e & 1 ? di.y : di.x));
+      if constexpr (kWhole) {  // before the mask, not beside it: as an else branch around it, the
+        st[n].v[e] = p;         // masked path's PTX moved (and its PoPE variant at D 128 spilled)
+        dpt[n].v[e] = ds;
+        continue;
+      }
       const bool seen = t < T && s <= t && (s >= key_start || s == t);
       st[n].v[e] = seen ? p : 0.f;
       dpt[n].v[e] = seen ? ds : 0.f;
@@ -256,12 +272,24 @@ __device__ __forceinline__ void dkdv_p_ds_tile(mma::Acc (&st)[NQ], mma::Acc (&dp
   }
 }
 
-// dkdv_p_ds_tile in its variant (the slope's: its one path serves every tile).
+// dkdv_p_ds_tile with the mask on every tile, in the slope's variant: the mma.sync dK dV kernel's,
+// left as measured (bench/log/041 measures the whole-tile path in the warpgroup kernel only).
 template <int NQ>
-__device__ __forceinline__ void dkdv_p_ds_any(mma::Acc (&st)[NQ], mma::Acc (&dpt)[NQ], const int (&key)[2], const float* L,
-                                              const float* Di, int q0, int c2, int T, int key_start, float slope) {
+__device__ __forceinline__ void dkdv_p_ds_masked(mma::Acc (&st)[NQ], mma::Acc (&dpt)[NQ], const int (&key)[2],
+                                                 const float* L, const float* Di, int q0, int c2, int T,
+                                                 int key_start, float slope) {
   with_slope(slope, [&](auto kSlope) {
-    dkdv_p_ds_tile<decltype(kSlope)::value>(st, dpt, key, L, Di, q0, c2, T, key_start, slope);
+    dkdv_p_ds_tile<decltype(kSlope)::value, false>(st, dpt, key, L, Di, q0, c2, T, key_start, slope);
+  });
+}
+// dkdv_p_ds_tile in its variant, whole tile's and slope's: the warpgroup dK dV kernel's.
+template <int NQ>
+__device__ __forceinline__ void dkdv_p_ds_any(bool whole, mma::Acc (&st)[NQ], mma::Acc (&dpt)[NQ], const int (&key)[2],
+                                              const float* L, const float* Di, int q0, int c2, int T, int key_start,
+                                              float slope) {
+  with_tile_variant(whole, slope, [&](auto kWhole, auto kSlope) {
+    dkdv_p_ds_tile<decltype(kSlope)::value, decltype(kWhole)::value>(st, dpt, key, L, Di, q0, c2, T, key_start,
+                                                                     slope);
   });
 }
 

@@ -208,7 +208,8 @@ __global__ void __launch_bounds__(kThreads)
     wg::fence_operands(dptf);
 
     // P^T (into st) and dS^T (into dpt), every element, the ones a key does not see zeroed.
-    dkdv_p_ds_any(st, dpt, key, sm.L(buf), sm.Di(buf), q0, c2, T, key_start, slope);
+    dkdv_p_ds_any(dkdv_whole_tile<kWgBwdQ>(k0 + j0, q0, T, key_start), st, dpt, key, sm.L(buf), sm.Di(buf), q0, c2,
+                  T, key_start, slope);
 
     // dV += P^T dO and dK' += dS^T Q (the scaled queries: S = Q k', so dS/dk' = Q), one group.
     mma::FragA pt[kWgBwdQ / 16], dst[kWgBwdQ / 16];
