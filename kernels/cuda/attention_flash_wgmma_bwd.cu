@@ -5,7 +5,8 @@
 //          the MN-major operand (bench/log/037);
 //   dK dV  S^T = K Q^T and dP^T = V dO^T, dV += P^T dO and dK' += dS^T Q (bench/log/038: 944
 //          against the mma.sync kernel's 1,110 us at T 4096, D 64 on one H100; the backward with
-//          it takes 6-26 % less time than without at T 1,024-16,384, within 1 % at T 48).
+//          it takes 6-26 % less time than without at T 1,024-16,384, within 1 % at T 48); its
+//          whole tiles skip the mask (041).
 // attention_bwd runs both on Hopper (attention_bwd_flash_wgmma_kv); attention_bwd_flash_wgmma,
 // with attention_flash.cu's dK, dV kernel, is 037's backward, kept for bench to time against.
 
