@@ -2,6 +2,7 @@
 // median of `iters` after warm-up, on random inputs (never zeros: see docs/measuring.md).
 #include <algorithm>
 #include <functional>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -14,12 +15,13 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/event_timer.hpp"
 #include "kernels/cuda/kernels.hpp"
-#include "model/pe/pe_pope.hpp"
 #include "model/pe/pe_rope.hpp"
 
 namespace popebench {
 
-nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind pe, int warmup, int iters) {
+nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, const GpuPE& gpe, int warmup, int iters) {
+  const cuda::PEKind pe = gpe.attention;
+  const int n_rot = pe == cuda::PEKind::kRope ? gpe.n_rot : D;
   const size_t C = size_t(H) * D, n_qkv = size_t(B) * T * 3 * C, n_out = size_t(B) * T * C;
   std::vector<float> h(n_qkv);
   Pcg32 rng(1, 1);
@@ -38,16 +40,24 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   std::vector<float> dl(C);
   for (auto& x : dl) x = float(-6.28 * rng.uniform01());
   CUDA_CHECK(cudaMemcpy(delta, dl.data(), C * 4, cudaMemcpyHostToDevice));
-  auto th = pe == cuda::PEKind::kPope ? pope_thetas(D, 10000) : rope_thetas(D, 10000);
+  // The PE's frequencies (none: RoPE's, unread) and ALiBi's slopes, as the model uploads them.
+  const std::vector<double> th = gpe.thetas.empty() ? rope_thetas(D, 10000) : gpe.thetas;
   CUDA_CHECK(cudaMalloc(&theta, th.size() * 8));
   CUDA_CHECK(cudaMemcpy(theta, th.data(), th.size() * 8, cudaMemcpyHostToDevice));
+  float* slopes = nullptr;
+  if (!gpe.slopes.empty()) {
+    if (int(gpe.slopes.size()) != H) throw std::invalid_argument("attention bench: one ALiBi slope a head");
+    const std::vector<float> sl(gpe.slopes.begin(), gpe.slopes.end());
+    CUDA_CHECK(cudaMalloc(&slopes, H * 4));
+    CUDA_CHECK(cudaMemcpy(slopes, sl.data(), H * 4, cudaMemcpyHostToDevice));
+  }
   // The angle table's scratch (AttentionArgs::angle_scratch), as the model gives it: where the
   // table holds parameters (PoPE) the forward's time includes filling it and the backward reads
   // the table the forward left; otherwise (RoPE) it is filled once here and every call reads it
   // (AttentionArgs::angle_table_filled, attention_fill_angles). None where no table is computed.
   // The flash kernels' table (the query angles alone) is sized on its own.
-  const size_t angle_floats = cuda::attention_angle_floats(T, D, H, pe, D, 1),
-               flash_angle_floats = cuda::attention_angle_floats(T, D, H, pe, D, 1, true);
+  const size_t angle_floats = cuda::attention_angle_floats(T, D, H, pe, n_rot, 1),
+               flash_angle_floats = cuda::attention_angle_floats(T, D, H, pe, n_rot, 1, true);
   float* angles = nullptr;
   if (std::max(angle_floats, flash_angle_floats) > 0)
     CUDA_CHECK(cudaMalloc(&angles, std::max(angle_floats, flash_angle_floats) * 4));
@@ -55,7 +65,7 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
   const size_t flash_bytes = cuda::attention_flash_scratch_bytes(B, T, H, D, pe);
   void* flash_scratch = nullptr;
   CUDA_CHECK(cudaMalloc(&flash_scratch, flash_bytes));
-  cuda::AttentionArgs a{B, T, H, D, pe, theta, delta, float(1.0 / std::sqrt(double(D))), D, nullptr};
+  cuda::AttentionArgs a{B, T, H, D, pe, theta, delta, float(1.0 / std::sqrt(double(D))), n_rot, slopes};
   a.flash_scratch = flash_scratch;
   a.flash_scratch_bytes = flash_bytes;
   auto time = [&](const std::function<void()>& f) { return cuda::median_event_ms(nullptr, warmup, iters, f); };
@@ -115,7 +125,7 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind
                                         : 0.0;
   a.bf16_flash = false;
   for (void* p : {(void*)qkv, (void*)out, (void*)dout, (void*)lse, (void*)dqkv, (void*)ddp, (void*)delta, (void*)theta,
-                  (void*)angles, flash_scratch})
+                  (void*)angles, (void*)slopes, flash_scratch})
     cudaFree(p);
   // FLOPs of causal attention (half the T x T square): QK^T over the width the dot product
   // sees (2D for PoPE) and PV over D; backward ~2.5x forward (recompute + 4 products).

@@ -5,10 +5,12 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "kernels/cuda/kernels.hpp"
+#include "model/pe/pe_registry.hpp"
 
 namespace popebench {
 
-nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, cuda::PEKind pe, int warmup, int iters);
+// pe: a PE as the CUDA backend runs it (the registry's GpuPE for H heads of D, e.g. one of
+// gpu_attention_paths; its table, added to the embedding, is not attention's).
+nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, const GpuPE& pe, int warmup, int iters);
 
 }  // namespace popebench

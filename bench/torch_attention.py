@@ -7,6 +7,11 @@ forward + backward of:
   none   scaled_dot_product_attention on q, k, v;
   rope   RoPE's rotation of q and k (half-split pairs, base 10,000, angles from a cached table),
          then SDPA: what a RoPE model does at every layer;
+  rope-half  the same on the first D/2 channels (frequencies of a D/2-wide RoPE, pairs (c, c + D/4)),
+         the others as they are, then SDPA;
+  alibi  SDPA with ALiBi's bias as its float mask: -m_h (t - s) for keys s <= t, -inf after,
+         m_h = 2^(-8 (h + 1) / H), built once in the inputs' dtype (as the models that ship ALiBi in
+         PyTorch build it) and read by the memory-efficient kernel, the one that takes a float mask;
   pope   PoPE materialised: mu = softplus(q), softplus(k); the 2D-wide [mu cos, mu sin] of queries
          (angle t theta_c) and keys (t theta_c + delta_hc, delta per head and channel), V
          zero-padded to 2D, SDPA, the first D output channels: the way the paper's PyTorch
@@ -35,15 +40,30 @@ H = 8
 SDPA = getattr(F, "scaled_dot_product_attention", None)  # torch >= 2.0
 
 
-def attend(q, k, v, scale):
+def attend(q, k, v, scale, bias=None):
     """Causal attention: torch's SDPA where there is one (every benchmark), else the same function
-    written out (Debian 12's torch 1.13, for --check only)."""
+    written out (Debian 12's torch 1.13, for --check only). bias (H, T, T): added to the scores,
+    the causal mask (-inf after the diagonal) already in it."""
     if SDPA is not None:
+        if bias is not None:
+            return SDPA(q, k, v, attn_mask=bias, scale=scale)
         return SDPA(q, k, v, is_causal=True, scale=scale)
     T = q.shape[-2]
     s = (q @ k.transpose(-1, -2)) * scale
+    if bias is not None:
+        return torch.softmax(s + bias, dim=-1) @ v
     s = s.masked_fill(torch.ones(T, T, dtype=torch.bool, device=q.device).triu(1), float("-inf"))
     return torch.softmax(s, dim=-1) @ v
+
+
+def alibi_bias(Hn, T, dtype, device):
+    """(H, T, T): -m_h (t - s) for s <= t, -inf after; m_h = 2^(-8 (h + 1) / H) (popebench's
+    alibi_slopes)."""
+    m = 2.0 ** (-8.0 * torch.arange(1, Hn + 1, dtype=torch.float64, device=device) / Hn)
+    pos = torch.arange(T, dtype=torch.float64, device=device)
+    dist = pos[:, None] - pos[None, :]
+    bias = (-m[:, None, None] * dist[None]).masked_fill(dist[None] < 0, float("-inf"))
+    return bias.to(dtype)
 
 
 def angles(T, D, device, phase=None):
@@ -75,6 +95,13 @@ def make_attention(pe, q, k, v, D, delta=None):
     if pe == "rope":
         cos, sin = angles(T, D // 2, q.device)
         return lambda: attend(rope(q, cos, sin), rope(k, cos, sin), v, scale)
+    if pe == "rope-half":
+        cos, sin = angles(T, D // 4, q.device)
+        half = lambda x: torch.cat([rope(x[..., :D // 2], cos, sin), x[..., D // 2:]], dim=-1)
+        return lambda: attend(half(q), half(k), v, scale)
+    if pe == "alibi":
+        bias = alibi_bias(q.shape[1], T, q.dtype, q.device)
+        return lambda: attend(q, k, v, scale, bias)
     if delta is None:
         delta = -2 * math.pi * torch.rand(q.shape[1], D, device=q.device)
     cq, sq = angles(T, D, q.device)
@@ -96,22 +123,44 @@ def save(out, path):
 
 
 def check():
-    """The materialised PoPE computes PoPE's attention: against the scores written directly,
-    s_ts = sum_c mu_q,tc mu_k,sc cos((t - s) theta_c - delta_c) / sqrt(D), in float64 on the CPU.
-    Returns the largest absolute difference of the outputs."""
+    """Each PE's attention as written here against its scores written directly, in float64 on the
+    CPU, with t - s the query's position less the key's:
+      pope       s_ts = sum_c mu_q,tc mu_k,sc cos((t - s) theta_c - delta_c) / sqrt(D);
+      rope-half  s_ts = (sum over the pairs (c, c + D/4) of the first half of (q_c k_c + q_c' k_c')
+                 cos((t - s) theta_c) + (q_c k_c' - q_c' k_c) sin((t - s) theta_c), theta_c =
+                 10000^(-c / (D/4)), plus q . k over the second half) / sqrt(D);
+      alibi      s_ts = q . k / sqrt(D) - 2^(-8 (h + 1) / H) (t - s).
+    Returns {pe: the largest absolute difference of the outputs}."""
     torch.manual_seed(1)
     B, Hc, T, D = 2, 3, 9, 8
     q, k, v = (torch.randn(B, Hc, T, D, dtype=torch.float64) for _ in range(3))
-    delta = -2 * math.pi * torch.rand(Hc, D, dtype=torch.float64)
-    got = make_attention("pope", q, k, v, D, delta)()
-    theta = 10000.0 ** (-torch.arange(D, dtype=torch.float64) / D)
     pos = torch.arange(T, dtype=torch.float64)
-    ang = (pos[:, None, None] - pos[None, :, None]) * theta - delta[:, None, None, :]  # (H, T, T, D)
+    rel = pos[:, None] - pos[None, :]  # (T, T): t - s
+    causal = torch.ones(T, T, dtype=torch.bool).triu(1)
+
+    def softmax_out(s):
+        return torch.softmax(s.masked_fill(causal, float("-inf")), dim=-1) @ v
+
+    delta = -2 * math.pi * torch.rand(Hc, D, dtype=torch.float64)
+    theta = 10000.0 ** (-torch.arange(D, dtype=torch.float64) / D)
+    ang = rel[:, :, None] * theta - delta[:, None, None, :]  # (H, T, T, D)
     mq, mk = F.softplus(q), F.softplus(k)
-    s = torch.einsum("bhtc,bhsc,htsc->bhts", mq, mk, torch.cos(ang)) / math.sqrt(D)
-    s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
-    want = torch.softmax(s, dim=-1) @ v
-    return (got - want).abs().max().item()
+    want = {"pope": softmax_out(torch.einsum("bhtc,bhsc,htsc->bhts", mq, mk, torch.cos(ang)) / math.sqrt(D))}
+    got = {"pope": make_attention("pope", q, k, v, D, delta)()}
+
+    n = D // 4
+    th = 10000.0 ** (-torch.arange(n, dtype=torch.float64) / n)
+    a = rel[:, :, None] * th  # (T, T, D/4)
+    q1, q2, k1, k2 = q[..., :n], q[..., n:2 * n], k[..., :n], k[..., n:2 * n]
+    s = (torch.einsum("bhtc,bhsc,tsc->bhts", q1, k1, torch.cos(a)) + torch.einsum("bhtc,bhsc,tsc->bhts", q2, k2, torch.cos(a))
+         + torch.einsum("bhtc,bhsc,tsc->bhts", q1, k2, torch.sin(a)) - torch.einsum("bhtc,bhsc,tsc->bhts", q2, k1, torch.sin(a))
+         + q[..., 2 * n:] @ k[..., 2 * n:].transpose(-1, -2))
+    want["rope-half"], got["rope-half"] = softmax_out(s / math.sqrt(D)), make_attention("rope-half", q, k, v, D)()
+
+    m = 2.0 ** (-8.0 * torch.arange(1, Hc + 1, dtype=torch.float64) / Hc)
+    s = q @ k.transpose(-1, -2) / math.sqrt(D) - m[:, None, None] * rel
+    want["alibi"], got["alibi"] = softmax_out(s), make_attention("alibi", q, k, v, D)()
+    return {pe: (got[pe] - want[pe]).abs().max().item() for pe in want}
 
 
 def main():
@@ -125,10 +174,11 @@ def main():
     ap.add_argument("--check", action="store_true", help="only check the materialised PoPE against its formula (CPU)")
     a = ap.parse_args()
     if a.check:
-        err = check()
+        errs = check()
         # float32 angles and softplus inside make_attention: ~1e-6 of outputs of order 1
-        print(f"torch_attention.py: materialised PoPE against its formula: max |difference| {err:.2e}")
-        return 0 if err < 1e-4 else 1
+        for pe, err in errs.items():
+            print(f"torch_attention.py: {pe} against its formula: max |difference| {err:.2e}")
+        return 0 if max(errs.values()) < 1e-4 else 1
     if not a.out:
         ap.error("--out is required")
     if SDPA is None:
@@ -149,7 +199,7 @@ def main():
     for D in a.head_dims:
         for T in a.lengths:
             B = 64 if T <= 48 else max(1, a.tokens // T)  # as popebench bench: the training shape's batch
-            for pe in ["none", "rope", "pope"]:
+            for pe in ["none", "alibi", "rope", "rope-half", "pope"]:
                 for dtype in [torch.bfloat16] + ([torch.float32] if pe == "none" else []):
                     q, k, v = (torch.randn(B, H, T, D, device="cuda", dtype=dtype, requires_grad=True)
                                for _ in range(3))
@@ -163,7 +213,7 @@ def main():
                            "fwd_ms": fwd, "fwd_bwd_ms": fb, "fwd_tflops": flops / fwd * 1e-9,
                            "fwd_bwd_tflops": 3.5 * flops / fb * 1e-9}
                     out["rows"].append(row)
-                    print(f"torch {pe:4s} {row['dtype']:8s} B {B:3d} T {T:5d} D {D:3d}: fwd {fwd:.3f} ms  "
+                    print(f"torch {pe:9s} {row['dtype']:8s} B {B:3d} T {T:5d} D {D:3d}: fwd {fwd:.3f} ms  "
                           f"fwd+bwd {fb:.3f} ms", flush=True)
                     del q, k, v, g, f
                     torch.cuda.empty_cache()

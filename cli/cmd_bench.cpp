@@ -173,13 +173,15 @@ Runner register_bench(CLI::App& app) {
       for (int Tl : st->lengths) shapes.push_back({D, Tl});
     for (auto [D, Tl] : shapes) {
       int Bl = Tl <= 48 ? 64 : std::max(1, 32768 / Tl);
-      for (auto [name, pk] : {std::pair{"none", cuda::PEKind::kNone}, std::pair{"rope", cuda::PEKind::kRope},
-                              std::pair{"pope", cuda::PEKind::kPope}}) {
-        auto r = cuda_benchmark_attention(Bl, Tl, 8, D, pk, st->warmup, st->iters);
+      ModelConfig heads;  // the bench's 8 heads of D
+      heads.n_head = 8;
+      heads.d_model = 8 * D;
+      for (const auto& [name, gpe] : gpu_attention_paths(heads)) {
+        auto r = cuda_benchmark_attention(Bl, Tl, 8, D, gpe, st->warmup, st->iters);
         r["pe"] = name;
         out["attention"].push_back(r);
         save(false);
-        std::printf("attention %-4s B %3d T %5d H 8 D %3d: fwd %.3f ms  bwd %.3f ms", name, Bl, Tl, D,
+        std::printf("attention %-9s B %3d T %5d H 8 D %3d: fwd %.3f ms  bwd %.3f ms", name.c_str(), Bl, Tl, D,
                     r["fwd_ms"].get<double>(), r["bwd_ms"].get<double>());
         if (r.contains("without_angle_table"))
           std::printf("  (without the angle table: fwd %.3f ms  bwd %.3f ms)",

@@ -3,6 +3,9 @@
 
 #include <cmath>
 #include <set>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "kernels/cpu/pope.hpp"
 #include "kernels/cpu/rope.hpp"
@@ -428,4 +431,33 @@ TEST_CASE("extrapolation table: mean and sample std per bucket over seeds, none 
   CHECK(head.rfind("k-back, trained on lengths " + std::to_string(task.min_len()) + "-" + std::to_string(task.max_len()) +
                        ", tested zero-shot on buckets up to 2x as long (500 examples each); 1 or 2 seeds per PE; chance ",
                    0) == 0);
+}
+
+TEST_CASE("the attention bench times each GPU attention path of the registered PEs once", "[pe][bench]") {
+  ModelConfig m;
+  m.n_head = 8;
+  m.d_model = 8 * 64;
+  const auto paths = gpu_attention_paths(m);
+  std::vector<std::string> names;
+  for (const auto& [name, g] : paths) names.push_back(name);
+  // Today's registry: sinusoidal and learned attend as none, alibi-half as alibi; rope-interleaved
+  // has no GPU kernel.
+  CHECK(names == std::vector<std::string>{"none", "rope", "pope", "rope-half", "alibi"});
+  // Every kind with a GPU kernel takes one of the paths, and no two paths are the same kernels.
+  std::set<std::tuple<int, int, bool>> keys;
+  for (const auto& [name, g] : paths)
+    keys.insert({int(g.attention), g.attention == cuda::PEKind::kRope ? g.n_rot : 0, !g.slopes.empty()});
+  CHECK(keys.size() == paths.size());
+  for (const PEKindInfo& k : pe_kinds()) {
+    if (!k.gpu) continue;
+    PEConfig pc;
+    pc.kind = k.name;
+    const GpuPE g = k.gpu(pc, m);
+    INFO(k.name);
+    CHECK(keys.count({int(g.attention), g.attention == cuda::PEKind::kRope ? g.n_rot : 0, !g.slopes.empty()}) == 1);
+  }
+  const auto& half = paths[3].second;
+  CHECK(half.attention == cuda::PEKind::kRope);
+  CHECK(half.n_rot == 32);
+  CHECK(paths[4].second.slopes.size() == 8);
 }

@@ -7,8 +7,9 @@ shape, and against the same kernels of an older binary where one is given (`--be
     /usr/bin/python3 -m tools.attention_table POPEBENCH.json TORCH.json [--before OLD.json]
         [--lengths 1024 4096] [--head-dims 64]
 
-One row a (T, D, PE): fwd and bwd in ms, fwd + bwd, PyTorch's fwd + bwd (SDPA for none, RoPE's
-rotation then SDPA, PoPE materialised then SDPA: torch_attention.py), and the ratio to it of
+One row a (T, D, PE): fwd and bwd in ms, fwd + bwd, PyTorch's fwd + bwd (SDPA for none, SDPA
+with ALiBi's bias as its mask, RoPE's rotation (on every channel or half) then SDPA, PoPE
+materialised then SDPA: torch_attention.py), and the ratio to it of
 the fastest family of popebench's kernels, its fastest forward plus its fastest backward (above
 1: slower). popebench's times include the
 copies each call makes (the transformed rows in bf16: its inputs are the model's fp32
@@ -86,7 +87,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(prog="python3 -m tools.attention_table", description=__doc__.split("\n\n")[0])
     ap.add_argument("popebench")
     ap.add_argument("torch")
-    ap.add_argument("--before", help="an older binary's bench JSON, its flash kernels shown beside")
+    ap.add_argument("--before", help="an older binary's bench JSON, one of its kernel variants shown beside")
+    ap.add_argument("--before-variant", default="bf16_flash", choices=[k for k, _, _ in VARIANTS if k],
+                    help="the older binary's variant shown (default: bf16_flash, the mma.sync flash kernels)")
     ap.add_argument("--lengths", type=int, nargs="+", help="only these T (default: every T of the popebench file)")
     ap.add_argument("--head-dims", type=int, nargs="+", help="only these D")
     args = ap.parse_args(argv)
@@ -105,12 +108,12 @@ def main(argv=None):
     keys = sorted(k for k in new if (not args.lengths or k[0] in args.lengths) and (not args.head_dims or k[1] in args.head_dims))
     if not keys:
         fail("no row of the popebench file has those lengths and head dims")
-    order = {"none": 0, "rope": 1, "pope": 2}
+    order = {"none": 0, "alibi": 1, "rope": 2, "rope-half": 3, "pope": 4}
     keys.sort(key=lambda k: (k[1], k[0], order.get(k[2], 9), k[2]))
     commit = lambda d: str((d.get("environment") or {}).get("git_commit", "?"))[:7]
     head = ["T", "D", "PE"]
     if before is not None:
-        head.append(f"{commit(before)} mma.sync fwd / bwd / sum")
+        head.append(f"{commit(before)} {dict((k, n) for k, n, _ in VARIANTS)[args.before_variant]} fwd / bwd / sum")
     variants = [v for v in VARIANTS if any(times(new[k], v[0]) for k in keys)]  # those measured
     head += [f"{commit(pb)} {name} fwd / bwd / sum" for _, name, _ in variants]
     head += ["PyTorch fwd + bwd", "fastest family / PyTorch"]
@@ -122,7 +125,7 @@ def main(argv=None):
         r = new[k]
         cols = [str(k[0]), str(k[1]), k[2]]
         if before is not None:
-            cols.append(cell(times(old.get(k), "bf16_flash")))
+            cols.append(cell(times(old.get(k), args.before_variant)))
         measured = [times(r, key) for key, _, _ in variants]
         cols += [cell(t) for t in measured]
         # The fastest family: its fastest forward plus its fastest backward, each a variant the

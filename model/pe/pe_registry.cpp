@@ -1,7 +1,9 @@
 #include "model/pe/pe_registry.hpp"
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
+#include <tuple>
 #include <type_traits>
 
 #include "common/error.hpp"
@@ -74,5 +76,19 @@ std::unique_ptr<PositionalEmbedding<T>> make_positional_embedding(const PEConfig
 }
 template std::unique_ptr<PositionalEmbedding<float>> make_positional_embedding<float>(const PEConfig&, const ModelConfig&);
 template std::unique_ptr<PositionalEmbedding<double>> make_positional_embedding<double>(const PEConfig&, const ModelConfig&);
+
+std::vector<std::pair<std::string, GpuPE>> gpu_attention_paths(const ModelConfig& m) {
+  std::vector<std::pair<std::string, GpuPE>> paths;
+  std::set<std::tuple<int, int, bool>> seen;
+  for (const PEKindInfo& k : pe_kinds()) {
+    if (!k.gpu) continue;
+    PEConfig pc;
+    pc.kind = k.name;
+    GpuPE g = k.gpu(pc, m);
+    const int n_rot = g.attention == cuda::PEKind::kRope ? g.n_rot : 0;
+    if (seen.insert({int(g.attention), n_rot, !g.slopes.empty()}).second) paths.emplace_back(k.name, std::move(g));
+  }
+  return paths;
+}
 
 }  // namespace popebench

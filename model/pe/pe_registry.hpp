@@ -74,6 +74,13 @@ std::string pe_kind_list();
 std::string pe_kind_list(bool PEKindInfo::*option);
 std::string pe_kind_list(bool (*which)(const PEKindInfo&));
 
+// The attention kernels' paths that the kinds with a GPU kernel take for m's heads, one per path,
+// named by the first kind in rank order that takes it: kinds whose GpuPE gives the same kernel
+// mode, rotated channels and presence of slopes run the same attention kernels (sinusoidal and
+// learned add their positions to the embedding and attend as none; alibi-half runs ALiBi's
+// kernels with half its slopes zero). What `popebench bench` times, each path once.
+std::vector<std::pair<std::string, GpuPE>> gpu_attention_paths(const ModelConfig& m);
+
 // The CPU implementation of a registered kind (make_float / make_double), for PositionalEmbedding<T>.
 template <typename T>
 std::unique_ptr<PositionalEmbedding<T>> make_positional_embedding(const PEConfig& pe, const ModelConfig& m);

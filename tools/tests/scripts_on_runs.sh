@@ -524,6 +524,15 @@ check "attention_table.py" "$py" -m tools.attention_table "$bd/h100_popebench_9c
   "$bd/h100_torch_attention_9c39726.json" --before "$bd/h100_popebench_9f7ac2d_attention.json" --head-dims 64
 [[ $(grep -c '^| [0-9]* | 64 | ' "$tmp/out") -eq 12 ]] && grep -q '^| 4096 | 64 | pope | [0-9.]* / ' "$tmp/out" ||
   { echo "FAIL: attention_table.py rows"; cat "$tmp/out"; fails=$((fails+1)); }
+# --before-variant: the older binary's column is the variant named (038's backward against 037's).
+check "attention_table.py --before-variant" "$py" -m tools.attention_table "$bd/h100_popebench_3a9d50b_attention.json" \
+  "$bd/h100_torch_attention_3a9d50b.json" --before "$bd/h100_popebench_9c39726_attention.json" \
+  --before-variant bf16_flash_wgmma --lengths 4096 --head-dims 64
+grep -q '^| T | D | PE | 9c39726 wgmma fwd / bwd / sum |' "$tmp/out" && grep -q '^| 4096 | 64 | none | 0.568 / 1.802 / 2.369 |' "$tmp/out" ||
+  { echo "FAIL: attention_table.py --before-variant"; cat "$tmp/out"; fails=$((fails+1)); }
+"$py" -m tools.attention_table "$bd/h100_popebench_3a9d50b_attention.json" "$bd/h100_torch_attention_3a9d50b.json" \
+  --before "$bd/h100_popebench_9c39726_attention.json" --before-variant nonsense >"$tmp/out" 2>&1
+[[ $? -eq 2 ]] || { echo "FAIL: attention_table.py took --before-variant nonsense"; cat "$tmp/out"; fails=$((fails+1)); }
 for bad in "$bd/h200_popebench_e1116fc_attention_fp32.json $bd/h100_torch_attention_9c39726.json" \
            "$bd/h100_torch_attention_9c39726.json $bd/h100_torch_attention_9c39726.json"; do
   "$py" -m tools.attention_table $bad >"$tmp/out" 2>&1
