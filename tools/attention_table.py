@@ -55,6 +55,9 @@ def torch_rows(doc, path):
     out = {}
     for r in doc.get("rows") or []:
         if r.get("dtype") == "bfloat16":
+            if "error" in r:  # a way that did not run at that shape (e.g. out of memory): said in its cell
+                out[(r.get("T"), r.get("D"), str(r.get("pe")))] = str(r["error"])
+                continue
             try:
                 out[(int(r["T"]), int(r["D"]), str(r["pe"]))] = float(r["fwd_bwd_ms"])
             except (KeyError, TypeError, ValueError):
@@ -137,8 +140,11 @@ def main(argv=None):
             if fwds and bwds and (best is None or min(fwds) + min(bwds) < best):
                 best = min(fwds) + min(bwds)
         torch_ms = ref.get(k)
-        cols.append("-" if torch_ms is None else f"{torch_ms:.3f}")
-        cols.append("-" if torch_ms is None or best is None else f"{best / torch_ms:.2f}x")
+        if isinstance(torch_ms, str):
+            cols += [torch_ms, "-"]
+        else:
+            cols.append("-" if torch_ms is None else f"{torch_ms:.3f}")
+            cols.append("-" if torch_ms is None or best is None else f"{best / torch_ms:.2f}x")
         print("| " + " | ".join(cols) + " |")
     return 0
 

@@ -533,6 +533,22 @@ grep -q '^| T | D | PE | 9c39726 wgmma fwd / bwd / sum |' "$tmp/out" && grep -q 
 "$py" -m tools.attention_table "$bd/h100_popebench_3a9d50b_attention.json" "$bd/h100_torch_attention_3a9d50b.json" \
   --before "$bd/h100_popebench_9c39726_attention.json" --before-variant nonsense >"$tmp/out" 2>&1
 [[ $? -eq 2 ]] || { echo "FAIL: attention_table.py took --before-variant nonsense"; cat "$tmp/out"; fails=$((fails+1)); }
+# A PyTorch row that could not run (torch_attention.py records an out-of-memory shape) says so in
+# its cell, and the ratio is left out.
+"$py" - "$bd/h100_torch_attention_3a9d50b.json" "$tmp/torch_oom.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["rows"]:
+    if (r["pe"], r["T"], r["D"], r["dtype"]) == ("pope", 16384, 64, "bfloat16"):
+        for k in ("fwd_ms", "fwd_bwd_ms", "fwd_tflops", "fwd_bwd_tflops"):
+            del r[k]
+        r["error"] = "out of memory"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+check "attention_table.py with a row out of memory" "$py" -m tools.attention_table "$bd/h100_popebench_3a9d50b_attention.json" \
+  "$tmp/torch_oom.json" --lengths 16384 --head-dims 64
+grep -q '^| 16384 | 64 | pope | .* | out of memory | - |$' "$tmp/out" && grep -q '^| 16384 | 64 | rope | .* | 5.955 | 1.16x |$' "$tmp/out" ||
+  { echo "FAIL: attention_table.py with a row out of memory"; cat "$tmp/out"; fails=$((fails+1)); }
 for bad in "$bd/h200_popebench_e1116fc_attention_fp32.json $bd/h100_torch_attention_9c39726.json" \
            "$bd/h100_torch_attention_9c39726.json $bd/h100_torch_attention_9c39726.json"; do
   "$py" -m tools.attention_table $bad >"$tmp/out" 2>&1
