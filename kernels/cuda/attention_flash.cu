@@ -279,7 +279,7 @@ __global__ void __launch_bounds__(kThreads)
       mma_rows_xt<DQ / 16, NQ>(st, sm.K(), Sm::LQ, j0, sm.Q(buf), Sm::LQ, lane);
       mma_rows_xt<D / 16, NQ>(dpt, sm.V(), Sm::LV, j0, sm.dO(buf), Sm::LV, lane);
       // P^T (into st) and dS^T (into dpt), element by element, without a branch (bench/log/036).
-      dkdv_p_ds_masked(st, dpt, key, L, Di, q0, c2, T, key_start, slope);
+      dkdv_p_ds_any(false, st, dpt, key, L, Di, q0, c2, T, key_start, slope);
       // dV += P^T dO and dK' += dS^T Q (the scaled queries: S = Q k', so dS/dk' = Q).
       mma_acc_x<NQ / 2, D / 8>(dv, st, sm.dO(buf), Sm::LV, lane);
       mma_acc_x<NQ / 2, DQ / 8>(dk, dpt, sm.Q(buf), Sm::LQ, lane);

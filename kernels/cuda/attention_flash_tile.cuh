@@ -272,17 +272,9 @@ __device__ __forceinline__ void dkdv_p_ds_tile(mma::Acc (&st)[NQ], mma::Acc (&dp
   }
 }
 
-// dkdv_p_ds_tile with the mask on every tile, in the slope's variant: the mma.sync dK dV kernel's,
-// left as measured (bench/log/041 measures the whole-tile path in the warpgroup kernel only).
-template <int NQ>
-__device__ __forceinline__ void dkdv_p_ds_masked(mma::Acc (&st)[NQ], mma::Acc (&dpt)[NQ], const int (&key)[2],
-                                                 const float* L, const float* Di, int q0, int c2, int T,
-                                                 int key_start, float slope) {
-  with_slope(slope, [&](auto kSlope) {
-    dkdv_p_ds_tile<decltype(kSlope)::value, false>(st, dpt, key, L, Di, q0, c2, T, key_start, slope);
-  });
-}
-// dkdv_p_ds_tile in its variant, whole tile's and slope's: the warpgroup dK dV kernel's.
+// dkdv_p_ds_tile in its variant, whole tile's and slope's. The mma.sync dK dV kernel passes whole =
+// false (its masked path on every tile, as measured; bench/log/041 measures the whole-tile path in
+// the warpgroup kernel only): its PTX is then the same as before the flag.
 template <int NQ>
 __device__ __forceinline__ void dkdv_p_ds_any(bool whole, mma::Acc (&st)[NQ], mma::Acc (&dpt)[NQ], const int (&key)[2],
                                               const float* L, const float* Di, int q0, int c2, int T, int key_start,
