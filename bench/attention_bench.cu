@@ -22,6 +22,8 @@ namespace popebench {
 nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, const GpuPE& gpe, int warmup, int iters) {
   const cuda::PEKind pe = gpe.attention;
   const int n_rot = pe == cuda::PEKind::kRope ? gpe.n_rot : D;
+  if (!gpe.slopes.empty() && int(gpe.slopes.size()) != H)  // before any allocation: nothing to free
+    throw std::invalid_argument("attention bench: one ALiBi slope a head");
   const size_t C = size_t(H) * D, n_qkv = size_t(B) * T * 3 * C, n_out = size_t(B) * T * C;
   std::vector<float> h(n_qkv);
   Pcg32 rng(1, 1);
@@ -46,7 +48,6 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, const GpuPE&
   CUDA_CHECK(cudaMemcpy(theta, th.data(), th.size() * 8, cudaMemcpyHostToDevice));
   float* slopes = nullptr;
   if (!gpe.slopes.empty()) {
-    if (int(gpe.slopes.size()) != H) throw std::invalid_argument("attention bench: one ALiBi slope a head");
     const std::vector<float> sl(gpe.slopes.begin(), gpe.slopes.end());
     CUDA_CHECK(cudaMalloc(&slopes, H * 4));
     CUDA_CHECK(cudaMemcpy(slopes, sl.data(), H * 4, cudaMemcpyHostToDevice));
