@@ -61,9 +61,30 @@ def step_log(path, run):
     return None
 
 
+# Options added to the config after runs were committed, each with the value the older binary
+# computed with (the default in config/config.hpp, which is also what popebench reads an absent
+# field as): a run written before the option existed compares as if it had recorded that value.
+# A later run that recorded another value is a different run; one that recorded this value may
+# still be compared, and its bits decide.
+LATER_FIELDS = {"train.gpu_attention": "fp32"}
+
+
+def with_later_fields(cfg):
+    """cfg with every LATER_FIELDS field it lacks set to the value an older binary used."""
+    for dotted, value in LATER_FIELDS.items():
+        *parents, last = dotted.split(".")
+        node = cfg
+        for p in parents:
+            node = node.get(p) if isinstance(node, dict) else None
+        if isinstance(node, dict) and last not in node:
+            node[last] = value
+    return cfg
+
+
 def comparable_config(run, ignore=()):
-    """The run's config less ALWAYS_IGNORED and the dotted fields of ignore."""
-    cfg = json.loads(json.dumps(run["config"]))
+    """The run's config less ALWAYS_IGNORED and the dotted fields of ignore, with the fields an
+    older run lacks (LATER_FIELDS) filled in."""
+    cfg = with_later_fields(json.loads(json.dumps(run["config"])))
     for dotted in ALWAYS_IGNORED + tuple(ignore):
         *parents, last = dotted.split(".")
         node = cfg

@@ -16,7 +16,7 @@ import sys
 import tempfile
 import unittest
 
-from tools import compare_seeds, figure_style, json_input, plateau_levels
+from tools import compare_seeds, figure_style, json_input, plateau_levels, same_bits
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -104,6 +104,25 @@ class Statistics(unittest.TestCase):
         self.assertAlmostEqual(compare_seeds.t_two_sided_p(12.706, 1), 0.05, places=3)
         self.assertAlmostEqual(compare_seeds.t_two_sided_p(3.169, 10), 0.01, places=3)
         self.assertAlmostEqual(compare_seeds.t_two_sided_p(0.0, 5), 1.0, places=12)
+
+
+class SameBitsConfig(unittest.TestCase):
+    def run_with(self, train):
+        return {"config": {"pe": {"kind": "pope"}, "train": dict(train, seed=0)}}
+
+    def test_an_older_run_compares_as_the_default_it_was_computed_with(self):
+        old = same_bits.comparable_config(self.run_with({}))
+        self.assertIsNone(same_bits.first_config_difference(old, same_bits.comparable_config(
+            self.run_with({"gpu_attention": "fp32"}))))
+        self.assertEqual(same_bits.first_config_difference(old, same_bits.comparable_config(
+            self.run_with({"gpu_attention": "bf16"}))), "config.train.gpu_attention")
+
+    def test_later_fields_name_the_defaults_config_hpp_declares(self):
+        # The value filled in must be what popebench reads an absent field as.
+        with open(os.path.join(ROOT, "config", "config.hpp")) as f:
+            hpp = f.read()
+        self.assertIn("GpuAttention gpu_attention = GpuAttention::kFp32;", hpp)
+        self.assertEqual(same_bits.LATER_FIELDS, {"train.gpu_attention": "fp32"})
 
 
 class PlateauLevels(unittest.TestCase):
