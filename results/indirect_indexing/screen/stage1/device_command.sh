@@ -339,3 +339,19 @@ SHARD=2/3 STOP_AT=0 ALONG=1 POPEBENCH=.devbin/popebench \
   bash results/indirect_indexing/screen/run_cells.sh base_100 585 $OUT rope
 # Command 3 retrained Table 1's RoPE seed 0 (../table1_retrain/device_command.sh) and command 4
 # timed batches of 16 and 32 runs (results/bench/h100_popebench_66f16b9_batched_16_32.json).
+
+# --- Session of 2026-12-07, 13:18-13:27 UTC, calls 4 and 5 of the session in
+# ../stage2/device_command.sh (one H100 80GB HBM3, driver 580.159.04, binary of 720db6f, gated
+# in call 1 of that session). wd_all_2d's PoPE seed 0 to its full 100,000 steps alone
+# (PLAN.md's order change of 2026-12-07: wd_all_2d one seed at a time, PoPE first), started
+# after the attention comparison of call 4 had finished (so nothing shared the GPU), 475 s;
+# inspects along (every 20k, 1,000 test examples); log sweep_stage1_wd_all_2d_pope_seed0.log.
+# It repeats the committed 71,000-step run bit for bit (tools/same_bits.py; that run predates
+# the gpu_attention field and was computed with its default, fp32: same_bits.py's LATER_FIELDS).
+S=results/indirect_indexing/screen
+dec() { mkdir -p .devbin && for f in .devgz/*.xz; do python3 -c "import lzma,sys; open(sys.argv[2],'wb').write(lzma.open(sys.argv[1]).read())" "$f" .devbin/$(basename "$f" .xz); done && chmod +x .devbin/popebench*; export LD_LIBRARY_PATH=$PWD/.devbin:${LD_LIBRARY_PATH:-}; }
+W() { PLAN=$S/screen.json SHARD=$1/3 CONCURRENT=1 STOP_AT=0 ALONG=1 MIN_BUDGET_S=0 POPEBENCH=.devbin/popebench \
+  bash $S/cells_across_calls.sh wd_${3}_s$1 "$2" $OUT/job_wd_${3}$1 wd_all_2d 900 ${3}; }
+W 0 $((585 - SECONDS)) pope   # call 4 (after the attention comparison, at 169 s): still running at 585 s
+W 0 120 pope                  # call 5: delivered at 53 s
+# Landed with: bash $S/ingest_half.sh FILES_DIR stage1 stage1_wd_all_2d_pope_seed0

@@ -193,3 +193,20 @@ C 0 $((585 - SECONDS)) rope   # call 2: delivered RoPE seed 0 at 395 s
 C 1 $((590 - SECONDS)) rope   # call 4: delivered RoPE seed 1 at 395 s
 # Landed with: bash $S/ingest_half.sh FILES_DIR stage2 stage2_curriculum_pope_seed2 (and
 # stage2_curriculum_rope_seed0, _seed1)
+
+# --- Session of 2026-12-07, 13:02-13:28 UTC, five consecutive device calls on one `nvidia-h100-x1`
+# machine (NVIDIA H100 80GB HBM3, driver 580.159.04), the binaries built on the development
+# machine at 720db6f (same flags), stripped and carried xz-compressed in .devgz/ with libgomp.
+# Call 1 gated the binary while the job trained: every GPU test passed (14567 assertions in 37
+# test cases, the two-GPU one skipped; results/bench/h100_cuda_tests_720db6f.log), and
+# abs_pos_learned's RoPE half rerun to 2,000 steps repeated the committed runs bit for bit (both
+# seeds). curriculum's RoPE seed 2 to its full 100,000 steps alone (SHARD=2/3), 416 s beside the
+# gate; inspects along (every 20k, 1,000 test examples); log sweep_stage2_curriculum_rope_seed2.log.
+# The cell is finished. Calls 2-5: the attention comparison (results/bench/device_call_720db6f_flash.sh)
+# and wd_all_2d's PoPE seed 0 (../stage1/device_command.sh).
+C() { PLAN=$S/stage2.json SHARD=$1/3 CONCURRENT=1 STOP_AT=0 ALONG=1 MIN_BUDGET_S=0 POPEBENCH=.devbin/popebench \
+  bash $S/cells_across_calls.sh cur_${3}_s$1 "$2" $OUT/job_cur_${3}$1 curriculum 900 ${3}; }
+dec; C 2 1 rope
+GATE_TESTS_S=400 POPEBENCH=.devbin/popebench bash $S/gated_call.sh - rope 480 $OUT/gate gate eq
+C 2 $((575 - SECONDS)) rope   # call 1: delivered RoPE seed 2 at 417 s
+# Landed with: bash $S/ingest_half.sh FILES_DIR stage2 stage2_curriculum_rope_seed2
