@@ -425,7 +425,8 @@ void attention_fwd(const AttentionArgs& a, const float* qkv, float* out, float* 
     prepare_angles(a, s);
     // On Hopper the warpgroup kernels: the forward 1.30x the mma.sync kernel's speed at T 4096,
     // D 64, and no slower at any measured shape (bench/log/037, one H100), with two warpgroups a
-    // block where the forward's fwd_groups says (039); both families pass the same GPU tests
+    // block or each tile's softmax under the next products where the forward's fwd_kernel says (039,
+    // 040); both families pass the same GPU tests
     // (tests/test_cuda_attention_flash.cpp).
     if (attn::flash_wgmma_runs(a)) return attn::attention_fwd_flash_wgmma(a, qkv, out, lse, s);
     return attn::attention_fwd_flash(a, qkv, out, lse, s);

@@ -15,9 +15,8 @@
 // softmax path, which masks them. Built for sm_90a only (popebench_flash_wgmma in CMakeLists.txt).
 // attention_fwd / attention_bwd run it wherever it runs (bench/log/037, one H100: every flash GPU
 // test passed; forward 1.30x, backward 1.19x the mma.sync kernels at T 4096, D 64), with two
-// warpgroups a block where fwd_groups says (039). A variant with each tile's softmax under the
-// next products (040) is timed by bench and checked by the GPU tests. The backward's kernels:
-// attention_flash_wgmma_bwd.cu.
+// warpgroups a block or each tile's softmax under the next products where fwd_kernel says (039,
+// 040). The backward's kernels: attention_flash_wgmma_bwd.cu.
 
 #include "kernels/cuda/attention_flash_wgmma.hpp"
 
@@ -51,7 +50,7 @@ struct WgFwdSmem {
 
 // A block of kGroups warpgroups, each owning 64 query rows, sharing the key tiles: 2 (128 queries a
 // block, as FlashAttention-2 and -3 take them) copies each key tile into shared memory once for
-// twice the queries (bench/log/039); fwd_groups says which attention_fwd runs. A warpgroup issues its
+// twice the queries (bench/log/039); fwd_kernel says which attention_fwd runs. A warpgroup issues its
 // products only for the tiles its rows see (its own causal end; none past T); every thread
 // takes part in the copies and the barriers.
 template <int D, PEKind PE, int kGroups>
@@ -116,7 +115,8 @@ __device__ __forceinline__ void fwd_wgmma_block(const AttentionArgs& a, const Fl
   out_rows<D>(o, m, l, t_row, a, b, h, c2, lane, out, lse);
 }
 
-// One warpgroup a block: what attention_fwd runs except where fwd_groups says two.
+// One warpgroup a block, each tile's softmax after its products (the plain kernel; fwd_kernel says
+// where attention_fwd runs it).
 template <int D, PEKind PE>
 __global__ void __launch_bounds__(kThreads)
     attention_fwd_flash_wgmma_kernel(AttentionArgs a, FlashScratch fs, float* out, float* lse) {
@@ -240,21 +240,39 @@ __global__ void __launch_bounds__(kThreads)
   out_rows<D>(o, m, l, t_row, a, b, h, c2, lane, out, lse);
 }
 
-// The warpgroups a block attention_fwd runs (bench/log/039's outcome, one H100, T 1,024-16,384):
-// two where the one-group kernel's shared memory leaves room for one block (4 warps) an SM, so a
-// block of 8 warps doubles the warps that hide each other's waits: PoPE at D 128 (129 KB a block;
-// two groups 1.38 against 1.80 ms at T 4096, 4.27 against 5.91 at 16,384; Nsight: 12.5 % occupancy
-// against 6.25 %). One elsewhere: two groups were 4-16 % slower for none and RoPE at D 64 and 128
-// and 1-2 % slower for PoPE at D 64, where the one-group kernel already holds 4 blocks an SM.
+// Which forward attention_fwd runs, measured on one H100 at T 1,024-16,384 (bench/log/039, 040).
+// Two warpgroups a block where the one-group kernel's shared memory leaves room for one block (4
+// warps) an SM, so a block of 8 warps doubles the warps that hide each other's waits: PoPE at D
+// 128 (129 KB a block; two groups 1.38 against 1.80 ms at T 4096, 4.27 against 5.91 at 16,384;
+// Nsight: 12.5 % occupancy against 6.25 %). Elsewhere two groups were 4-16 % slower for none and
+// RoPE and 1-2 % for PoPE at D 64, so one group a block, with each tile's softmax under the next
+// products (040) where that pays:
+// - D 128 (none, RoPE): both one-group kernels hold 2 blocks an SM (shared memory), so the overlap
+//   costs no block and takes 6-9 % off (none 1.015 -> 0.953 ms at T 4096, 3.065 -> 2.820 at 16,384);
+// - D 64, PoPE: both hold 3 blocks an SM (150 and 158 registers), so again no block lost: 3-4 %
+//   off (0.734 -> 0.708 ms at T 4096, 2.288 -> 2.189 at 16,384);
+// - D 64, none and RoPE: 144 registers against 126 cost a block (3 an SM against 4), which costs
+//   what the overlap gains: 2 % slower (0.568 -> 0.581 ms at T 4096; Nsight at T 4096: 429 against
+//   437 us in the kernel, both at 64 % of the issue slots), so the plain one-group kernel;
+// - D 64, ALiBi (none's kernels with a slope term in each tile's softmax, more to hide): despite
+//   the lost block 2-6 % off (0.623 -> 0.612 ms at T 4096, 2.034 -> 1.916 at 16,384).
 // An SM of compute capability 9.0 has 228 KB of shared memory, of which each block reserves 1 KB.
 constexpr size_t kSmemPerSm = 228 * 1024, kSmemReservedPerBlock = 1024;
+enum class FwdKernel { kOneGroup, kTwoGroups, kOverlapped };
 template <int D, PEKind PE>
-constexpr int fwd_groups() {
-  return 2 * (WgFwdSmem<D, PE, 1>::bytes + kSmemReservedPerBlock) > kSmemPerSm ? 2 : 1;
+constexpr FwdKernel fwd_kernel(bool alibi) {
+  if (2 * (WgFwdSmem<D, PE, 1>::bytes + kSmemReservedPerBlock) > kSmemPerSm) return FwdKernel::kTwoGroups;
+  if (D == 128 || PE == PEKind::kPope || alibi) return FwdKernel::kOverlapped;
+  return FwdKernel::kOneGroup;
 }
-static_assert(fwd_groups<128, PEKind::kPope>() == 2 && fwd_groups<64, PEKind::kPope>() == 1 &&
-                  fwd_groups<128, PEKind::kNone>() == 1 && fwd_groups<128, PEKind::kRope>() == 1,
-              "bench/log/039's measured choice");
+static_assert(fwd_kernel<128, PEKind::kPope>(false) == FwdKernel::kTwoGroups &&
+                  fwd_kernel<128, PEKind::kNone>(false) == FwdKernel::kOverlapped &&
+                  fwd_kernel<128, PEKind::kRope>(false) == FwdKernel::kOverlapped &&
+                  fwd_kernel<64, PEKind::kPope>(false) == FwdKernel::kOverlapped &&
+                  fwd_kernel<64, PEKind::kNone>(true) == FwdKernel::kOverlapped &&
+                  fwd_kernel<64, PEKind::kNone>(false) == FwdKernel::kOneGroup &&
+                  fwd_kernel<64, PEKind::kRope>(false) == FwdKernel::kOneGroup,
+              "bench/log/039's and 040's measured choice");
 
 template <int D, PEKind PE, int kGroups, bool kOverlap = false>
 void launch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s) {
@@ -288,8 +306,13 @@ void attention_fwd_flash_wgmma(const AttentionArgs& a, const float* qkv, float* 
   for_head_dim_and_pe(std::integer_sequence<int, 64, 128>{}, a, "flash attention (wgmma)", [&](auto d, auto pe) {
     constexpr int Dv = decltype(d)::value;
     constexpr PEKind PEv = decltype(pe)::value;
-    if ((groups == 0 ? fwd_groups<Dv, PEv>() : groups) == 2)
+    const FwdKernel k = groups == 0   ? fwd_kernel<Dv, PEv>(a.slopes != nullptr)
+                        : groups == 2 ? FwdKernel::kTwoGroups
+                                      : FwdKernel::kOneGroup;
+    if (k == FwdKernel::kTwoGroups)
       launch_fwd<Dv, PEv, 2>(a, qkv, out, lse, s);
+    else if (k == FwdKernel::kOverlapped)
+      launch_fwd<Dv, PEv, 1, true>(a, qkv, out, lse, s);
     else
       launch_fwd<Dv, PEv, 1>(a, qkv, out, lse, s);
   });
