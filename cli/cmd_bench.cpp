@@ -201,6 +201,9 @@ Runner register_bench(CLI::App& app) {
           std::printf("  (wgmma overlapped: fwd %.3f ms)", r["bf16_flash_wgmma_ov"]["fwd_ms"].get<double>());
         if (r.contains("bf16_flash_wgmma_kv"))
           std::printf("  (wgmma dK dV too: bwd %.3f ms)", r["bf16_flash_wgmma_kv"]["bwd_ms"].get<double>());
+        if (r.contains("bf16_flash_dispatch"))
+          std::printf("  (as --gpu-attention bf16 runs it: fwd %.3f ms  bwd %.3f ms)",
+                      r["bf16_flash_dispatch"]["fwd_ms"].get<double>(), r["bf16_flash_dispatch"]["bwd_ms"].get<double>());
         std::printf("\n");
       }
     }

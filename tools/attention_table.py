@@ -11,7 +11,8 @@ One row a (T, D, PE): fwd and bwd in ms, fwd + bwd, PyTorch's fwd + bwd (SDPA fo
 with ALiBi's bias as its mask, RoPE's rotation (on every channel or half) then SDPA, PoPE
 materialised then SDPA: torch_attention.py), and the ratio to it of
 the fastest family of popebench's kernels, its fastest forward plus its fastest backward (above
-1: slower). popebench's times include the
+1: slower), and, where the bench timed it, of what `--gpu-attention bf16` runs (attention_fwd /
+attention_bwd as the model calls them: the ratio a user gets). popebench's times include the
 copies each call makes (the transformed rows in bf16: its inputs are the model's fp32
 activations); PyTorch's inputs are bf16 already. The files must come from one kind of GPU
 (refused otherwise: only numbers of one card in one command compare). Exit 2 on bad input.
@@ -32,6 +33,11 @@ VARIANTS = ((None, "fp32 products", "fp32"), ("tf32", "TF32 products", "tf32"), 
             ("bf16_flash_wgmma", "wgmma", "wgmma"), ("bf16_flash_wgmma_2g", "wgmma, 2 groups", "wgmma"),
             ("bf16_flash_wgmma_ov", "wgmma overlapped", "wgmma"),
             ("bf16_flash_wgmma_kv", "wgmma with dK dV", "wgmma"))
+
+# What `--gpu-attention bf16` runs, timed through the model's entry points (bench's
+# "bf16_flash_dispatch"; files from before it lack it, and the table then leaves its columns out).
+DISPATCH = ("bf16_flash_dispatch", "--gpu-attention bf16")
+
 
 def fail(msg):
     print(f"attention_table.py: {msg}", file=sys.stderr)
@@ -119,7 +125,10 @@ def main(argv=None):
         head.append(f"{commit(before)} {dict((k, n) for k, n, _ in VARIANTS)[args.before_variant]} fwd / bwd / sum")
     variants = [v for v in VARIANTS if any(times(new[k], v[0]) for k in keys)]  # those measured
     head += [f"{commit(pb)} {name} fwd / bwd / sum" for _, name, _ in variants]
-    head += ["PyTorch fwd + bwd", "fastest family / PyTorch"]
+    dispatched = any(times(new[k], DISPATCH[0]) for k in keys)
+    if dispatched:
+        head.append(f"{commit(pb)} {DISPATCH[1]} fwd / bwd / sum")
+    head += ["PyTorch fwd + bwd", "fastest family / PyTorch"] + ([f"{DISPATCH[1]} / PyTorch"] if dispatched else [])
     print(f"GPU: {gpus.pop()}; ms, medians (popebench: {pb.get('iters')} iterations after {pb.get('warmup')} warm-ups)")
     print()
     print("| " + " | ".join(head) + " |")
@@ -139,12 +148,18 @@ def main(argv=None):
             fwds, bwds = [t[0] for t in ts if t[0] is not None], [t[1] for t in ts if t[1] is not None]
             if fwds and bwds and (best is None or min(fwds) + min(bwds) < best):
                 best = min(fwds) + min(bwds)
+        d = times(r, DISPATCH[0]) if dispatched else None
+        if dispatched:
+            cols.append(cell(d))
+        d_sum = d[0] + d[1] if d and d[0] is not None and d[1] is not None else None
         torch_ms = ref.get(k)
         if isinstance(torch_ms, str):
-            cols += [torch_ms, "-"]
+            cols += [torch_ms, "-"] + (["-"] if dispatched else [])
         else:
             cols.append("-" if torch_ms is None else f"{torch_ms:.3f}")
             cols.append("-" if torch_ms is None or best is None else f"{best / torch_ms:.2f}x")
+            if dispatched:
+                cols.append("-" if torch_ms is None or d_sum is None else f"{d_sum / torch_ms:.2f}x")
         print("| " + " | ".join(cols) + " |")
     return 0
 

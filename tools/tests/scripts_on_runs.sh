@@ -549,6 +549,20 @@ check "attention_table.py with a row out of memory" "$py" -m tools.attention_tab
   "$tmp/torch_oom.json" --lengths 16384 --head-dims 64
 grep -q '^| 16384 | 64 | pope | .* | out of memory | - |$' "$tmp/out" && grep -q '^| 16384 | 64 | rope | .* | 5.955 | 1.16x |$' "$tmp/out" ||
   { echo "FAIL: attention_table.py with a row out of memory"; cat "$tmp/out"; fails=$((fails+1)); }
+# What --gpu-attention bf16 runs (bench's bf16_flash_dispatch, absent from files before it): its own
+# column and its own ratio to PyTorch, beside the fastest family's; the values set here by hand.
+"$py" - "$bd/h100_popebench_720db6f_attention.json" "$tmp/dispatch.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["attention"]:
+    r["bf16_flash_dispatch"] = {"fwd_ms": 1.0, "bwd_ms": 1.92}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+check "attention_table.py with the dispatched path" "$py" -m tools.attention_table "$tmp/dispatch.json" \
+  "$bd/h100_torch_attention_720db6f.json" --lengths 4096 --head-dims 64
+grep -q '^| T | D | PE | .* | 720db6f --gpu-attention bf16 fwd / bwd / sum | PyTorch fwd + bwd | fastest family / PyTorch | --gpu-attention bf16 / PyTorch |$' "$tmp/out" &&
+  grep -q '^| 4096 | 64 | none | .* | 1.000 / 1.920 / 2.920 | 1.460 | 1.35x | 2.00x |$' "$tmp/out" ||
+  { echo "FAIL: attention_table.py with the dispatched path"; cat "$tmp/out"; fails=$((fails+1)); }
 for bad in "$bd/h200_popebench_e1116fc_attention_fp32.json $bd/h100_torch_attention_9c39726.json" \
            "$bd/h100_torch_attention_9c39726.json $bd/h100_torch_attention_9c39726.json"; do
   "$py" -m tools.attention_table $bad >"$tmp/out" 2>&1
