@@ -10,9 +10,9 @@
 #include "kernels/cuda/kernels.hpp"
 #include "kernels/device.hpp"
 #include "backend/backend.hpp"
-#include "train/trainer.hpp"
 #ifdef POPEBENCH_HAVE_CUDA_BACKEND
 #include "bench/attention_bench.hpp"
+#include "common/environment.hpp"
 #endif
 
 namespace popebench::cli {

@@ -14,6 +14,9 @@
 #include "generators/dataset_io.hpp"
 #include "train/checkpoint.hpp"
 #include "report/extrapolation.hpp"
+#include "common/environment.hpp"
+#include "train/evaluate.hpp"
+#include "train/run_data.hpp"
 
 namespace popebench::cli {
 

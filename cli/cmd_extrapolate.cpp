@@ -18,6 +18,7 @@
 #include "train/checkpoint.hpp"
 #include "report/extrapolation.hpp"
 #include "model/pe/label.hpp"
+#include "common/environment.hpp"
 
 namespace popebench::cli {
 

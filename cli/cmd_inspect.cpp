@@ -11,7 +11,7 @@
 #include "generators/dataset_io.hpp"
 #include "train/checkpoint.hpp"
 #include "report/inspect.hpp"
-#include "train/trainer.hpp"
+#include "common/environment.hpp"
 
 namespace popebench::cli {
 

@@ -26,6 +26,7 @@
 #include "model/transformer.hpp"
 #include "report/extrapolation.hpp"
 #include "kernels/device.hpp"
+#include "train/run_data.hpp"
 
 namespace popebench::cli {
 

@@ -4,8 +4,8 @@
 
 #include "backend/backend.hpp"
 #include "report/extrapolation.hpp"
-#include "train/trainer.hpp"
 #include "model/pe/label.hpp"
+#include "train/evaluate.hpp"
 
 namespace popebench {
 

@@ -26,6 +26,7 @@
 #include "model/batch.hpp"
 #include "config/config.hpp"
 #include "model/transformer.hpp"
+#include "train/evaluate.hpp"
 
 using namespace popebench;
 using nlohmann::json;

@@ -12,6 +12,7 @@
 #include "report/inspect.hpp"
 #include "train/trainer.hpp"
 #include "tests/test_configs.hpp"
+#include "train/evaluate.hpp"
 
 using namespace popebench;
 

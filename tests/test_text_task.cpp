@@ -17,6 +17,7 @@
 #include "backend/backend.hpp"
 #include "train/trainer.hpp"
 #include "model/transformer.hpp"
+#include "train/evaluate.hpp"
 
 namespace fs = std::filesystem;
 using namespace popebench;

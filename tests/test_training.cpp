@@ -17,6 +17,8 @@
 #include "report/summary.hpp"
 #include "train/trainer.hpp"
 #include "tests/test_configs.hpp"
+#include "common/environment.hpp"
+#include "train/evaluate.hpp"
 
 using namespace popebench;
 namespace fs = std::filesystem;

@@ -4,8 +4,21 @@
 // by the outermost StopSignalScope and restored when it ends, never by a single run, so a run
 // that finishes cannot put back the default handler while other runs still train.
 #pragma once
+#include <stdexcept>
 
 namespace popebench {
+
+// Thrown when a run stops early on purpose (stop_at, deadline, SIGINT/SIGTERM) after saving its
+// checkpoint and a partial run JSON.
+struct RunInterrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// Thrown by evaluate() when a stop was asked for (SIGINT / SIGTERM under a StopSignalScope)
+// between two of its batches: an evaluation of a large split can take minutes on a CPU, and a
+// stop means stop. Callers outside a run see it as an interrupted run (the job pools do).
+struct EvalInterrupted : RunInterrupted {
+  using RunInterrupted::RunInterrupted;
+};
 
 class StopSignalScope {
  public:

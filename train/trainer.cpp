@@ -10,6 +10,7 @@
 
 #include <omp.h>
 
+#include "common/environment.hpp"
 #include "common/files.hpp"
 #include "common/json_int.hpp"
 #include "common/rng.hpp"
@@ -18,6 +19,8 @@
 #include "generators/dataset_io.hpp"
 #include "train/batch_sampler.hpp"
 #include "train/checkpoint.hpp"
+#include "train/evaluate.hpp"
+#include "train/run_data.hpp"
 #include "train/run_json.hpp"
 #include "train/schedule.hpp"
 #include "train/step_log.hpp"
@@ -28,91 +31,6 @@ namespace popebench {
 
 using Clock = std::chrono::steady_clock;
 static double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-void to_json(nlohmann::json& j, const EvalResult& e) {
-  j = {{"loss", e.loss}, {"acc", e.acc}, {"n", e.n}};
-  if (e.bits_per_byte >= 0) {
-    j["bits_per_byte"] = e.bits_per_byte;
-    j["bytes"] = e.bytes;
-  }
-}
-
-void apply_dataset_manifest(RunConfig& cfg, const DatasetDir& info) {
-  cfg.task = info.task;
-  cfg.train.data_seed = info.seed;
-  cfg.size_model_for_task();
-}
-
-Splits load_data(RunConfig& cfg, const std::string& dir) {
-  Splits s;
-  if (dir.empty()) {
-    s.train = generate_split(cfg.task, cfg.train.data_seed, Split::kTrain);
-    s.val = generate_split(cfg.task, cfg.train.data_seed, Split::kVal);
-    s.test = generate_split(cfg.task, cfg.train.data_seed, Split::kTest);
-    s.source = generated_data_source(cfg.task, cfg.train.data_seed);
-    return s;
-  }
-  DatasetDir info = open_dataset_dir(dir);
-  apply_dataset_manifest(cfg, info);
-  s.train = load_split(dir, info, Split::kTrain);
-  s.val = load_split(dir, info, Split::kVal);
-  s.test = load_split(dir, info, Split::kTest);
-  nlohmann::json sums;
-  for (const char* sp : {"train", "val", "test"}) sums[sp] = info.manifest["splits"][sp]["checksum"];
-  s.source = {{"kind", "directory"}, {"dir", dir}, {"seed", info.seed}, {"checksums", sums}};
-  return s;
-}
-
-int batch_row_len(const Backend& be, const RunConfig& cfg) {
-  if (be.static_len() > 0) return be.static_len();
-  return cfg.input.pad == PadSide::kLeft ? cfg.input_len() : 0;
-}
-
-EvalResult evaluate(Backend& be, const RunConfig& cfg, const Dataset& d, size_t limit) {
-  const int eval_batch = cfg.train.eval_batch, row_len = batch_row_len(be, cfg);
-  EvalResult r;
-  size_t n = limit ? std::min(limit, d.size()) : d.size();
-  double loss_sum = 0;
-  size_t hits = 0;
-  std::vector<int32_t> correct;
-  const bool language_model = cfg.task.language_model();  // bits per byte over every prediction
-  TokenLoss every;
-  for (size_t i = 0; i < n; i += eval_batch) {
-    std::vector<size_t> idx;
-    for (size_t j = i; j < std::min(n, i + eval_batch); ++j) idx.push_back(j);
-    Batch b = make_batch(d, idx, row_len, cfg.input);
-    if (language_model) {  // one pass for both: the answers' loss and accuracy, and every next token's
-      const TokenLoss t = be.eval_every_token(b, correct);
-      loss_sum += t.answer_nats;
-      every.nats += t.nats;
-      every.tokens += t.tokens;
-    } else {
-      loss_sum += be.eval_batch(b, correct) * idx.size();
-    }
-    for (int c : correct) hits += c;
-    if (stop_signal()) throw EvalInterrupted("interrupted during an evaluation");
-  }
-  r.n = n;
-  r.loss = n ? loss_sum / n : 0;
-  r.acc = n ? double(hits) / n : 0;
-  if (language_model && every.tokens > 0) {
-    r.bits_per_byte = every.nats / double(every.tokens) / std::log(2.0);
-    r.bytes = every.tokens;
-  }
-  return r;
-}
-
-nlohmann::json environment_json(const std::string& device, int threads, const std::string& command, int gpu_index) {
-  char host[256] = "unknown";
-  gethostname(host, sizeof host - 1);
-  std::time_t now = std::time(nullptr);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  nlohmann::json env = {{"popebench_version", kPopebenchVersion}, {"git_commit", git_commit()}, {"compiler", compiler_id()},
-                        {"device", device}, {"threads", threads}, {"host", host}, {"date", date}, {"command", command}};
-  if (gpu_index >= 0) env["gpu_index"] = gpu_index;
-  return env;
-}
 
 namespace {
 
