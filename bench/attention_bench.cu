@@ -106,13 +106,13 @@ nlohmann::json cuda_benchmark_attention(int B, int T, int H, int D, const GpuPE&
   });
   const bool has_wgmma = cuda::attn::flash_wgmma_runs(a);
   const double fwd_wgmma =
-      has_wgmma ? time([&] { cuda::attn::attention_fwd_flash_wgmma(a, qkv, out, lse, nullptr, 1); }) : 0.0;
+      has_wgmma ? time([&] { cuda::attn::attention_fwd_flash_wgmma(a, qkv, out, lse, nullptr, cuda::attn::WgFwdKernel::kOneGroup); }) : 0.0;
   // The forward with two warpgroups a block sharing each key tile (bench/log/039).
   const double fwd_wgmma_2g =
-      has_wgmma ? time([&] { cuda::attn::attention_fwd_flash_wgmma(a, qkv, out, lse, nullptr, 2); }) : 0.0;
+      has_wgmma ? time([&] { cuda::attn::attention_fwd_flash_wgmma(a, qkv, out, lse, nullptr, cuda::attn::WgFwdKernel::kTwoGroups); }) : 0.0;
   // The one-group forward with each tile's softmax under the products (bench/log/040).
   const double fwd_wgmma_ov =
-      has_wgmma ? time([&] { cuda::attn::attention_fwd_flash_wgmma_overlap(a, qkv, out, lse, nullptr); }) : 0.0;
+      has_wgmma ? time([&] { cuda::attn::attention_fwd_flash_wgmma(a, qkv, out, lse, nullptr, cuda::attn::WgFwdKernel::kOverlapped); }) : 0.0;
   const double bwd_wgmma = has_wgmma ? time([&] {
     cuda::attn::attention_bwd_flash_wgmma(a, qkv, out, dout, lse, dqkv, pe == cuda::PEKind::kPope ? ddp : nullptr,
                                           nullptr, nullptr);

@@ -217,23 +217,23 @@ void check_flash(int B, int T, int H, int D, cuda::PEKind pe, int n_rot = 0, boo
   // points are the same: bf16 operands, fp32 accumulation, P and dS rounded to bf16), with the
   // forward's same bits on a second call; and the dispatch's bits are the warpgroup kernels'.
   if (cuda::attn::flash_wgmma_runs(a)) {
-    // One warpgroup a block and two (bench/log/039; the dispatch takes one or the other by D and
-    // PE): each group computes its 64 rows with the same instructions in the same order, so both
-    // give the dispatch's bits.
+    // One warpgroup a block and two (bench/log/039; the dispatch takes one of these and the
+    // overlapped kernel below by D, PE and ALiBi): each group computes its 64 rows with the same
+    // instructions in the same order, so each gives the dispatch's bits.
     DevBuf<float> ow(size_t(B) * T * C), lw(size_t(B) * H * T);
-    cuda::attn::attention_fwd_flash_wgmma(a, d_qkv.p, ow.p, lw.p, nullptr, 1);
+    cuda::attn::attention_fwd_flash_wgmma(a, d_qkv.p, ow.p, lw.p, nullptr, cuda::attn::WgFwdKernel::kOneGroup);
     INFO("one warpgroup a block");
     CHECK(count_differing_bits(ow.download(), out) == 0);
     CHECK(count_differing_bits(lw.download(), lse) == 0);
     DevBuf<float> o2g(size_t(B) * T * C), l2g(size_t(B) * H * T);
-    cuda::attn::attention_fwd_flash_wgmma(a, d_qkv.p, o2g.p, l2g.p, nullptr, 2);
+    cuda::attn::attention_fwd_flash_wgmma(a, d_qkv.p, o2g.p, l2g.p, nullptr, cuda::attn::WgFwdKernel::kTwoGroups);
     INFO("two warpgroups a block");
     CHECK(count_differing_bits(o2g.download(), out) == 0);
     CHECK(count_differing_bits(l2g.download(), lse) == 0);
     // Each tile's softmax under the products (bench/log/040): O, m and l see the same operations
     // in the same order, so the same bits.
     DevBuf<float> oov(size_t(B) * T * C), lov(size_t(B) * H * T);
-    cuda::attn::attention_fwd_flash_wgmma_overlap(a, d_qkv.p, oov.p, lov.p, nullptr);
+    cuda::attn::attention_fwd_flash_wgmma(a, d_qkv.p, oov.p, lov.p, nullptr, cuda::attn::WgFwdKernel::kOverlapped);
     INFO("softmax overlapped with the products");
     CHECK(count_differing_bits(oov.download(), out) == 0);
     CHECK(count_differing_bits(lov.download(), lse) == 0);

@@ -11,18 +11,15 @@ namespace popebench::cuda::attn {
 
 // Whether attention_fwd_flash_wgmma runs a's shape on the current device.
 bool flash_wgmma_runs(const AttentionArgs& a);
-// groups: warpgroups a block, each owning 64 queries: 1, or 2 (128 queries a block sharing each
-// key tile, bench/log/039; the same bits as 1), or 0: attention_fwd's choice for a's D, PE and
-// ALiBi (two groups for PoPE at D 128; the overlapped kernel below for none and RoPE at D 128, PoPE
-// at D 64 and ALiBi; the plain one-group kernel for none and RoPE at D 64; fwd_kernel in
-// attention_flash_wgmma_fwd.cu says why).
+// The warpgroup forward's kernels (bench/log/039, 040), each giving the same bits: one warpgroup a
+// block owning 64 queries; two (128 queries a block sharing each key tile); one with each tile's
+// softmax under the tensor cores' products of the next. kChosen: attention_fwd's choice for a's D,
+// PE and ALiBi (two groups for PoPE at D 128; overlapped for none and RoPE at D 128, PoPE at D 64
+// and ALiBi; one group for none and RoPE at D 64; fwd_kernel in attention_flash_wgmma_fwd.cu says
+// why). bench and the GPU tests name the others.
+enum class WgFwdKernel { kChosen, kOneGroup, kTwoGroups, kOverlapped };
 void attention_fwd_flash_wgmma(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s,
-                               int groups = 0);
-// The one-group forward with each tile's softmax under the tensor cores' products (bench/log/040):
-// the same bits as attention_fwd_flash_wgmma with one group; what attention_fwd runs where
-// fwd_kernel says.
-void attention_fwd_flash_wgmma_overlap(const AttentionArgs& a, const float* qkv, float* out, float* lse,
-                                       cudaStream_t s);
+                               WgFwdKernel kernel = WgFwdKernel::kChosen);
 // The backward as attn::attention_bwd_flash, with the dQ kernel on warpgroup products (the copies
 // and the dK, dV kernel are attention_flash.cu's): bench/log/037's backward, kept as the baseline
 // that bench times the one below against.

@@ -258,20 +258,19 @@ __global__ void __launch_bounds__(kThreads)
 //   the lost block 2-6 % off (0.623 -> 0.612 ms at T 4096, 2.034 -> 1.916 at 16,384).
 // An SM of compute capability 9.0 has 228 KB of shared memory, of which each block reserves 1 KB.
 constexpr size_t kSmemPerSm = 228 * 1024, kSmemReservedPerBlock = 1024;
-enum class FwdKernel { kOneGroup, kTwoGroups, kOverlapped };
 template <int D, PEKind PE>
-constexpr FwdKernel fwd_kernel(bool alibi) {
-  if (2 * (WgFwdSmem<D, PE, 1>::bytes + kSmemReservedPerBlock) > kSmemPerSm) return FwdKernel::kTwoGroups;
-  if (D == 128 || PE == PEKind::kPope || alibi) return FwdKernel::kOverlapped;
-  return FwdKernel::kOneGroup;
+constexpr WgFwdKernel fwd_kernel(bool alibi) {
+  if (2 * (WgFwdSmem<D, PE, 1>::bytes + kSmemReservedPerBlock) > kSmemPerSm) return WgFwdKernel::kTwoGroups;
+  if (D == 128 || PE == PEKind::kPope || alibi) return WgFwdKernel::kOverlapped;
+  return WgFwdKernel::kOneGroup;
 }
-static_assert(fwd_kernel<128, PEKind::kPope>(false) == FwdKernel::kTwoGroups &&
-                  fwd_kernel<128, PEKind::kNone>(false) == FwdKernel::kOverlapped &&
-                  fwd_kernel<128, PEKind::kRope>(false) == FwdKernel::kOverlapped &&
-                  fwd_kernel<64, PEKind::kPope>(false) == FwdKernel::kOverlapped &&
-                  fwd_kernel<64, PEKind::kNone>(true) == FwdKernel::kOverlapped &&
-                  fwd_kernel<64, PEKind::kNone>(false) == FwdKernel::kOneGroup &&
-                  fwd_kernel<64, PEKind::kRope>(false) == FwdKernel::kOneGroup,
+static_assert(fwd_kernel<128, PEKind::kPope>(false) == WgFwdKernel::kTwoGroups &&
+                  fwd_kernel<128, PEKind::kNone>(false) == WgFwdKernel::kOverlapped &&
+                  fwd_kernel<128, PEKind::kRope>(false) == WgFwdKernel::kOverlapped &&
+                  fwd_kernel<64, PEKind::kPope>(false) == WgFwdKernel::kOverlapped &&
+                  fwd_kernel<64, PEKind::kNone>(true) == WgFwdKernel::kOverlapped &&
+                  fwd_kernel<64, PEKind::kNone>(false) == WgFwdKernel::kOneGroup &&
+                  fwd_kernel<64, PEKind::kRope>(false) == WgFwdKernel::kOneGroup,
               "bench/log/039's and 040's measured choice");
 
 template <int D, PEKind PE, int kGroups, bool kOverlap = false>
@@ -296,35 +295,20 @@ void launch_fwd(const AttentionArgs& a, const float* qkv, float* out, float* lse
 bool flash_wgmma_runs(const AttentionArgs& a) { return (a.D == 64 || a.D == 128) && wg::device_runs_wgmma(); }
 
 void attention_fwd_flash_wgmma(const AttentionArgs& a, const float* qkv, float* out, float* lse, cudaStream_t s,
-                               int groups) {
+                               WgFwdKernel kernel) {
   if (!flash_wgmma_runs(a))
     throw CudaError("flash attention on warpgroup products: needs a compute capability 9.0 GPU and head dim 64 or "
                     "128 (got head dim " + std::to_string(a.D) + ")");
-  if (groups < 0 || groups > 2)
-    throw CudaError("flash attention on warpgroup products: 1 or 2 warpgroups a block, or 0 for attention_fwd's "
-                    "choice (got " + std::to_string(groups) + ")");
   for_head_dim_and_pe(std::integer_sequence<int, 64, 128>{}, a, "flash attention (wgmma)", [&](auto d, auto pe) {
     constexpr int Dv = decltype(d)::value;
     constexpr PEKind PEv = decltype(pe)::value;
-    const FwdKernel k = groups == 0   ? fwd_kernel<Dv, PEv>(a.slopes != nullptr)
-                        : groups == 2 ? FwdKernel::kTwoGroups
-                                      : FwdKernel::kOneGroup;
-    if (k == FwdKernel::kTwoGroups)
+    const WgFwdKernel k = kernel == WgFwdKernel::kChosen ? fwd_kernel<Dv, PEv>(a.slopes != nullptr) : kernel;
+    if (k == WgFwdKernel::kTwoGroups)
       launch_fwd<Dv, PEv, 2>(a, qkv, out, lse, s);
-    else if (k == FwdKernel::kOverlapped)
+    else if (k == WgFwdKernel::kOverlapped)
       launch_fwd<Dv, PEv, 1, true>(a, qkv, out, lse, s);
     else
       launch_fwd<Dv, PEv, 1>(a, qkv, out, lse, s);
-  });
-}
-
-void attention_fwd_flash_wgmma_overlap(const AttentionArgs& a, const float* qkv, float* out, float* lse,
-                                       cudaStream_t s) {
-  if (!flash_wgmma_runs(a))
-    throw CudaError("flash attention on warpgroup products: needs a compute capability 9.0 GPU and head dim 64 or "
-                    "128 (got head dim " + std::to_string(a.D) + ")");
-  for_head_dim_and_pe(std::integer_sequence<int, 64, 128>{}, a, "flash attention (wgmma)", [&](auto d, auto pe) {
-    launch_fwd<decltype(d)::value, decltype(pe)::value, 1, true>(a, qkv, out, lse, s);
   });
 }
 
