@@ -210,3 +210,23 @@ dec; C 2 1 rope
 GATE_TESTS_S=400 POPEBENCH=.devbin/popebench bash $S/gated_call.sh - rope 480 $OUT/gate gate eq
 C 2 $((575 - SECONDS)) rope   # call 1: delivered RoPE seed 2 at 417 s
 # Landed with: bash $S/ingest_half.sh FILES_DIR stage2 stage2_curriculum_rope_seed2
+
+# --- Session of 2026-12-07, 15:42-16:02 UTC, three consecutive device calls on one `nvidia-h100-x1`
+# machine (NVIDIA H100 80GB HBM3, driver 580.159.04; the `nvidia-h200` asked for first could not be
+# started), the binaries built on the development machine at 1fb153a (same flags), stripped and
+# carried xz-compressed in .devgz/ with libgomp. Call 1 gated the binary while the job trained:
+# every GPU test passed (14567 assertions in 37 test cases, the two-GPU one skipped;
+# results/bench/h100_cuda_tests_1fb153a.log), and abs_pos_learned's PoPE half rerun to 2,000 steps
+# repeated the committed runs bit for bit (both seeds). budget_200k's PoPE seed 0 to its full
+# 200,000 steps alone (SHARD=0/3), 968 s over calls 1 and 2 (PLAN.md's order of 2026-12-07);
+# inspects along (every 20k, 1,000 test examples); its first 80,000 steps measure what the
+# committed 80,000-step run (ebad585) measured, its inspects at 20k-80k within fp32 rounding of the
+# committed ones (ingest_half.sh kept those). Call 3: the attention comparison
+# (results/bench/device_call_1fb153a_flash.sh). Seeds 1 and 2 did not fit the session's device time.
+B2() { PLAN=$S/stage2.json SHARD=$1/3 CONCURRENT=1 STOP_AT=0 ALONG=1 MIN_BUDGET_S=0 POPEBENCH=.devbin/popebench \
+  bash $S/cells_across_calls.sh b200_${3}_s$1 "$2" $OUT/job_b200_${3}$1 budget_200k 1500 ${3}; }
+dec; B2 0 1 pope
+GATE_TESTS_S=400 POPEBENCH=.devbin/popebench bash $S/gated_call.sh - pope 480 $OUT/gate gate eq
+B2 0 $((585 - SECONDS)) pope   # call 1: still running at 586 s (step 124,000)
+B2 0 450 pope                  # call 2: delivered PoPE seed 0 at 374 s
+# Landed with: bash $S/ingest_half.sh FILES_DIR stage2 stage2_budget_200k_pope_seed0
