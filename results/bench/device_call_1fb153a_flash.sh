@@ -28,3 +28,19 @@ for k in "dkdv_wgmma_pope attention_bwd_flash_dkdv_wgmma_kernel<\(int\)64, ${P}2
     --section LaunchStats .devbin/popebench bench --attention-lengths 4096 --attention-head-dims 64 --iters 1 --warmup 0 \
     --out /tmp/ncu_b.json > /tmp/att/ncu_$1.txt 2>&1; done
 tar czf $OUT/att.tgz -C /tmp att
+
+# A fourth call of the same session (16:09-16:11 UTC, a fresh H100 80GB HBM3, the same binary), with the
+# device time left: Nsight Compute on PoPE's two backward kernels at T 4096, D 64, the regex kept whole
+# (h100_ncu_1fb153a_{dkdv,dq}_wgmma_T4096_D64_pope.txt), then the bench at T 16,384, D 64 alone with 20
+# iterations (h100_popebench_1fb153a_attention_T16384_D64_iters20.json, .log), because at 5 iterations the
+# dispatched backward (4.94 ms) and the dK dV path timed directly (4.56) disagreed there; at 20 they agree
+# (4.805 against 4.762 without a PE).
+P='\(popebench::cuda::PEKind\)'
+for pair in "dkdv attention_bwd_flash_dkdv_wgmma_kernel" "dq attention_bwd_flash_dq_wgmma_kernel"; do
+  read -r n k <<< "$pair"
+  timeout 60 ncu --clock-control none --kernel-name-base demangled --kernel-name "regex:${k}<\(int\)64, ${P}2>" --launch-count 1 \
+    --section SpeedOfLight --section Occupancy --section WarpStateStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+    --section LaunchStats .devbin/popebench bench --attention-lengths 4096 --attention-head-dims 64 --iters 1 --warmup 0 \
+    --out /tmp/ncu_b.json > $OUT/x/ncu_${n}_pope.txt 2>&1; done
+timeout 120 .devbin/popebench bench --attention-lengths 16384 --attention-head-dims 64 --iters 20 --warmup 3 \
+  --out $OUT/x/bench_T16384_D64.json > $OUT/x/bench_T16384_D64.log 2>&1
