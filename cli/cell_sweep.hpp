@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/run_options.hpp"
+#include "cli/sweep_options.hpp"
 
 namespace popebench::cli {
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "cli/commands.hpp"
-#include "cli/run_options.hpp"
+#include "cli/command_line.hpp"
 #include "common/files.hpp"
 #include "kernels/cuda/kernels.hpp"
 #include "kernels/device.hpp"

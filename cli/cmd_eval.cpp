@@ -8,7 +8,8 @@
 #include <omp.h>
 
 #include "cli/commands.hpp"
-#include "cli/run_options.hpp"
+#include "cli/command_line.hpp"
+#include "cli/open_checkpoint.hpp"
 #include "common/files.hpp"
 #include "model/transformer.hpp"
 #include "generators/dataset_io.hpp"

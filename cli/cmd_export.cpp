@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "cli/commands.hpp"
-#include "cli/run_options.hpp"
+#include "cli/command_line.hpp"
 #include "common/files.hpp"
 #include "common/utf8.hpp"
 #include "common/json_read.hpp"

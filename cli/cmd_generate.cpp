@@ -4,7 +4,7 @@
 #include <climits>
 
 #include "cli/commands.hpp"
-#include "cli/run_options.hpp"
+#include "cli/command_line.hpp"
 #include "generators/dataset_io.hpp"
 
 namespace popebench::cli {

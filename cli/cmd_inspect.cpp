@@ -6,7 +6,8 @@
 #include <omp.h>
 
 #include "cli/commands.hpp"
-#include "cli/run_options.hpp"
+#include "cli/command_line.hpp"
+#include "cli/open_checkpoint.hpp"
 #include "common/files.hpp"
 #include "generators/dataset_io.hpp"
 #include "train/checkpoint.hpp"

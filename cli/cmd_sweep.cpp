@@ -16,7 +16,8 @@
 #include "cli/cell_sweep.hpp"
 #include "cli/commands.hpp"
 #include "cli/presets.hpp"
-#include "cli/run_options.hpp"
+#include "cli/command_line.hpp"
+#include "cli/sweep_options.hpp"
 #include "cli/sweep_plan.hpp"
 #include "common/error.hpp"
 

@@ -4,7 +4,7 @@
 #include <map>
 
 #include "cli/commands.hpp"
-#include "cli/run_options.hpp"
+#include "cli/command_line.hpp"
 #include "common/error.hpp"
 #include "common/utf8.hpp"
 #include "common/version.hpp"

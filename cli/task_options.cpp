@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "cli/commands.hpp"
-#include "cli/run_options.hpp"
+#include "cli/command_line.hpp"
 #include "common/error.hpp"
 
 namespace popebench::cli {

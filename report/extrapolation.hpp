@@ -33,7 +33,7 @@ struct ExtrapolationConfig {
 void to_json(nlohmann::json& j, const ExtrapolationConfig& c);
 // --rope-variants' words (already split, each once) as ExtrapolationConfig holds them; a
 // UserError on a word other than pi, ntk and yarn ("none" stands alone, for no extra rows, and
-// is the CLI's to read: cli/run_options.hpp's parse_rope_variants).
+// is the CLI's to read: cli/command_line.hpp's parse_rope_variants).
 std::vector<RopeScaling> rope_variants_from(const std::vector<std::string>& words);
 
 struct Bucket {
