@@ -69,14 +69,21 @@ def step_log(path, run):
 LATER_FIELDS = {"train.gpu_attention": "fp32"}
 
 
+def parent_of(cfg, dotted):
+    """(the dict that holds the dotted field, the field's last name); the dict is None where a
+    section on the way is missing."""
+    *parents, last = dotted.split(".")
+    node = cfg
+    for p in parents:
+        node = node.get(p) if isinstance(node, dict) else None
+    return (node if isinstance(node, dict) else None), last
+
+
 def with_later_fields(cfg):
     """cfg with every LATER_FIELDS field it lacks set to the value an older binary used."""
     for dotted, value in LATER_FIELDS.items():
-        *parents, last = dotted.split(".")
-        node = cfg
-        for p in parents:
-            node = node.get(p) if isinstance(node, dict) else None
-        if isinstance(node, dict) and last not in node:
+        node, last = parent_of(cfg, dotted)
+        if node is not None and last not in node:
             node[last] = value
     return cfg
 
@@ -86,11 +93,8 @@ def comparable_config(run, ignore=()):
     older run lacks (LATER_FIELDS) filled in."""
     cfg = with_later_fields(json.loads(json.dumps(run["config"])))
     for dotted in ALWAYS_IGNORED + tuple(ignore):
-        *parents, last = dotted.split(".")
-        node = cfg
-        for p in parents:
-            node = node.get(p) if isinstance(node, dict) else None
-        if isinstance(node, dict):
+        node, last = parent_of(cfg, dotted)
+        if node is not None:
             node.pop(last, None)
     return prune_empty(cfg)
 
