@@ -35,6 +35,7 @@ except ImportError:
     sys.exit(77)
 
 from torch_ref import median_ms  # the model benchmark's timing: CUDA events, median after warm-up
+import provenance  # the JSON's "environment": command, commit, GPU, date
 
 H = 8
 SDPA = getattr(F, "scaled_dot_product_attention", None)  # torch >= 2.0
@@ -195,6 +196,7 @@ def main():
     torch.manual_seed(0)
     out = {"schema": "popebench.torch_attention", "schema_version": 1, "torch": torch.__version__,
            "device": torch.cuda.get_device_name(), "iters": a.iters,
+           "environment": provenance.environment(torch.cuda.get_device_name(), torch.__version__),
            "warmup": a.warmup, "tokens": a.tokens, "rows": []}
     for D in a.head_dims:
         for T in a.lengths:

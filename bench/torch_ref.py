@@ -30,6 +30,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+import provenance  # the JSON's "environment": command, commit, GPU, date
+
 
 class RMSNorm(nn.Module):
     def __init__(self, d, eps=1e-5):
@@ -302,7 +304,8 @@ def main():
     torch.manual_seed(0)
     B, T, V = 64, 47, 66
     out = {"schema": "popebench.torch_bench", "schema_version": 1, "torch": torch.__version__,
-           "device": torch.cuda.get_device_name(), "iters": a.iters, "step": {}, "attention": []}
+           "device": torch.cuda.get_device_name(), "iters": a.iters,
+           "environment": provenance.environment(torch.cuda.get_device_name(), torch.__version__), "step": {}, "attention": []}
     tok = torch.randint(14, V, (B, T), device=dev)
     ans = torch.randint(25, T, (B,), device=dev)
     tgt = torch.randint(14, V, (B,), device=dev)
