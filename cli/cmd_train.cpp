@@ -1,8 +1,8 @@
 #include <cstdio>
 
+#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/presets.hpp"
-#include "cli/command_line.hpp"
 #include "cli/run_options.hpp"
 #include "model/pe/pe_registry.hpp"
 #include "train/stop_signal.hpp"

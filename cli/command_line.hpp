@@ -34,7 +34,8 @@ std::vector<std::string> parse_distinct_list(const std::string& s, const std::st
 // --rope-variants: "none" -> no extra rows, else its distinct words as RoPE scalings
 // (report/extrapolation.hpp's rope_variants_from).
 std::vector<RopeScaling> parse_rope_variants(const std::string& s);
-// "1,2,5" -> positive integers (for `what` in the message).
+// "1,2,5" -> integers from 0 to 1,000,000 (`what` names the option in a message); a range
+// narrower than that is the caller's to check.
 std::vector<int> parse_int_list(const std::string& s, const std::string& what);
 
 }  // namespace popebench::cli

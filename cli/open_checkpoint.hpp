@@ -10,8 +10,6 @@
 
 namespace popebench::cli {
 
-// What `eval` and `inspect` do first: check --out, set the CPU threads (0: all cores), load
-// the checkpoint and validate its config (checkpoint_run_config).
 struct OpenedCheckpoint {
   Checkpoint ck;
   RunConfig cfg;
@@ -20,7 +18,9 @@ struct OpenedCheckpoint {
 // and fit its model: another task's tokens could fit the vocabulary and score a meaningless
 // accuracy. A UserError naming the dataset's task as the dataset's otherwise.
 void require_dataset_fits(const std::string& dir, const TaskConfig& data, const RunConfig& cfg);
-// Checks the outputs first (paths writable, none the checkpoint or each other: files.hpp's rule).
+// What `eval` and `inspect` do first: check the outputs (paths writable, none the checkpoint or
+// each other: files.hpp's rule), set the CPU threads (0: all cores), load the checkpoint and
+// validate its config (checkpoint_run_config).
 OpenedCheckpoint open_checkpoint(const std::string& path, const std::string& out, int threads,
                                  const std::vector<NamedPath>& more_outputs = {});
 

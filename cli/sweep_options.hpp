@@ -12,8 +12,6 @@
 
 namespace popebench::cli {
 
-// What every sweep command (reproduce, extrapolate) shares: the preset, the seeds, how many runs
-// at once, and a time limit.
 struct SweepOptions {
   std::string preset, seeds;
   bool seeds_given = false;  // --seeds was on the command line (possibly empty)
