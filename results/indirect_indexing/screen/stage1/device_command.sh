@@ -355,3 +355,17 @@ W() { PLAN=$S/screen.json SHARD=$1/3 CONCURRENT=1 STOP_AT=0 ALONG=1 MIN_BUDGET_S
 W 0 $((585 - SECONDS)) pope   # call 4 (after the attention comparison, at 169 s): still running at 585 s
 W 0 120 pope                  # call 5: delivered at 53 s
 # Landed with: bash $S/ingest_half.sh FILES_DIR stage1 stage1_wd_all_2d_pope_seed0
+
+# --- Session of 2026-12-07, 21:27-21:35 UTC, calls 2 and 3 of the session in
+# ../stage2/device_command.sh (one H100 80GB HBM3, driver 580.159.04, binaries of 1fb153a rebuilt
+# at that commit; the gate and the GPU tests are told there). wd_all_2d's PoPE seed 1 to its full
+# 100,000 steps alone (PLAN.md's order of 2026-12-07), started in call 2 the moment budget_200k's
+# PoPE seed 1 had finished (so nothing shared the GPU), 492 s; inspects along (every 20k, 1,000
+# test examples); log sweep_stage1_wd_all_2d_pope_seed1.log. It repeats the committed 71,000-step
+# run bit for bit (ingest_half.sh, tools/same_bits.py).
+S=results/indirect_indexing/screen
+W() { PLAN=$S/screen.json SHARD=$1/3 CONCURRENT=1 STOP_AT=0 ALONG=1 MIN_BUDGET_S=0 POPEBENCH=.devbin/popebench \
+  bash $S/cells_across_calls.sh wd_${3}_s$1 "$2" $OUT/job_wd_${3}$1 wd_all_2d 900 ${3}; }
+W 1 $((585 - SECONDS)) pope   # call 2 (after budget_200k's seed 1 ended at 378 s): still running at 586 s
+W 1 $((585 - SECONDS)) pope   # call 3: delivered at 275 s
+# Landed with: bash $S/ingest_half.sh FILES_DIR stage1 stage1_wd_all_2d_pope_seed1

@@ -230,3 +230,29 @@ GATE_TESTS_S=400 POPEBENCH=.devbin/popebench bash $S/gated_call.sh - pope 480 $O
 B2 0 $((585 - SECONDS)) pope   # call 1: still running at 586 s (step 124,000)
 B2 0 450 pope                  # call 2: delivered PoPE seed 0 at 374 s
 # Landed with: bash $S/ingest_half.sh FILES_DIR stage2 stage2_budget_200k_pope_seed0
+
+# --- Session of 2026-12-07, 21:09-21:39 UTC, four consecutive device calls on one `nvidia-h100-x1`
+# machine (NVIDIA H100 80GB HBM3, driver 580.159.04). The binaries of 1fb153a rebuilt on a fresh
+# development machine from that commit (a git worktree at 1fb153a, same flags), stripped and
+# carried xz-compressed in .devgz/ with libgomp. Call 1 gated them while the job trained: the GPU
+# tests aborted in "runs trained at once on one GPU equal the same runs trained alone" (28 of its
+# 29 test cases run had passed; a CUDA graph capture invalidated while the test's three threads
+# trained beside this job: results/bench/h100_cuda_tests_1fb153a_rebuilt_beside_training.log),
+# abs_pos_learned's PoPE half rerun to 2,000 steps repeated the committed runs bit for bit (both
+# seeds). Call 4 ran the GPU tests again alone: all passed (14567 assertions in 37 test cases, the
+# two-GPU one skipped; results/bench/h100_cuda_tests_1fb153a_rebuilt.log). The screen's runs train
+# one run per process on one stream, a path that test's failure does not touch, and this run's
+# first 80,000 steps repeat the committed 80k run (ebad585) bit for bit (ingest_half.sh).
+# budget_200k's PoPE seed 1 to its full 200,000 steps alone (SHARD=1/3), 972 s over calls 1 and 2
+# (PLAN.md's order of 2026-12-07); inspects along (every 20k, 1,000 test examples). Call 2 then
+# started wd_all_2d's PoPE seed 1 (../stage1/device_command.sh).
+S=results/indirect_indexing/screen
+dec() { mkdir -p .devbin && for f in .devgz/*.xz; do python3 -c "import lzma,sys; open(sys.argv[2],'wb').write(lzma.open(sys.argv[1]).read())" "$f" .devbin/$(basename "$f" .xz); done && chmod +x .devbin/popebench*; export LD_LIBRARY_PATH=$PWD/.devbin:${LD_LIBRARY_PATH:-}; }
+B2() { PLAN=$S/stage2.json SHARD=$1/3 CONCURRENT=1 STOP_AT=0 ALONG=1 MIN_BUDGET_S=0 POPEBENCH=.devbin/popebench \
+  bash $S/cells_across_calls.sh b200_${3}_s$1 "$2" $OUT/job_b200_${3}$1 budget_200k 1500 ${3}; }
+dec; B2 1 1 pope
+GATE_TESTS_S=400 POPEBENCH=.devbin/popebench bash $S/gated_call.sh - pope 480 $OUT/gate gate eq
+B2 1 $((585 - SECONDS)) pope   # call 1: still running at 586 s (step 125,000)
+B2 1 450 pope                  # call 2: delivered PoPE seed 1 at 378 s
+(cd .devbin && timeout 150 ./popebench_cuda_tests > $OUT/cuda_tests_alone.log 2>&1)   # call 4
+# Landed with: bash $S/ingest_half.sh FILES_DIR stage2 stage2_budget_200k_pope_seed1
