@@ -76,4 +76,15 @@ nlohmann::json cuda_benchmark_streams(const RunConfig& cfg, int runs, const Batc
 // backend, no update.
 double cuda_loss_and_grad(const RunConfig& cfg, const std::vector<float>& params, const Batch& b,
                           std::vector<float>& grads);
+// Test hook (CUDA builds): a run of cfg trained one step per batch (step s at learning rate lr),
+// the first `invalidate` captures of its step's graph invalidated on purpose, as another
+// thread's device-wide call invalidates one (kernels/cuda/capture_lock.hpp).
+struct CapturedRun {
+  std::vector<double> losses;  // (steps)
+  std::vector<float> params;   // after the last step
+  int invalidated = 0;         // captures invalidated, whatever the cause
+  bool graph = false;          // the step's graph exists after the last step
+};
+CapturedRun cuda_train_invalidating_captures(const RunConfig& cfg, const std::vector<Batch>& batches, double lr,
+                                             int invalidate);
 }  // namespace popebench

@@ -80,6 +80,12 @@ class CudaBackend final : public Backend, public BatchEngine {
   void build_step_graph(const Batch& b, int steps);
   void launch_step_graph();
   cudaStream_t stream() const { return stream_; }
+  // For tests: the next n captures of the step's graph are invalidated, as another thread's
+  // device-wide call invalidates one; how many captures were invalidated, whatever the cause;
+  // whether the step's graph exists.
+  void invalidate_next_captures(int n) { invalidate_captures_ = n; }
+  int invalidated_captures() const { return invalidated_captures_; }
+  bool has_step_graph() const { return graph_exec_ != nullptr; }
   // For the benchmark's comparison: the batched products take cuBLASLt's heuristic choice for
   // the batch instead of a run alone's algorithm (Gemm::pin_batched_to_single); before any step.
   void use_batch_heuristic_products() { gemm_.pin_batched_to_single(false); }
@@ -123,6 +129,7 @@ class CudaBackend final : public Backend, public BatchEngine {
   void stage_batch(const HostStaging& h, const Batch& b, bool every_token, int e0);
   void upload_batch(const HostStaging& h, const Span& sp, bool every_token);
   void enqueue_step(const Span& sp);
+  bool capture_step(const Span& sp);
   void optimizer_update(const float* g = nullptr);
 
   // passes.cu. A block's four matrix products: the step calls them between its other kernels,
@@ -158,6 +165,8 @@ class CudaBackend final : public Backend, public BatchEngine {
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t graph_exec_ = nullptr;
   int eager_steps_ = 0;
+  int invalidate_captures_ = 0;   // captures still to invalidate on purpose (tests)
+  int invalidated_captures_ = 0;  // captures invalidated so far, each step then run eagerly
   uint64_t graph_scratch_generation_ = 0;  // gemm_.scratch_generation() when graph_exec_ was captured
   float *params_, *grads_, *m_, *v_;  // (R, P) each: every run's parameters and their twins
   uint8_t* group_;                    // (total,) AdamW group of each parameter (see the constructor)

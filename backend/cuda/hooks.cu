@@ -116,6 +116,19 @@ nlohmann::json cuda_benchmark_streams(const RunConfig& cfg, int runs, const Batc
   return {{"runs", runs}, {"steps_per_repetition", kStepsPerRep}, {"ms_per_step_of_all_runs", ms / kStepsPerRep}};
 }
 
+CapturedRun cuda_train_invalidating_captures(const RunConfig& cfg, const std::vector<Batch>& batches, double lr,
+                                             int invalidate) {
+  CudaBackend be(cfg);
+  be.invalidate_next_captures(invalidate);
+  CapturedRun run;
+  for (size_t s = 0; s < batches.size(); ++s) run.losses.push_back(be.train_step(batches[s], lr, long(s) + 1).loss);
+  std::vector<float> m, v;
+  be.get_state(run.params, m, v);
+  run.invalidated = be.invalidated_captures();
+  run.graph = be.has_step_graph();
+  return run;
+}
+
 double cuda_loss_and_grad(const RunConfig& cfg, const std::vector<float>& params, const Batch& b, std::vector<float>& g) {
   CudaBackend be(cfg);
   std::vector<float> zero(params.size(), 0.f);

@@ -2,10 +2,12 @@
 // the second step and replayed, AdamW), gradient accumulation, and evaluation of one slot.
 // The class and what each file of it holds: backend/cuda/cuda_backend.cuh.
 #include <cstring>
+#include <exception>
 #include <vector>
 
 #include "common/error.hpp"
 #include "kernels/cpu/pope.hpp"
+#include "kernels/cuda/capture_lock.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "backend/cuda/cuda_backend.cuh"
 
@@ -106,17 +108,12 @@ void CudaBackend::step_all() {
   }
   if (!graph_exec_) {
     // First step eagerly: cuBLASLt picks its algorithms and the kernels their attributes
-    // outside capture; later steps replay the graph captured on the second step.
-    if (eager_steps_++ > 0) {
-      CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-      enqueue_step(sp);
-      CUDA_CHECK(cudaStreamEndCapture(stream_, &graph_));
-      CUDA_CHECK(cudaGraphInstantiate(&graph_exec_, graph_, 0));
-      graph_scratch_generation_ = gemm_.scratch_generation();
+    // outside capture; later steps replay the graph captured on the second step (or on the
+    // first after it whose capture no other thread invalidated).
+    if (eager_steps_++ > 0 && capture_step(sp))
       CUDA_CHECK(cudaGraphLaunch(graph_exec_, stream_));
-    } else {
+    else
       enqueue_step(sp);
-    }
   } else {
     CUDA_CHECK(cudaGraphLaunch(graph_exec_, stream_));
   }
@@ -205,6 +202,42 @@ void CudaBackend::upload_batch(const HostStaging& h, const Span& sp, bool every_
     CUDA_CHECK(cudaMemcpyAsync(key_start_, h.key_start, E * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
   CUDA_CHECK(cudaMemcpyAsync(targets_, h.targets, rows * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
   if (every_token) CUDA_CHECK(cudaMemcpyAsync(weights_, h.weights, rows * sizeof(float), cudaMemcpyHostToDevice, stream_));
+}
+
+// Captures the step of every slot as graph_ / graph_exec_. False, with no graph and the stream
+// as it was (nothing of the step ran), when the capture was invalidated: by another thread's
+// device-wide call that the CaptureLock cannot hold off (kernels/cuda/capture_lock.hpp), or on
+// purpose by a test (invalidate_captures_). A capture that failed for any other reason throws.
+bool CudaBackend::capture_step(const Span& sp) {
+  cuda::CaptureLock capture;
+  CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+  if (invalidate_captures_ > 0) {
+    --invalidate_captures_;
+    (void)cudaStreamQuery(stream_);  // querying a stream under capture is invalid: it invalidates the capture
+  }
+  std::exception_ptr failed;  // an error inside the capture is read only once the capture has ended
+  try {
+    enqueue_step(sp);
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
+  if (ended == cudaErrorStreamCaptureInvalidated) {
+    if (graph) cudaGraphDestroy(graph);
+    cudaGetLastError();  // not sticky: clear it, as the eager step that follows starts clean
+    ++invalidated_captures_;
+    return false;
+  }
+  if (failed) {
+    if (graph) cudaGraphDestroy(graph);
+    std::rethrow_exception(failed);
+  }
+  CUDA_CHECK(ended);
+  graph_ = graph;
+  CUDA_CHECK(cudaGraphInstantiate(&graph_exec_, graph_, 0));
+  graph_scratch_generation_ = gemm_.scratch_generation();
+  return true;
 }
 
 void CudaBackend::enqueue_step(const Span& sp) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "kernels/cuda/capture_lock.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 
 namespace popebench::cuda {
@@ -18,6 +19,7 @@ class DeviceMemory {
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
   ~DeviceMemory() {
+    DeviceWideLock device_wide;  // cudaFree synchronises the device (capture_lock.hpp)
     for (void* p : device_) cudaFree(p);
     for (void* p : pinned_) cudaFreeHost(p);
   }
@@ -29,6 +31,7 @@ class DeviceMemory {
   T* device(size_t n) {
     void* p = nullptr;
     const size_t bytes = (n == 0 ? 1 : n) * sizeof(T);
+    DeviceWideLock device_wide;
     cudaError_t e = cudaMalloc(&p, bytes);
     if (e == cudaErrorMemoryAllocation) {
       cudaGetLastError();  // clear it: the error is reported, not sticky
@@ -44,6 +47,7 @@ class DeviceMemory {
   template <typename T>
   T* pinned(size_t n) {
     void* p = nullptr;
+    DeviceWideLock device_wide;
     CUDA_CHECK(cudaMallocHost(&p, (n == 0 ? 1 : n) * sizeof(T)));
     pinned_.push_back(p);
     return static_cast<T*>(p);

@@ -5,6 +5,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "kernels/cuda/capture_lock.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/kernels.hpp"
 
@@ -34,7 +35,10 @@ struct Gemm::Plan {
   }
 };
 
+// Every allocation and free below holds a DeviceWideLock: another thread may be capturing a graph
+// (kernels/cuda/capture_lock.hpp).
 Gemm::Gemm(MatmulMode mode, size_t ws) : mode_(mode), ws_bytes_(ws) {
+  DeviceWideLock device_wide;
   cublasLtHandle_t h;
   lt_check(cublasLtCreate(&h), "cublasLtCreate");
   handle_ = h;
@@ -42,6 +46,7 @@ Gemm::Gemm(MatmulMode mode, size_t ws) : mode_(mode), ws_bytes_(ws) {
 }
 
 Gemm::~Gemm() {
+  DeviceWideLock device_wide;
   plans_.clear();
   cudaFree(shadow_);
   for (void* p : scratch_) cudaFree(p);
@@ -143,6 +148,7 @@ void Gemm::pin_batched_to_single(bool on) {
 
 void Gemm::set_bf16_shadow(const float* base, size_t n) {
   if (mode_ != MatmulMode::kBf16) return;
+  DeviceWideLock device_wide;
   cudaFree(shadow_);
   shadow_ = nullptr;
   CUDA_CHECK(cudaMalloc(&shadow_, n * 2));
@@ -180,6 +186,7 @@ void Gemm::grow_scratch(int slot, size_t n, cudaStream_t s) {
   if (cap != cudaStreamCaptureStatusNone)
     throw CudaError("bf16 GEMM: an operand outgrew its scratch buffer during graph capture");
   CUDA_CHECK(cudaStreamSynchronize(s));
+  DeviceWideLock device_wide;
   cudaFree(scratch_[slot]);
   scratch_[slot] = nullptr;
   CUDA_CHECK(cudaMalloc(&scratch_[slot], n * 2));
