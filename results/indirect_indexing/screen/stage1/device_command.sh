@@ -369,3 +369,31 @@ W() { PLAN=$S/screen.json SHARD=$1/3 CONCURRENT=1 STOP_AT=0 ALONG=1 MIN_BUDGET_S
 W 1 $((585 - SECONDS)) pope   # call 2 (after budget_200k's seed 1 ended at 378 s): still running at 586 s
 W 1 $((585 - SECONDS)) pope   # call 3: delivered at 275 s
 # Landed with: bash $S/ingest_half.sh FILES_DIR stage1 stage1_wd_all_2d_pope_seed1
+
+# --- Session of 2026-12-08, 00:02-00:19 UTC (one H100 80GB HBM3, driver 580.159.04, binaries of
+# 1fb153a rebuilt at that commit, as in the session before). Five earlier tries to start a machine
+# (H100 and H200) found none and cost 811 s of the session's 1,800, too few for a budget_200k run
+# (~1,000 s with the start), so by PLAN.md's order of 2026-12-07 wd_all_2d's runs filled it: PoPE
+# seed 2, then RoPE seed 0, each alone to its full 100,000 steps, inspects along (every 20k,
+# 1,000 test examples). Call 1 started PoPE seed 2 and, beside it, ran the GPU tests of the
+# current head (9ccce53, the capture-lock fix: all 39 test cases pass with a training job on the
+# GPU, results/bench/h100_cuda_tests_9ccce53_beside_training.log) and gated_call.sh's eq rerun
+# (abs_pos_learned's PoPE half to 2,000 steps: the committed runs bit for bit); that sharing
+# slows the run, never changes its bits. PoPE seed 2: 467 s, log
+# sweep_stage1_wd_all_2d_pope_seed2.log; RoPE seed 0 (started at its end): 361 s, log
+# sweep_stage1_wd_all_2d_rope_seed0.log, its first 72,000 steps repeat the committed run trained
+# at e82132d on an H200 bit for bit (ingest_half.sh, tools/same_bits.py).
+S=results/indirect_indexing/screen
+dec() { mkdir -p .devbin && for f in .devgz/*.xz; do python3 -c "import lzma,sys; open(sys.argv[2],'wb').write(lzma.open(sys.argv[1]).read())" "$f" .devbin/$(basename "$f" .xz); done && chmod +x .devbin/popebench*; export LD_LIBRARY_PATH=$PWD/.devbin:${LD_LIBRARY_PATH:-}; }
+W() { PLAN=$S/screen.json SHARD=$1/3 CONCURRENT=1 STOP_AT=0 ALONG=1 MIN_BUDGET_S=0 POPEBENCH=.devbin/popebench \
+  bash $S/cells_across_calls.sh wd_${3}_s$1 "$2" $OUT/job_wd_${3}$1 wd_all_2d 900 ${3}; }
+dec; W 2 1 pope                 # call 1: started at 00:03:34
+GATE_TESTS_S=400 CUDA_TESTS=.devbin/popebench_cuda_tests_head POPEBENCH=.devbin/popebench \
+  bash $S/gated_call.sh - pope 480 $OUT/gate gate eq    # tests rc 0 after 289 s, eq same bits
+W 2 $((585 - SECONDS)) pope     # delivered at 504 s
+W 0 $((585 - SECONDS)) rope     # started at 504 s, still running at 586 s
+W 0 295 rope                    # call 2: training done, inspects still running at 295 s
+# Call 3 (the session's device time then ran out): the job had ended (rc 0); its folder
+# (/tmp/popebench_jobs/wd_rope_s0/out, the four files run_cells.sh delivers) was packed into $OUT.
+# Landed with: bash $S/ingest_half.sh FILES_DIR stage1 stage1_wd_all_2d_pope_seed2 (and
+# stage1_wd_all_2d_rope_seed0)
