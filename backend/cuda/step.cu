@@ -224,6 +224,8 @@ bool CudaBackend::capture_step(const Span& sp) {
   cudaGraph_t graph = nullptr;
   const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
   if (ended == cudaErrorStreamCaptureInvalidated) {
+    // An error thrown inside an invalidated capture may be the invalidation's own; dropped here,
+    // a real one is thrown again by the eager step that follows, which enqueues the same calls.
     if (graph) cudaGraphDestroy(graph);
     cudaGetLastError();  // not sticky: clear it, as the eager step that follows starts clean
     ++invalidated_captures_;
