@@ -383,10 +383,7 @@ W 1 $((585 - SECONDS)) pope   # call 3: delivered at 275 s
 # sweep_stage1_wd_all_2d_pope_seed2.log; RoPE seed 0 (started at its end): 361 s, log
 # sweep_stage1_wd_all_2d_rope_seed0.log, its first 72,000 steps repeat the committed run trained
 # at e82132d on an H200 bit for bit (ingest_half.sh, tools/same_bits.py).
-S=results/indirect_indexing/screen
-dec() { mkdir -p .devbin && for f in .devgz/*.xz; do python3 -c "import lzma,sys; open(sys.argv[2],'wb').write(lzma.open(sys.argv[1]).read())" "$f" .devbin/$(basename "$f" .xz); done && chmod +x .devbin/popebench*; export LD_LIBRARY_PATH=$PWD/.devbin:${LD_LIBRARY_PATH:-}; }
-W() { PLAN=$S/screen.json SHARD=$1/3 CONCURRENT=1 STOP_AT=0 ALONG=1 MIN_BUDGET_S=0 POPEBENCH=.devbin/popebench \
-  bash $S/cells_across_calls.sh wd_${3}_s$1 "$2" $OUT/job_wd_${3}$1 wd_all_2d 900 ${3}; }
+# S, dec and W as defined above (earlier sessions of this file).
 dec; W 2 1 pope                 # call 1: started at 00:03:34
 GATE_TESTS_S=400 CUDA_TESTS=.devbin/popebench_cuda_tests_head POPEBENCH=.devbin/popebench \
   bash $S/gated_call.sh - pope 480 $OUT/gate gate eq    # tests rc 0 after 289 s, eq same bits

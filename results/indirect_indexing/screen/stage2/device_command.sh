@@ -246,10 +246,7 @@ B2 0 450 pope                  # call 2: delivered PoPE seed 0 at 374 s
 # budget_200k's PoPE seed 1 to its full 200,000 steps alone (SHARD=1/3), 972 s over calls 1 and 2
 # (PLAN.md's order of 2026-12-07); inspects along (every 20k, 1,000 test examples). Call 2 then
 # started wd_all_2d's PoPE seed 1 (../stage1/device_command.sh).
-S=results/indirect_indexing/screen
-dec() { mkdir -p .devbin && for f in .devgz/*.xz; do python3 -c "import lzma,sys; open(sys.argv[2],'wb').write(lzma.open(sys.argv[1]).read())" "$f" .devbin/$(basename "$f" .xz); done && chmod +x .devbin/popebench*; export LD_LIBRARY_PATH=$PWD/.devbin:${LD_LIBRARY_PATH:-}; }
-B2() { PLAN=$S/stage2.json SHARD=$1/3 CONCURRENT=1 STOP_AT=0 ALONG=1 MIN_BUDGET_S=0 POPEBENCH=.devbin/popebench \
-  bash $S/cells_across_calls.sh b200_${3}_s$1 "$2" $OUT/job_b200_${3}$1 budget_200k 1500 ${3}; }
+# S, dec and B2 as defined above (earlier sessions of this file).
 dec; B2 1 1 pope
 GATE_TESTS_S=400 POPEBENCH=.devbin/popebench bash $S/gated_call.sh - pope 480 $OUT/gate gate eq
 B2 1 $((585 - SECONDS)) pope   # call 1: still running at 586 s (step 125,000)
